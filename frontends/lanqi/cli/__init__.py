@@ -1,0 +1,1 @@
+"""The ``lanqi`` command line: one module per subcommand."""

@@ -1,0 +1,58 @@
+"""Entry point of the ``lanqi`` console script.
+
+Each subcommand lives in its own module under ``lanqi.cli`` with two functions:
+``configure(parser)`` adds its arguments and ``run(args) -> int`` does the work
+(heavy imports happen inside ``run``, so ``lanqi --help`` stays fast).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+#: subcommand -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "perft": ("lanqi.cli.perft", "count legal move paths (perft) of a xiangqi position"),
+    "play": ("lanqi.cli.play", "self-play demo of the rules core: random games of both variants"),
+    "bench": ("lanqi.cli.bench", "benchmarks: movegen (more with later services)"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lanqi",
+        description="lanqi: LAN game server for Xiangqi (Chinese chess) and Gomoku.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        module.configure(command)
+        command.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    try:
+        code: int = args._run(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
