@@ -394,6 +394,8 @@ class Board:
         self._undo: list[_UndoInfo] = []
         self.move_stack: list[Move] = []
         self._start_fen: str | None = None
+        self._cache_hash = -1
+        self._cache_codes: list[int] = []
         if fen is not None:
             self.set_fen(fen)
 
@@ -447,6 +449,7 @@ class Board:
         self._undo = []
         self.move_stack = []
         self._start_fen = None
+        self._cache_hash = -1
 
     def set_fen(self, fen: str) -> None:
         """Set up the position from ``fen`` and forget the history.
@@ -789,6 +792,17 @@ class Board:
                         append(base | t)
         return out
 
+    def _current_codes(self) -> list[int]:
+        """Legal move codes of the current position, cached by position hash.
+
+        Public queries (legal_moves, is_legal, outcome, push) share one
+        generation per position; internal make/unmake paths use _legal_codes.
+        """
+        if self._cache_hash != self._hash:
+            self._cache_codes = self._legal_codes()
+            self._cache_hash = self._hash
+        return self._cache_codes
+
     def _legal_codes(self) -> list[int]:
         """Legal moves as codes: pseudo-legal moves that leave our general safe.
 
@@ -869,14 +883,14 @@ class Board:
 
     def legal_moves(self) -> Iterator[Move]:
         """The legal moves of the side to move; none once the game is over by rule."""
-        codes = self._legal_codes()
+        codes = self._current_codes()
         if self._outcome(codes) is not None:
             return iter(())
         return (_move_of(c) for c in codes)
 
     def generate_legal_moves(self) -> Iterator[Move]:
         """The legal moves by the movement rules, even if a draw rule has ended the game."""
-        return (_move_of(c) for c in self._legal_codes())
+        return (_move_of(c) for c in self._current_codes())
 
     def generate_pseudo_legal_moves(self) -> Iterator[Move]:
         """Moves by the movement rules that may leave the general attacked."""
@@ -895,11 +909,11 @@ class Board:
         """Can ``move`` be played now?  False also once the game is over by rule."""
         if not self._owns_from(move):
             return False
-        codes = self._legal_codes()
+        codes = self._current_codes()
         return _code_of(move) in codes and self._outcome(codes) is None
 
     def has_legal_moves(self) -> bool:
-        return bool(self._legal_codes())
+        return bool(self._current_codes())
 
     def is_capture(self, move: Move) -> bool:
         return bool(self._squares[move.to_square])
@@ -1081,7 +1095,7 @@ class Board:
         repetition (judged per the ``repetition`` rule set), the move limit,
         insufficient material.
         """
-        return self._outcome(self._legal_codes())
+        return self._outcome(self._current_codes())
 
     def _outcome(self, legal_codes: list[int]) -> Outcome[Color] | None:
         if not legal_codes:
@@ -1102,10 +1116,10 @@ class Board:
         return self.outcome() is not None
 
     def is_checkmate(self) -> bool:
-        return self.is_check() and not self._legal_codes()
+        return self.is_check() and not self._current_codes()
 
     def is_stalemate(self) -> bool:
-        return not self.is_check() and not self._legal_codes()
+        return not self.is_check() and not self._current_codes()
 
     def result(self) -> str:
         """``1-0``, ``0-1``, ``1/2-1/2`` or ``*`` while the game goes on."""

@@ -1,0 +1,513 @@
+"""The referee service: one loop, a ROUTER for requests and a PUB for events.
+
+Every turn of the loop drains the requests waiting on the ROUTER, handles each
+against its :class:`GameSession`, stores the resulting events (committed) and
+only then publishes them and sends the replies.  Timers (flags, silent seats,
+abandonment) are checked on every turn, with the poll timeout set to the next
+deadline, so they fire on an idle server too.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from lanqi.protocol import (
+    MAX_MESSAGE_BYTES,
+    AbortGame,
+    AcceptDraw,
+    AcceptTakeback,
+    ChatRequest,
+    CreateGame,
+    DeclineDraw,
+    DeclineTakeback,
+    ErrorReply,
+    GameCreated,
+    GameEnded,
+    GameEvent,
+    GameResult,
+    GamesList,
+    GameSummary,
+    Heartbeat,
+    Join,
+    ListGames,
+    Message,
+    MoveAccepted,
+    MoveRequest,
+    OfferDraw,
+    Ok,
+    ProtocolError,
+    RequestTakeback,
+    Resign,
+    ResultsList,
+    ResultsSince,
+    Sync,
+    TimeControl,
+    decode_payload,
+    encode,
+    encode_event,
+    error_for,
+)
+from lanqi.protocol.endpoints import REFEREE_PORT, REFEREE_PUB_PORT, TOPIC_RESULTS, game_topic
+from lanqi.protocol.schema import struct_from_wire, struct_to_wire
+from lanqi.referee.session import (
+    EndedWhileRefusing,
+    GameSession,
+    Liveness,
+    RefereeError,
+    SessionSetup,
+)
+from lanqi.referee.store import EventStore, Finish, GameRow, StoredEvent
+
+__all__ = ["RefereeConfig", "RefereeService"]
+
+log = logging.getLogger(__name__)
+
+MAX_BATCH = 256  # requests handled per loop turn before timers and publishing
+IDLE_POLL_MS = 500
+FINISHED_CACHE = 512  # finished games kept in memory for sync requests
+
+
+@dataclass(slots=True)
+class RefereeConfig:
+    host: str = "127.0.0.1"
+    port: int = REFEREE_PORT
+    pub_port: int = REFEREE_PUB_PORT
+    data_dir: Path = field(default_factory=lambda: Path("lanqi-data"))
+    admin_key: str | None = None
+    liveness: Liveness = field(default_factory=Liveness)
+    durable: bool = False
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / "referee.sqlite3"
+
+
+def _now_ms() -> float:
+    return time.monotonic() * 1000.0
+
+
+def _wall_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass(slots=True)
+class _Outcome:
+    """What handling one request produced."""
+
+    reply: Message
+    session: GameSession | None = None
+    events: list[GameEvent] = field(default_factory=list)
+
+
+class RefereeService:
+    """Hosts many games; see the module docstring for the loop."""
+
+    def __init__(self, config: RefereeConfig, context: zmq.Context[Any] | None = None) -> None:
+        self.config = config
+        self.context = context or zmq.Context.instance()
+        self.store = EventStore(config.db_path, durable=config.durable)
+        self.active: dict[str, GameSession] = {}
+        self.finished: OrderedDict[str, GameSession] = OrderedDict()
+        self.router: zmq.Socket[bytes] | None = None
+        self.pub: zmq.Socket[bytes] | None = None
+        self.endpoint = ""
+        self.pub_endpoint = ""
+        self._stopping = False
+        self._next_timer = 0.0
+        self._handlers: dict[type[Message], Callable[[Any, bytes, float], _Outcome]] = {
+            CreateGame: self._create,
+            Join: self._join,
+            MoveRequest: self._move,
+            Resign: self._seat_action(lambda s, r, now: s.resign(r.token, now)),
+            AbortGame: self._seat_action(lambda s, r, now: s.abort(r.token, now)),
+            OfferDraw: self._seat_action(lambda s, r, now: s.offer_draw(r.token, now)),
+            AcceptDraw: self._seat_action(lambda s, r, now: s.answer_draw(r.token, True, now)),
+            DeclineDraw: self._seat_action(lambda s, r, now: s.answer_draw(r.token, False, now)),
+            RequestTakeback: self._seat_action(lambda s, r, now: s.request_takeback(r.token, now)),
+            AcceptTakeback: self._seat_action(
+                lambda s, r, now: s.answer_takeback(r.token, True, now)
+            ),
+            DeclineTakeback: self._seat_action(
+                lambda s, r, now: s.answer_takeback(r.token, False, now)
+            ),
+            Heartbeat: self._seat_action(lambda s, r, now: s.seen(s.seat_of(r.token), now)),
+            ChatRequest: self._chat,
+            Sync: self._sync,
+            ListGames: self._list_games,
+            ResultsSince: self._results_since,
+        }
+
+    # ------------------------------------------------------------ lifecycle
+
+    def bind(self) -> None:
+        """Open the sockets (port 0 picks a free port) and recover stored games."""
+        router = self.context.socket(zmq.ROUTER)
+        router.setsockopt(zmq.LINGER, 0)
+        router.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        router.setsockopt(zmq.ROUTER_MANDATORY, 0)
+        router.setsockopt(zmq.RCVHWM, 10_000)
+        pub = self.context.socket(zmq.PUB)
+        pub.setsockopt(zmq.LINGER, 0)
+        pub.setsockopt(zmq.SNDHWM, 100_000)
+        self.endpoint = self._bind(router, self.config.port)
+        self.pub_endpoint = self._bind(pub, self.config.pub_port)
+        self.router, self.pub = router, pub
+        self.recover()
+        log.info("referee listening on %s, publishing on %s", self.endpoint, self.pub_endpoint)
+
+    def _bind(self, socket: zmq.Socket[bytes], port: int) -> str:
+        if port == 0:
+            chosen = socket.bind_to_random_port(f"tcp://{self.config.host}")
+            return f"tcp://{self.config.host}:{chosen}"
+        endpoint = f"tcp://{self.config.host}:{port}"
+        socket.bind(endpoint)
+        return endpoint
+
+    def recover(self) -> None:
+        """Rebuild every unfinished game from its stored events."""
+        now = _now_ms()
+        for row in self.store.unfinished_games():
+            try:
+                session = self._rebuild(row, now)
+            except (ProtocolError, RefereeError, ValueError) as exc:
+                log.error("cannot recover game %s: %s", row.game_id, exc)
+                continue
+            session.resumed(now)
+            self.active[row.game_id] = session
+        if self.active:
+            log.info("recovered %d unfinished game(s)", len(self.active))
+
+    def _rebuild(self, row: GameRow, now: float) -> GameSession:
+        setup = SessionSetup(
+            game_id=row.game_id,
+            variant=row.variant,
+            options=dict(row.options),
+            start_fen=row.start_fen,
+            players=list(row.players),
+            tokens=list(row.tokens),
+            time_control=struct_from_wire(TimeControl, dict(row.time_control)),
+            casual=row.casual,
+            tag=row.tag,
+        )
+        session = GameSession(setup, now, self.config.liveness)
+        for stored in self.store.events(row.game_id):
+            event = decode_payload(stored.payload)
+            if isinstance(event, GameEvent):
+                session.replay(event, now)
+        return session
+
+    def stop(self) -> None:
+        """Ask the loop to finish its turn and return."""
+        self._stopping = True
+
+    def close(self) -> None:
+        for socket in (self.router, self.pub):
+            if socket is not None:
+                socket.close(linger=0)
+        self.store.close()
+
+    def serve_forever(self) -> None:
+        if self.router is None:
+            self.bind()
+        assert self.router is not None
+        poller = zmq.Poller()
+        poller.register(self.router, zmq.POLLIN)
+        while not self._stopping:
+            timeout = self._poll_timeout()
+            if poller.poll(timeout):
+                self.handle_ready()
+            self.run_timers()
+
+    def _poll_timeout(self) -> int:
+        if not self._next_timer:
+            return IDLE_POLL_MS
+        wait = self._next_timer - _now_ms()
+        return int(max(0.0, min(float(IDLE_POLL_MS), wait + 1)))
+
+    # ------------------------------------------------------------ request handling
+
+    def handle_ready(self) -> None:
+        """Drain waiting requests (up to MAX_BATCH), answer each after its events are stored."""
+        assert self.router is not None
+        for _ in range(MAX_BATCH):
+            try:
+                frames = self.router.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            self.handle_frames(frames)
+
+    def handle_frames(self, frames: list[bytes]) -> None:
+        assert self.router is not None
+        if len(frames) < 2:
+            return  # not a DEALER message: nothing to answer
+        identity = frames[0]
+        reply = self.handle_payload(identity, frames[1:])
+        self.router.send_multipart([identity, *encode(reply)])
+
+    def handle_payload(self, identity: bytes, frames: list[bytes]) -> Message:
+        """Decode, dispatch, store and publish; returns the reply.  Never raises for bad input."""
+        request_id: int | None = None
+        try:
+            if len(frames) != 1:
+                raise ProtocolError("bad_message", f"expected 1 payload frame, got {len(frames)}")
+            request = decode_payload(frames[0])
+            request_id = getattr(request, "id", None)
+            handler = self._handlers.get(type(request))
+            if handler is None:
+                raise ProtocolError(
+                    "unknown_type", f"the referee does not handle {request.T!r}", request_id
+                )
+            outcome = handler(request, identity, _now_ms())
+        except ProtocolError as exc:
+            return error_for(exc)
+        except EndedWhileRefusing as exc:
+            session = self._find(getattr(request, "game_id", ""))
+            if session is not None:
+                self._commit(session, exc.events)
+            return ErrorReply(re=request_id, code=exc.code, msg=exc.msg)
+        except RefereeError as exc:
+            return ErrorReply(re=request_id, code=exc.code, msg=exc.msg)
+        except Exception:  # a bug must cost one request, never the service
+            log.exception("internal error handling a request")
+            return ErrorReply(re=request_id, code="internal", msg="internal error; see the referee log")
+        if outcome.session is not None and outcome.events:
+            try:
+                self._commit(outcome.session, outcome.events)
+            except Exception:
+                log.exception("could not store events of game %s", outcome.session.game_id)
+                self._reload(outcome.session.game_id)
+                return ErrorReply(re=request_id, code="internal", msg="could not store the event")
+        return outcome.reply
+
+    def _commit(self, session: GameSession, events: list[GameEvent]) -> None:
+        """Store ``events`` (committed), then publish them; move a finished game aside."""
+        if not events:
+            return
+        wall = _wall_ms()
+        stored = [StoredEvent(e.seq, e.T, encode(e)[0], wall) for e in events]
+        ended = next((e for e in events if isinstance(e, GameEnded)), None)
+        finish = None
+        if ended is not None:
+            finish = Finish(ended.result, ended.termination, ended.winner, session.moves())
+        result_seq = self.store.append(
+            session.game_id,
+            stored,
+            status=None if finish is not None else session.status,
+            finish=finish,
+        )
+        assert self.pub is not None
+        topic = game_topic(session.game_id)
+        for event in events:
+            self.pub.send_multipart(encode_event(topic, event))
+        if ended is not None and result_seq is not None:
+            self.pub.send_multipart(
+                encode_event(TOPIC_RESULTS, self._result(session, ended, result_seq))
+            )
+            self.active.pop(session.game_id, None)
+            self.finished[session.game_id] = session
+            while len(self.finished) > FINISHED_CACHE:
+                self.finished.popitem(last=False)
+        self._schedule(session)
+
+    def _result(self, session: GameSession, ended: GameEnded, result_seq: int) -> GameResult:
+        return GameResult(
+            game_id=session.game_id,
+            result_seq=result_seq,
+            variant=session.setup.variant,
+            options=session.options,
+            players=list(session.setup.players),
+            result=ended.result,
+            termination=ended.termination,
+            winner=ended.winner,
+            start_fen=session.setup.start_fen,
+            moves=session.moves(),
+            tag=session.setup.tag,
+        )
+
+    def _reload(self, game_id: str) -> None:
+        """Forget in-memory changes that could not be stored: rebuild from the store."""
+        row = self.store.game(game_id)
+        self.active.pop(game_id, None)
+        if row is not None and row.status != "finished":
+            session = self._rebuild(row, _now_ms())
+            session.resumed(_now_ms())
+            self.active[game_id] = session
+
+    def _find(self, game_id: str) -> GameSession | None:
+        session = self.active.get(game_id) or self.finished.get(game_id)
+        if session is not None:
+            return session
+        row = self.store.game(game_id)
+        if row is None:
+            return None
+        session = self._rebuild(row, _now_ms())
+        if row.status == "finished":
+            self.finished[game_id] = session
+        else:
+            self.active[game_id] = session
+        return session
+
+    def _session(self, game_id: str) -> GameSession:
+        session = self._find(game_id)
+        if session is None:
+            raise RefereeError("unknown_game", f"no game {game_id!r} on this referee")
+        return session
+
+    # ------------------------------------------------------------ handlers
+
+    def _create(self, request: CreateGame, identity: bytes, now: float) -> _Outcome:
+        key = self.config.admin_key
+        if key is not None and not (
+            request.admin_key is not None and secrets.compare_digest(request.admin_key, key)
+        ):
+            raise RefereeError("unauthorized", "creating games needs this referee's admin key")
+        if len(request.players) != 2:
+            raise RefereeError("bad_request", "a game needs exactly two player names")
+        options = dict(request.options)
+        start_fen = options.pop("fen", None)
+        if start_fen is not None and not isinstance(start_fen, str):
+            raise RefereeError("bad_request", "option fen must be a string")
+        setup = SessionSetup(
+            game_id=uuid.uuid4().hex[:16],
+            variant=request.variant,
+            options=options,
+            start_fen=start_fen,
+            players=list(request.players),
+            tokens=SessionSetup.new_tokens(),
+            time_control=request.time_control,
+            casual=request.casual,
+            tag=request.tag,
+        )
+        session = GameSession(setup, now, self.config.liveness)
+        created = session.created_event(now)
+        row = GameRow(
+            game_id=setup.game_id,
+            variant=setup.variant,
+            options=session.options,
+            start_fen=start_fen,
+            players=setup.players,
+            tokens=setup.tokens,
+            time_control=struct_to_wire(setup.time_control),
+            casual=setup.casual,
+            tag=setup.tag,
+            status=session.status,
+            created_ms=_wall_ms(),
+        )
+        stored = StoredEvent(created.seq, created.T, encode(created)[0], row.created_ms)
+        self.store.create_game(row, [stored])
+        self.active[setup.game_id] = session
+        assert self.pub is not None
+        self.pub.send_multipart(encode_event(game_topic(setup.game_id), created))
+        self._schedule(session)
+        log.info("created %s game %s: %s", setup.variant, setup.game_id, " vs ".join(setup.players))
+        return _Outcome(GameCreated(re=request.id, game_id=setup.game_id, tokens=setup.tokens))
+
+    def _join(self, request: Join, identity: bytes, now: float) -> _Outcome:
+        session = self._session(request.game_id)
+        events = session.join(request.seat, request.token, now)
+        seat = session.seat_of(request.token) if request.token is not None else None
+        # the snapshot is taken after the join events: it already counts them
+        return _Outcome(session.snapshot(request.id, seat, now), session, events)
+
+    def _move(self, request: MoveRequest, identity: bytes, now: float) -> _Outcome:
+        session = self._session(request.game_id)
+        seq, wire, events = session.move(request.token, request.ply, request.move, now)
+        reply = MoveAccepted(re=request.id, game_id=session.game_id, ply=request.ply, move=wire, seq=seq)
+        return _Outcome(reply, session, events)
+
+    def _seat_action(
+        self, action: Callable[[GameSession, Any, float], list[GameEvent]]
+    ) -> Callable[[Any, bytes, float], _Outcome]:
+        def handle(request: Any, identity: bytes, now: float) -> _Outcome:
+            session = self._session(request.game_id)
+            events = action(session, request, now)
+            return _Outcome(Ok(re=request.id), session, events)
+
+        return handle
+
+    def _chat(self, request: ChatRequest, identity: bytes, now: float) -> _Outcome:
+        session = self._session(request.game_id)
+        events = session.chat(request.token, request.name, request.text, identity.hex(), now)
+        return _Outcome(Ok(re=request.id), session, events)
+
+    def _sync(self, request: Sync, identity: bytes, now: float) -> _Outcome:
+        session = self._session(request.game_id)
+        return _Outcome(session.snapshot(request.id, None, now))
+
+    def _list_games(self, request: ListGames, identity: bytes, now: float) -> _Outcome:
+        if request.status not in ("active", "finished", "all"):
+            raise RefereeError("bad_request", "status must be active, finished or all")
+        games = []
+        if request.status in ("active", "all"):
+            games.extend(s.summary() for s in self.active.values())
+        if request.status in ("finished", "all"):
+            games.extend(_summary_of(row) for row in self.store.list_games("finished", request.limit))
+        return _Outcome(GamesList(re=request.id, games=games[: request.limit]))
+
+    def _results_since(self, request: ResultsSince, identity: bytes, now: float) -> _Outcome:
+        rows = self.store.results_since(request.after, request.limit)
+        results = [
+            GameResult(
+                game_id=row.game_id,
+                result_seq=row.result_seq or 0,
+                variant=row.variant,
+                options=dict(row.options),
+                players=list(row.players),
+                result=row.result or "*",
+                termination=row.termination or "",
+                winner=row.winner,
+                start_fen=row.start_fen,
+                moves=list(row.moves),
+                tag=row.tag,
+            )
+            for row in rows
+        ]
+        return _Outcome(ResultsList(re=request.id, results=results))
+
+    # ------------------------------------------------------------ timers
+
+    def _schedule(self, session: GameSession) -> None:
+        deadline = session.next_deadline()
+        if deadline is not None and (not self._next_timer or deadline < self._next_timer):
+            self._next_timer = deadline
+
+    def run_timers(self) -> None:
+        """Fire due timers of every game; cheap when nothing is due."""
+        now = _now_ms()
+        if not self._next_timer or now < self._next_timer:
+            return
+        self._next_timer = 0.0
+        for session in list(self.active.values()):
+            deadline = session.next_deadline()
+            if deadline is not None and deadline <= now:
+                events = session.tick(now)
+                if events:
+                    try:
+                        self._commit(session, events)
+                    except Exception:
+                        log.exception("could not store timer events of %s", session.game_id)
+                        self._reload(session.game_id)
+                        continue
+            if session.game_id in self.active:
+                self._schedule(session)
+
+
+def _summary_of(row: GameRow) -> GameSummary:
+    return GameSummary(
+        game_id=row.game_id,
+        variant=row.variant,
+        players=list(row.players),
+        status=row.status,
+        ply=len(row.moves),
+        result=row.result,
+    )

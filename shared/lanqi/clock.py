@@ -1,0 +1,133 @@
+"""Game clocks as pure logic: the caller passes the time in, nothing reads a clock.
+
+Times are in milliseconds (floats, from any monotonic source).
+
+- ``fischer``: each side starts with ``base_ms`` and gains ``increment_ms`` after
+  each of its moves.
+- ``per_move``: each move must be made within ``per_move_ms``; nothing carries over.
+- ``none``: untimed; nobody ever flags.
+
+>>> clock = GameClock("fischer", base_ms=60_000, increment_ms=2_000)
+>>> clock.start(seat=0, now=0.0)
+>>> clock.press(seat=0, now=5_000.0)
+57000.0
+>>> clock.remaining(1, now=6_000.0)
+59000.0
+>>> clock.flag_deadline()
+65000.0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["CLOCK_KINDS", "ClockError", "ClockState", "GameClock"]
+
+CLOCK_KINDS = ("none", "fischer", "per_move")
+
+
+class ClockError(ValueError):
+    """A time control that makes no sense."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClockState:
+    """What to persist or publish: time left per seat and whose clock runs."""
+
+    remaining_ms: tuple[float, float]
+    running: int | None
+
+
+class GameClock:
+    """Two clocks, at most one running."""
+
+    def __init__(
+        self,
+        kind: str = "none",
+        *,
+        base_ms: int = 0,
+        increment_ms: int = 0,
+        per_move_ms: int = 0,
+    ) -> None:
+        if kind not in CLOCK_KINDS:
+            raise ClockError(f"time control kind must be one of {', '.join(CLOCK_KINDS)}")
+        if kind == "fischer" and base_ms <= 0:
+            raise ClockError("a fischer time control needs base_ms > 0")
+        if kind == "per_move" and per_move_ms <= 0:
+            raise ClockError("a per_move time control needs per_move_ms > 0")
+        if min(base_ms, increment_ms, per_move_ms) < 0:
+            raise ClockError("times cannot be negative")
+        self.kind = kind
+        self.base_ms = base_ms
+        self.increment_ms = increment_ms
+        self.per_move_ms = per_move_ms
+        start = float(per_move_ms if kind == "per_move" else base_ms)
+        self._remaining = [start, start]
+        self._running: int | None = None
+        self._since = 0.0
+
+    @property
+    def timed(self) -> bool:
+        return self.kind != "none"
+
+    @property
+    def running(self) -> int | None:
+        """The seat whose clock runs, or None."""
+        return self._running
+
+    def start(self, seat: int, now: float) -> None:
+        """Start ``seat``'s clock (the other one stops, charged up to ``now``)."""
+        self.stop(now)
+        self._running = seat
+        self._since = now
+
+    def stop(self, now: float) -> None:
+        """Stop the running clock, charging the time it ran."""
+        if self._running is not None:
+            self._remaining[self._running] -= max(0.0, now - self._since)
+            self._running = None
+
+    def remaining(self, seat: int, now: float) -> float:
+        """Time left for ``seat`` at ``now`` (may be negative once flagged)."""
+        left = self._remaining[seat]
+        if self._running == seat:
+            left -= max(0.0, now - self._since)
+        return left
+
+    def flagged(self, now: float) -> int | None:
+        """The seat whose time ran out, if any."""
+        if not self.timed or self._running is None:
+            return None
+        return self._running if self.remaining(self._running, now) <= 0 else None
+
+    def flag_deadline(self) -> float | None:
+        """When the running side will flag, or None."""
+        if not self.timed or self._running is None:
+            return None
+        return self._since + self._remaining[self._running]
+
+    def press(self, seat: int, now: float) -> float:
+        """``seat`` has moved at ``now``: charge it, add its increment, start the other.
+
+        Returns the mover's time left.  The caller checks :meth:`flagged` first:
+        a move after the flag fell is not accepted.
+        """
+        self.stop(now)
+        if self.kind == "fischer":
+            self._remaining[seat] += self.increment_ms
+        elif self.kind == "per_move":
+            self._remaining[seat] = float(self.per_move_ms)
+        self.start(1 - seat, now)
+        return self._remaining[seat]
+
+    def state(self, now: float) -> ClockState:
+        return ClockState(
+            (self.remaining(0, now), self.remaining(1, now)),
+            self._running,
+        )
+
+    def restore(self, remaining_ms: tuple[float, float], running: int | None, now: float) -> None:
+        """Set the clocks as recorded (e.g. after a restart): ``running`` resumes at ``now``."""
+        self._remaining = [float(remaining_ms[0]), float(remaining_ms[1])]
+        self._running = running
+        self._since = now

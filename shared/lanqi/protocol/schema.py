@@ -1,0 +1,279 @@
+"""Declarative message schema: typed, tagged dataclasses validated from wire maps.
+
+Every message is a frozen dataclass subclass of :class:`Message` with a class tag
+``T``.  Field types come from the annotations; limits from ``field(metadata=...)``
+made with :func:`limit`.  :func:`from_wire` turns a decoded msgpack map into a
+message (or raises :class:`ProtocolError`), :func:`to_wire` does the reverse.
+Checkers are built once per class, so validation is a flat loop.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeVar
+
+__all__ = [
+    "DEFAULT_MAX_ITEMS",
+    "DEFAULT_MAX_STR",
+    "Message",
+    "ProtocolError",
+    "Struct",
+    "from_wire",
+    "limit",
+    "register",
+    "struct_from_wire",
+    "struct_to_wire",
+    "to_wire",
+]
+
+DEFAULT_MAX_STR = 200
+DEFAULT_MAX_ITEMS = 64
+MAX_INT = 2**63 - 1
+
+
+class ProtocolError(ValueError):
+    """A message that cannot be accepted; ``code`` is the stable error code for replies."""
+
+    def __init__(self, code: str, msg: str, request_id: int | None = None) -> None:
+        super().__init__(msg)
+        self.code = code
+        self.msg = msg
+        self.request_id = request_id
+
+
+def limit(
+    max_len: int | None = None, *, min_value: int | None = None, max_value: int | None = None
+) -> dict[str, Any]:
+    """Field metadata: the longest string / list / map, and the range of an int."""
+    meta: dict[str, Any] = {}
+    if max_len is not None:
+        meta["max_len"] = max_len
+    if min_value is not None:
+        meta["min"] = min_value
+    if max_value is not None:
+        meta["max"] = max_value
+    return meta
+
+
+Checker = Callable[[Any, str], Any]
+
+
+class Struct:
+    """A nested value inside a message (a time control, a player...)."""
+
+    _fields_spec: ClassVar[tuple[tuple[str, Checker, bool, Any], ...]] = ()
+
+
+class Message(Struct):
+    """Base of every message; ``T`` is the tag sent as ``t`` on the wire."""
+
+    T: ClassVar[str] = ""
+
+
+_REGISTRY: dict[str, type[Message]] = {}
+M = TypeVar("M", bound=Message)
+S = TypeVar("S", bound=Struct)
+
+
+def _bad(path: str, want: str, value: Any) -> ProtocolError:
+    return ProtocolError("bad_message", f"field {path!r} must be {want}, got {type(value).__name__}")
+
+
+def _check_str(max_len: int) -> Checker:
+    def check(value: Any, path: str) -> Any:
+        if type(value) is not str:
+            raise _bad(path, "a string", value)
+        if len(value) > max_len:
+            raise ProtocolError("bad_message", f"field {path!r} is longer than {max_len} characters")
+        return value
+
+    return check
+
+
+def _check_int(lo: int, hi: int) -> Checker:
+    def check(value: Any, path: str) -> Any:
+        if type(value) is not int:
+            raise _bad(path, "an integer", value)
+        if not lo <= value <= hi:
+            raise ProtocolError("bad_message", f"field {path!r} must be from {lo} to {hi}")
+        return value
+
+    return check
+
+
+def _check_bool(value: Any, path: str) -> Any:
+    if type(value) is not bool:
+        raise _bad(path, "true or false", value)
+    return value
+
+
+def _check_float(value: Any, path: str) -> Any:
+    if type(value) not in (float, int) or type(value) is bool:
+        raise _bad(path, "a number", value)
+    return float(value)
+
+
+def _check_any_map(max_len: int) -> Checker:
+    def check(value: Any, path: str) -> Any:
+        if type(value) is not dict:
+            raise _bad(path, "a map", value)
+        if len(value) > max_len:
+            raise ProtocolError("bad_message", f"field {path!r} has more than {max_len} entries")
+        for key, item in value.items():
+            if type(key) is not str or len(key) > DEFAULT_MAX_STR:
+                raise ProtocolError("bad_message", f"field {path!r} keys must be short strings")
+            if type(item) not in (str, int, bool, float, type(None)):
+                raise ProtocolError(
+                    "bad_message", f"field {path!r}.{key} must be a string, number or boolean"
+                )
+            if type(item) is str and len(item) > 1000:
+                raise ProtocolError("bad_message", f"field {path!r}.{key} is too long")
+        return value
+
+    return check
+
+
+def _optional(inner: Checker) -> Checker:
+    def check(value: Any, path: str) -> Any:
+        return None if value is None else inner(value, path)
+
+    return check
+
+
+def _list_of(inner: Checker, max_len: int) -> Checker:
+    def check(value: Any, path: str) -> Any:
+        if type(value) is not list:
+            raise _bad(path, "a list", value)
+        if len(value) > max_len:
+            raise ProtocolError("bad_message", f"field {path!r} has more than {max_len} items")
+        return [inner(item, f"{path}[{i}]") for i, item in enumerate(value)]
+
+    return check
+
+
+def _struct(cls: type[Struct]) -> Checker:
+    def check(value: Any, path: str) -> Any:
+        if type(value) is not dict:
+            raise _bad(path, "a map", value)
+        return _build(cls, value, path + ".")
+
+    return check
+
+
+def _checker_for(tp: Any, meta: dict[str, Any]) -> Checker:
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(args) != 1:
+            raise TypeError(f"unsupported union {tp}")
+        return _optional(_checker_for(args[0], meta))
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        item_meta = {k: v for k, v in meta.items() if k != "max_len"}
+        item_meta.update(meta.get("item", {}))
+        return _list_of(_checker_for(item, item_meta), meta.get("max_len", DEFAULT_MAX_ITEMS))
+    if origin is dict:
+        return _check_any_map(meta.get("max_len", DEFAULT_MAX_ITEMS))
+    if tp is str:
+        return _check_str(meta.get("item_len", meta.get("max_len", DEFAULT_MAX_STR)))
+    if tp is bool:
+        return _check_bool
+    if tp is int:
+        return _check_int(meta.get("min", 0), meta.get("max", MAX_INT))
+    if tp is float:
+        return _check_float
+    if isinstance(tp, type) and issubclass(tp, Struct):
+        return _struct(tp)
+    raise TypeError(f"unsupported field type {tp}")
+
+
+def _prepare(cls: type[Struct]) -> None:
+    hints = typing.get_type_hints(cls)
+    spec = []
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        has_default = f.default is not dataclasses.MISSING or (
+            f.default_factory is not dataclasses.MISSING
+        )
+        default: Any = dataclasses.MISSING
+        if f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory
+        spec.append((f.name, _checker_for(hints[f.name], dict(f.metadata)), has_default, default))
+    cls._fields_spec = tuple(spec)
+
+
+def _build(cls: type[S], data: dict[str, Any], prefix: str = "") -> S:
+    if not cls.__dict__.get("_fields_spec"):
+        _prepare(cls)
+    kwargs = {}
+    for name, check, has_default, default in cls._fields_spec:
+        if name in data:
+            kwargs[name] = check(data[name], prefix + name)
+        elif not has_default:
+            raise ProtocolError("bad_message", f"missing field {prefix + name!r}")
+    return cls(**kwargs)
+
+
+def register(cls: type[M]) -> type[M]:
+    """Class decorator: make ``cls`` decodable by its tag ``T``."""
+    if not cls.T or cls.T in _REGISTRY:
+        raise TypeError(f"message tag {cls.T!r} is empty or taken")
+    _REGISTRY[cls.T] = cls
+    return cls
+
+
+def message_types() -> dict[str, type[Message]]:
+    """Every registered tag and its class (for docs and fuzzing)."""
+    return dict(_REGISTRY)
+
+
+def from_wire(data: Any) -> Message:
+    """Validate a decoded map and build its message; raises :class:`ProtocolError`."""
+    if type(data) is not dict:
+        raise ProtocolError("bad_message", "a message must be a msgpack map")
+    request_id = data.get("id")
+    if type(request_id) is not int or not 0 <= request_id <= MAX_INT:
+        request_id = None
+    tag = data.get("t")
+    cls = _REGISTRY.get(tag) if type(tag) is str else None
+    if cls is None:
+        raise ProtocolError("unknown_type", f"unknown message type {tag!r}", request_id)
+    try:
+        return _build(cls, data)
+    except ProtocolError as exc:
+        exc.request_id = request_id
+        raise
+
+
+def struct_from_wire(cls: type[S], data: Any) -> S:
+    """Validate and build a nested struct from a map."""
+    if type(data) is not dict:
+        raise ProtocolError("bad_message", f"{cls.__name__} must be a map")
+    return _build(cls, data)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Struct):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}  # type: ignore[arg-type]
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def struct_to_wire(value: Struct) -> dict[str, Any]:
+    """The plain map of a nested struct."""
+    plain: dict[str, Any] = _plain(value)
+    return plain
+
+
+def to_wire(message: Message) -> dict[str, Any]:
+    """The wire map of ``message`` (without the version field)."""
+    out: dict[str, Any] = {"t": message.T}
+    for f in dataclasses.fields(message):  # type: ignore[arg-type]
+        value = getattr(message, f.name)
+        out[f.name] = _plain(value) if isinstance(value, (Struct, list)) else value
+    return out
