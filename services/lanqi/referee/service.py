@@ -60,7 +60,7 @@ from lanqi.protocol import (
 from lanqi.protocol.endpoints import REFEREE_PORT, REFEREE_PUB_PORT, TOPIC_RESULTS, game_topic
 from lanqi.protocol.schema import struct_from_wire, struct_to_wire
 from lanqi.referee.session import (
-    EndedWhileRefusing,
+    GameEndedError,
     GameSession,
     Liveness,
     RefereeError,
@@ -270,7 +270,7 @@ class RefereeService:
             outcome = handler(request, identity, _now_ms())
         except ProtocolError as exc:
             return error_for(exc)
-        except EndedWhileRefusing as exc:
+        except GameEndedError as exc:
             session = self._find(getattr(request, "game_id", ""))
             if session is not None:
                 self._commit(session, exc.events)
@@ -279,7 +279,9 @@ class RefereeService:
             return ErrorReply(re=request_id, code=exc.code, msg=exc.msg)
         except Exception:  # a bug must cost one request, never the service
             log.exception("internal error handling a request")
-            return ErrorReply(re=request_id, code="internal", msg="internal error; see the referee log")
+            return ErrorReply(
+                re=request_id, code="internal", msg="internal error; see the referee log"
+            )
         if outcome.session is not None and outcome.events:
             try:
                 self._commit(outcome.session, outcome.events)
@@ -422,7 +424,9 @@ class RefereeService:
     def _move(self, request: MoveRequest, identity: bytes, now: float) -> _Outcome:
         session = self._session(request.game_id)
         seq, wire, events = session.move(request.token, request.ply, request.move, now)
-        reply = MoveAccepted(re=request.id, game_id=session.game_id, ply=request.ply, move=wire, seq=seq)
+        reply = MoveAccepted(
+            re=request.id, game_id=session.game_id, ply=request.ply, move=wire, seq=seq
+        )
         return _Outcome(reply, session, events)
 
     def _seat_action(
@@ -447,11 +451,13 @@ class RefereeService:
     def _list_games(self, request: ListGames, identity: bytes, now: float) -> _Outcome:
         if request.status not in ("active", "finished", "all"):
             raise RefereeError("bad_request", "status must be active, finished or all")
-        games = []
+        games: list[GameSummary] = []
         if request.status in ("active", "all"):
             games.extend(s.summary() for s in self.active.values())
         if request.status in ("finished", "all"):
-            games.extend(_summary_of(row) for row in self.store.list_games("finished", request.limit))
+            games.extend(
+                _summary_of(row) for row in self.store.list_games("finished", request.limit)
+            )
         return _Outcome(GamesList(re=request.id, games=games[: request.limit]))
 
     def _results_since(self, request: ResultsSince, identity: bytes, now: float) -> _Outcome:

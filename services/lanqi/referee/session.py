@@ -45,7 +45,7 @@ from lanqi.protocol import (
     TimeControl,
 )
 
-__all__ = ["EndedWhileRefusing", "GameSession", "Liveness", "RefereeError", "SessionSetup"]
+__all__ = ["GameEndedError", "GameSession", "Liveness", "RefereeError", "SessionSetup"]
 
 CHAT_BURST = 5  # messages ...
 CHAT_WINDOW_MS = 10_000.0  # ... per this window, per sender
@@ -60,7 +60,7 @@ class RefereeError(Exception):
         self.msg = msg
 
 
-class EndedWhileRefusing(RefereeError):
+class GameEndedError(RefereeError):
     """The request is refused, but checking it ended the game (a flag fell):
     ``events`` must still be stored and published."""
 
@@ -263,9 +263,7 @@ class GameSession:
         flagged = self.clock.flagged(now)
         if flagged is not None:
             events.extend(self._end_on_time(flagged, now))
-            raise EndedWhileRefusing(
-                "timeout", "your time ran out before the move arrived", events
-            )
+            raise GameEndedError("timeout", "your time ran out before the move arrived", events)
         try:
             move = self.game.parse_move(text)
         except AmbiguousMoveError as exc:
@@ -312,8 +310,8 @@ class GameSession:
                 same = False
         if not same:
             raise RefereeError(
-                "stale_move", f"ply {ply} was already played ({played}); the game is at ply "
-                f"{self.game.ply}"
+                "stale_move",
+                f"ply {ply} was already played ({played}); the game is at ply {self.game.ply}",
             )
         return self.move_seqs[ply], played, []
 
@@ -324,9 +322,7 @@ class GameSession:
     # ------------------------------------------------------------ endings
 
     def _end(self, outcome: Outcome[Any], now: float) -> GameEnded:
-        return self._finish(
-            outcome.result(), outcome.termination.value, outcome.winner_seat, now
-        )
+        return self._finish(outcome.result(), outcome.termination.value, outcome.winner_seat, now)
 
     def _finish(self, result: str, termination: str, winner: int | None, now: float) -> GameEnded:
         self.clock.stop(now)
@@ -345,7 +341,9 @@ class GameSession:
 
     def _end_on_time(self, seat: int, now: float) -> list[GameEvent]:
         winner = 1 - seat
-        return [self._finish("1-0" if winner == 0 else "0-1", Termination.TIMEOUT.value, winner, now)]
+        return [
+            self._finish("1-0" if winner == 0 else "0-1", Termination.TIMEOUT.value, winner, now)
+        ]
 
     def resign(self, token: str, now: float) -> list[GameEvent]:
         seat = self.seat_of(token)
@@ -449,7 +447,9 @@ class GameSession:
 
     # ------------------------------------------------------------ chat
 
-    def chat(self, token: str | None, name: str, text: str, sender: str, now: float) -> list[GameEvent]:
+    def chat(
+        self, token: str | None, name: str, text: str, sender: str, now: float
+    ) -> list[GameEvent]:
         text = text.strip()
         if not text:
             raise RefereeError("bad_request", "empty chat message")
@@ -471,7 +471,12 @@ class GameSession:
             )
         events.append(
             ChatPosted(
-                game_id=self.game_id, seq=self._next(), room=room, name=speaker, text=text, seat=seat
+                game_id=self.game_id,
+                seq=self._next(),
+                room=room,
+                name=speaker,
+                text=text,
+                seat=seat,
             )
         )
         return events
@@ -522,7 +527,9 @@ class GameSession:
 
     def _abandon(self, seat: int, now: float) -> GameEnded:
         winner = 1 - seat
-        return self._finish("1-0" if winner == 0 else "0-1", Termination.ABANDONED.value, winner, now)
+        return self._finish(
+            "1-0" if winner == 0 else "0-1", Termination.ABANDONED.value, winner, now
+        )
 
     # ------------------------------------------------------------ views
 
@@ -610,4 +617,3 @@ class GameSession:
         for seat in self.seats:
             seat.last_seen = seat.away_since = now
             seat.connected = seat.joined
-

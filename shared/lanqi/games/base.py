@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 __all__ = [
     "AmbiguousMoveError",
@@ -106,7 +106,7 @@ class Game(Protocol):
     use :func:`lanqi.games.registry.create_game` to make one by name.
     """
 
-    variant: str
+    variant: ClassVar[str]
 
     @property
     def options(self) -> Mapping[str, Any]: ...

@@ -64,7 +64,7 @@ Checker = Callable[[Any, str], Any]
 class Struct:
     """A nested value inside a message (a time control, a player...)."""
 
-    _fields_spec: ClassVar[tuple[tuple[str, Checker, bool, Any], ...]] = ()
+    _fields_spec: ClassVar[tuple[tuple[str, Checker, bool], ...]] = ()
 
 
 class Message(Struct):
@@ -79,7 +79,9 @@ S = TypeVar("S", bound=Struct)
 
 
 def _bad(path: str, want: str, value: Any) -> ProtocolError:
-    return ProtocolError("bad_message", f"field {path!r} must be {want}, got {type(value).__name__}")
+    return ProtocolError(
+        "bad_message", f"field {path!r} must be {want}, got {type(value).__name__}"
+    )
 
 
 def _check_str(max_len: int) -> Checker:
@@ -87,7 +89,9 @@ def _check_str(max_len: int) -> Checker:
         if type(value) is not str:
             raise _bad(path, "a string", value)
         if len(value) > max_len:
-            raise ProtocolError("bad_message", f"field {path!r} is longer than {max_len} characters")
+            raise ProtocolError(
+                "bad_message", f"field {path!r} is longer than {max_len} characters"
+            )
         return value
 
     return check
@@ -194,15 +198,8 @@ def _prepare(cls: type[Struct]) -> None:
     hints = typing.get_type_hints(cls)
     spec = []
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        has_default = f.default is not dataclasses.MISSING or (
-            f.default_factory is not dataclasses.MISSING
-        )
-        default: Any = dataclasses.MISSING
-        if f.default is not dataclasses.MISSING:
-            default = f.default
-        elif f.default_factory is not dataclasses.MISSING:
-            default = f.default_factory
-        spec.append((f.name, _checker_for(hints[f.name], dict(f.metadata)), has_default, default))
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        spec.append((f.name, _checker_for(hints[f.name], dict(f.metadata)), required))
     cls._fields_spec = tuple(spec)
 
 
@@ -210,10 +207,10 @@ def _build(cls: type[S], data: dict[str, Any], prefix: str = "") -> S:
     if not cls.__dict__.get("_fields_spec"):
         _prepare(cls)
     kwargs = {}
-    for name, check, has_default, default in cls._fields_spec:
+    for name, check, required in cls._fields_spec:
         if name in data:
             kwargs[name] = check(data[name], prefix + name)
-        elif not has_default:
+        elif required:
             raise ProtocolError("bad_message", f"missing field {prefix + name!r}")
     return cls(**kwargs)
 

@@ -1,0 +1,1 @@
+"""The referee service: authoritative games over ZeroMQ."""

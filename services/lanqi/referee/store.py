@@ -1,0 +1,494 @@
+"""The referee's event store: an append-only log of game events in SQLite.
+
+The referee is event-sourced.  Every accepted event of a game (created, joined,
+moved, draw offered, chat, ended, ...) is appended here and committed *before* it is
+published; on start the referee rebuilds each unfinished game by replaying its events
+in ``seq`` order.  The store knows nothing about rules or message classes: an event is
+a ``kind`` string and opaque ``payload`` bytes (an encoded protocol message).
+
+Besides the log, one row per game keeps what the matchmaker and the lobby ask about
+without replaying anything: players, seat tokens, status and, once finished, the
+result.  Finishing a game assigns it the next ``result_seq``, a store-wide counter the
+matchmaker uses to fetch the results it missed (:meth:`EventStore.results_since`).
+
+Durability.  The database runs in WAL mode.  With the default ``synchronous=NORMAL`` a
+transaction is in the WAL file (in the operating system's cache) when :meth:`append`
+returns, so it survives the referee process crashing or being killed with SIGKILL,
+which is what the referee promises; a power cut or kernel crash may lose the last few
+transactions, never corrupt the file.  ``EventStore(path, durable=True)`` selects
+``synchronous=FULL``: every commit is fsynced and survives power loss too, at the
+cost of one disk flush per append.
+
+An :class:`EventStore` wraps one :mod:`sqlite3` connection and is not thread-safe:
+use it from one thread at a time (it may be opened in another).
+
+>>> store = EventStore(":memory:")
+>>> store.create_game(
+...     GameRow("g1", "xiangqi", {}, None, ["ann", "bob"], ["t1", "t2"], {},
+...             casual=True, tag="", status="waiting", created_ms=1000),
+...     [StoredEvent(1, "created", b"...", 1000)])
+>>> store.append("g1", [StoredEvent(2, "moved", b"...", 1500)], status="active")
+>>> store.append("g1", [StoredEvent(3, "ended", b"...", 2000)],
+...              finish=Finish("1-0", "checkmate", 0, ["h2e2"]))
+1
+>>> [e.kind for e in store.events("g1")]
+['created', 'moved', 'ended']
+>>> store.game("g1").status, store.game("g1").ended_ms
+('finished', 2000)
+>>> store.close()
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "EventStore",
+    "Finish",
+    "GameRow",
+    "SchemaError",
+    "StoredEvent",
+]
+
+log = logging.getLogger(__name__)
+
+#: Version of the schema this module writes, kept in SQLite's ``user_version``.
+SCHEMA_VERSION = 1
+
+#: How long a write waits for another connection's lock before failing.
+BUSY_TIMEOUT_MS = 5000
+
+STATUSES = ("waiting", "active", "finished")
+_LIST_FILTERS = {
+    "all": STATUSES,
+    "active": ("waiting", "active"),
+    "waiting": ("waiting",),
+    "finished": ("finished",),
+}
+
+_SCHEMA = (
+    """
+    CREATE TABLE games (
+        game_id      TEXT PRIMARY KEY NOT NULL,
+        variant      TEXT NOT NULL,
+        options      TEXT NOT NULL,            -- JSON object
+        start_fen    TEXT,
+        players      TEXT NOT NULL,            -- JSON list of names
+        tokens       TEXT NOT NULL,            -- JSON list of seat tokens
+        time_control TEXT NOT NULL,            -- JSON object
+        casual       INTEGER NOT NULL,
+        tag          TEXT NOT NULL,
+        status       TEXT NOT NULL CHECK (status IN ('waiting', 'active', 'finished')),
+        created_ms   INTEGER NOT NULL,
+        result       TEXT,
+        termination  TEXT,
+        winner       INTEGER,
+        result_seq   INTEGER UNIQUE,           -- assigned when the game finishes
+        moves        TEXT NOT NULL DEFAULT '[]',  -- JSON list, filled when finished
+        ended_ms     INTEGER
+    )
+    """,
+    "CREATE INDEX games_by_status ON games (status, created_ms)",
+    """
+    CREATE TABLE events (
+        game_id TEXT NOT NULL REFERENCES games (game_id),
+        seq     INTEGER NOT NULL CHECK (seq > 0),
+        kind    TEXT NOT NULL,
+        payload BLOB NOT NULL,
+        at_ms   INTEGER NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    ) WITHOUT ROWID
+    """,
+)
+
+_GAME_COLUMNS = (
+    "game_id, variant, options, start_fen, players, tokens, time_control, casual, tag,"
+    " status, created_ms, result, termination, winner, result_seq, moves, ended_ms"
+)
+_SELECT_GAMES = f"SELECT {_GAME_COLUMNS} FROM games"
+_INSERT_GAME = (
+    f"INSERT INTO games ({_GAME_COLUMNS})"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_EVENT = "INSERT INTO events (game_id, seq, kind, payload, at_ms) VALUES (?, ?, ?, ?, ?)"
+_LAST_SEQ = "SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?"
+_GAME_STATE = (
+    "SELECT status, result_seq, (SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?1)"
+    " FROM games WHERE game_id = ?1"
+)
+
+
+class SchemaError(RuntimeError):
+    """The database file is not one this version of lanqi can use."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One accepted event of a game, as stored and replayed.
+
+    ``seq`` numbers a game's events 1, 2, 3, ...; ``kind`` is the message tag (e.g.
+    ``"moved"``); ``payload`` the encoded message; ``at_ms`` the wall-clock time in
+    milliseconds since the epoch at which the referee accepted it.
+    """
+
+    seq: int
+    kind: str
+    payload: bytes
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """What the store keeps about one game besides its events.
+
+    ``options`` and ``time_control`` hold JSON-able values; ``players`` and ``tokens``
+    are indexed by seat.  The result fields stay ``None`` (and ``moves`` empty) until
+    :meth:`EventStore.append` finishes the game; ``result_seq`` is assigned there.
+    """
+
+    game_id: str
+    variant: str
+    options: dict[str, Any]
+    start_fen: str | None
+    players: list[str]
+    tokens: list[str]
+    time_control: dict[str, Any]
+    casual: bool
+    tag: str
+    status: str
+    created_ms: int
+    result: str | None = None
+    termination: str | None = None
+    winner: int | None = None
+    result_seq: int | None = None
+    moves: list[str] = field(default_factory=list)
+    ended_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """How a game ended, stored with the transaction that ends it.
+
+    ``winner`` is the winning seat or ``None`` for a draw; ``moves`` the final move list.
+    """
+
+    result: str
+    termination: str
+    winner: int | None
+    moves: list[str]
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+def _game_from_row(row: Sequence[Any]) -> GameRow:
+    return GameRow(
+        game_id=row[0],
+        variant=row[1],
+        options=json.loads(row[2]),
+        start_fen=row[3],
+        players=json.loads(row[4]),
+        tokens=json.loads(row[5]),
+        time_control=json.loads(row[6]),
+        casual=bool(row[7]),
+        tag=row[8],
+        status=row[9],
+        created_ms=row[10],
+        result=row[11],
+        termination=row[12],
+        winner=row[13],
+        result_seq=row[14],
+        moves=json.loads(row[15]),
+        ended_ms=row[16],
+    )
+
+
+def _check_batch(events: Sequence[StoredEvent], after: int) -> None:
+    """Raise ValueError unless ``events`` are numbered ``after + 1``, ``after + 2``, ..."""
+    for expected, event in enumerate(events, start=after + 1):
+        if event.seq != expected:
+            got = [e.seq for e in events]
+            raise ValueError(
+                f"event seq {event.seq} out of order: expected {expected}"
+                f" (last stored seq {after}, batch {got})"
+            )
+
+
+class EventStore:
+    """The referee's SQLite event log and game table.
+
+    Opening creates the file (and its parent directories) and the schema if missing.
+    Every write method is one transaction, committed when it returns; on error it is
+    rolled back and nothing is written.  Use as a context manager or call
+    :meth:`close`.
+    """
+
+    def __init__(self, path: str | Path, *, durable: bool = False) -> None:
+        """Open (or create) the store at ``path``; ``":memory:"`` gives a private one.
+
+        ``durable=True`` fsyncs every commit (``synchronous=FULL``); the default
+        ``synchronous=NORMAL`` survives a process crash but not a power cut.
+        Raises :class:`SchemaError` if the file was written by a newer lanqi or is
+        some other application's database.
+        """
+        self.path = path if str(path) == ":memory:" else Path(path)
+        if isinstance(self.path, Path):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: no implicit transactions; writes use BEGIN IMMEDIATE.
+        # check_same_thread=False: a service may open its store in one thread and run
+        # its loop in another; it still uses the store from one thread at a time.
+        self._conn = sqlite3.connect(
+            self.path,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+        try:
+            self._open(durable=durable)
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _open(self, *, durable: bool) -> None:
+        conn = self._conn
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        self._check_version()  # before changing anything in a file we may not own
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        with self._transaction():
+            if self._check_version() == 0:  # again: another process may have got here first
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                log.info("created referee store %s (schema %d)", self.path, SCHEMA_VERSION)
+
+    def _check_version(self) -> int:
+        """The file's schema version (0: empty file); SchemaError if we cannot use it."""
+        version: int = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise SchemaError(
+                f"{self.path}: referee store has schema version {version}, newer than the"
+                f" {SCHEMA_VERSION} this lanqi understands; upgrade lanqi or use another"
+                " data directory"
+            )
+        if version == 0 and self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            raise SchemaError(
+                f"{self.path}: not a lanqi referee database (it has tables but no lanqi"
+                " schema version); use another data directory"
+            )
+        return version
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: committed on normal exit, rolled back on error."""
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    # -- writes ---------------------------------------------------------------------
+
+    def create_game(self, game: GameRow, events: Sequence[StoredEvent]) -> None:
+        """Store a new game and its first events (numbered from 1) in one transaction.
+
+        Raises ValueError if ``game_id`` already exists, the status is not
+        ``"waiting"`` or ``"active"``, or the events are misnumbered.
+        """
+        if game.status not in ("waiting", "active"):
+            raise ValueError(f"a new game must be waiting or active, not {game.status!r}")
+        _check_batch(events, 0)
+        row = (
+            game.game_id,
+            game.variant,
+            _json(game.options),
+            game.start_fen,
+            _json(game.players),
+            _json(game.tokens),
+            _json(game.time_control),
+            int(game.casual),
+            game.tag,
+            game.status,
+            game.created_ms,
+            game.result,
+            game.termination,
+            game.winner,
+            None,  # result_seq: assigned when the game finishes
+            _json(game.moves),
+            game.ended_ms,
+        )
+        try:
+            with self._transaction() as conn:
+                conn.execute(_INSERT_GAME, row)
+                conn.executemany(
+                    _INSERT_EVENT,
+                    [(game.game_id, e.seq, e.kind, e.payload, e.at_ms) for e in events],
+                )
+        except sqlite3.IntegrityError as exc:
+            if self.game(game.game_id) is not None:
+                raise ValueError(f"game {game.game_id!r} already exists") from exc
+            raise
+
+    def append(
+        self,
+        game_id: str,
+        events: Sequence[StoredEvent],
+        *,
+        status: str | None = None,
+        finish: Finish | None = None,
+    ) -> int | None:
+        """Append ``events`` to a game and update it, as one committed transaction.
+
+        The events must continue the game's log: numbered ``last_seq + 1``,
+        ``last_seq + 2``, ... (a gap or a repeat means the caller applied something
+        twice or lost something, and raises ValueError with nothing written).
+        ``status`` sets ``"waiting"`` or ``"active"``.  ``finish`` ends the game: it
+        stores the result, marks it finished, sets ``ended_ms`` to the last event's
+        ``at_ms`` (the wall clock if there is none) and assigns the next store-wide
+        ``result_seq``, which is returned; otherwise returns None.  Events may still
+        be appended to a finished game (post-game chat), but it cannot be finished
+        twice or have its status changed.
+        """
+        if status is not None and status not in ("waiting", "active"):
+            raise ValueError(
+                f"status must be 'waiting' or 'active', not {status!r} (pass finish= to end a game)"
+            )
+        if events:
+            _check_batch(events, events[0].seq - 1)  # contiguous; start checked below
+        with self._transaction() as conn:
+            state = conn.execute(_GAME_STATE, (game_id,)).fetchone()
+            if state is None:
+                raise ValueError(f"no game {game_id!r}")
+            current, result_seq, last = state
+            if events and events[0].seq != last + 1:
+                _check_batch(events, last)
+            if current == "finished" and (status is not None or finish is not None):
+                raise ValueError(f"game {game_id!r} is already finished (result_seq {result_seq})")
+            if events:
+                conn.executemany(
+                    _INSERT_EVENT,
+                    [(game_id, e.seq, e.kind, e.payload, e.at_ms) for e in events],
+                )
+            if finish is not None:
+                ended_ms = events[-1].at_ms if events else int(time.time() * 1000)
+                (result_seq,) = conn.execute(
+                    "SELECT coalesce(max(result_seq), 0) + 1 FROM games"
+                ).fetchone()
+                conn.execute(
+                    "UPDATE games SET status = 'finished', result = ?, termination = ?,"
+                    " winner = ?, moves = ?, ended_ms = ?, result_seq = ? WHERE game_id = ?",
+                    (
+                        finish.result,
+                        finish.termination,
+                        finish.winner,
+                        _json(finish.moves),
+                        ended_ms,
+                        result_seq,
+                        game_id,
+                    ),
+                )
+                return int(result_seq)
+            if status is not None and status != current:
+                conn.execute("UPDATE games SET status = ? WHERE game_id = ?", (status, game_id))
+        return None
+
+    # -- reads ----------------------------------------------------------------------
+
+    def game(self, game_id: str) -> GameRow | None:
+        """The stored row of ``game_id``, or None if there is no such game."""
+        row = self._conn.execute(f"{_SELECT_GAMES} WHERE game_id = ?", (game_id,)).fetchone()
+        return None if row is None else _game_from_row(row)
+
+    def events(self, game_id: str, after_seq: int = 0) -> list[StoredEvent]:
+        """The game's events with ``seq > after_seq``, in seq order ([] if unknown)."""
+        rows = self._conn.execute(
+            "SELECT seq, kind, payload, at_ms FROM events WHERE game_id = ? AND seq > ?"
+            " ORDER BY seq",
+            (game_id, after_seq),
+        )
+        return [StoredEvent(seq, kind, bytes(payload), at_ms) for seq, kind, payload, at_ms in rows]
+
+    def last_seq(self, game_id: str) -> int:
+        """The seq of the game's last stored event; 0 if it has none or is unknown."""
+        last: int = self._conn.execute(_LAST_SEQ, (game_id,)).fetchone()[0]
+        return last
+
+    def unfinished_games(self) -> list[GameRow]:
+        """Every game not finished (waiting or active), oldest first: what to replay."""
+        rows = self._conn.execute(
+            f"{_SELECT_GAMES} WHERE status != 'finished' ORDER BY created_ms, rowid"
+        )
+        return [_game_from_row(row) for row in rows]
+
+    def list_games(self, status: str = "all", limit: int = 100) -> list[GameRow]:
+        """Up to ``limit`` games, newest first.
+
+        ``status`` is ``"all"``, ``"waiting"``, ``"finished"`` or ``"active"`` (which
+        means not finished: waiting or active).
+        """
+        try:
+            statuses = _LIST_FILTERS[status]
+        except KeyError:
+            raise ValueError(
+                f"status must be one of {', '.join(_LIST_FILTERS)}, not {status!r}"
+            ) from None
+        if limit < 0:
+            raise ValueError(f"limit must not be negative, not {limit}")
+        marks = ", ".join("?" * len(statuses))
+        rows = self._conn.execute(
+            f"{_SELECT_GAMES} WHERE status IN ({marks})"
+            " ORDER BY created_ms DESC, rowid DESC LIMIT ?",
+            (*statuses, limit),
+        )
+        return [_game_from_row(row) for row in rows]
+
+    def results_since(self, after: int, limit: int = 100) -> list[GameRow]:
+        """Finished games with ``result_seq > after``, ascending by result_seq.
+
+        Page through all results by passing the last returned ``result_seq`` back.
+        """
+        if limit < 0:
+            raise ValueError(f"limit must not be negative, not {limit}")
+        rows = self._conn.execute(
+            f"{_SELECT_GAMES} WHERE result_seq > ? ORDER BY result_seq LIMIT ?",
+            (after, limit),
+        )
+        return [_game_from_row(row) for row in rows]
+
+    def max_result_seq(self) -> int:
+        """The highest result_seq assigned so far; 0 if no game has finished."""
+        row = self._conn.execute("SELECT coalesce(max(result_seq), 0) FROM games").fetchone()
+        return int(row[0])
+
+    # -- lifetime -------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the database; further calls fail.  Closing twice is harmless."""
+        self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

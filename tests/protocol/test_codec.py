@@ -1,0 +1,172 @@
+"""The codec and schema: every message round-trips; bad input gets a stable code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lanqi.protocol import (
+    MAX_MESSAGE_BYTES,
+    ClockInfo,
+    CreateGame,
+    ErrorReply,
+    MoveMade,
+    MoveRequest,
+    ProtocolError,
+    Snapshot,
+    TimeControl,
+    decode,
+    decode_payload,
+    encode,
+    encode_event,
+    error_for,
+    message_types,
+)
+
+
+def raw(data: Any) -> list[bytes]:
+    return [msgpack.packb(data, use_bin_type=True)]
+
+
+def refused(frames: list[bytes]) -> ProtocolError:
+    with pytest.raises(ProtocolError) as info:
+        decode(frames)
+    return info.value
+
+
+def test_round_trip_of_nested_messages() -> None:
+    create = CreateGame(
+        id=3,
+        variant="xiangqi",
+        options={"repetition": "check"},
+        players=["ann", "bob"],
+        time_control=TimeControl(kind="fischer", base_ms=60_000, increment_ms=1_000),
+    )
+    assert decode(encode(create)) == create
+    snap = Snapshot(
+        re=1,
+        game_id="g",
+        seq=4,
+        variant="gomoku",
+        fen="15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 b",
+        ply=0,
+        status="active",
+        players=["a", "b"],
+        clock=ClockInfo(remaining_ms=[1, 2], running=0),
+    )
+    assert decode(encode(snap)) == snap
+    event = MoveMade(
+        game_id="g", seq=9, ply=0, seat=0, move="h2e2", text="C2=5", fen="x", clock=ClockInfo()
+    )
+    topic, payload = encode_event("game/g", event)
+    assert topic == b"game/g"
+    assert decode([topic, payload]) == event
+
+
+def test_every_registered_type_has_a_unique_tag() -> None:
+    types = message_types()
+    assert len(types) == len(set(types))
+    assert {"move", "move_ok", "error", "moved", "sync", "snapshot", "result"} <= set(types)
+
+
+@pytest.mark.parametrize(
+    ("frames", "code"),
+    [
+        ([b"\xc1"], "bad_message"),
+        (raw([1, 2]), "bad_message"),
+        (raw({"v": 1}), "unknown_type"),
+        (raw({"v": 1, "t": "nope", "id": 4}), "unknown_type"),
+        (raw({"v": 2, "t": "sync", "id": 4, "game_id": "g"}), "bad_version"),
+        (raw({"t": "sync", "id": 4, "game_id": "g"}), "bad_version"),
+        (raw({"v": 1, "t": "sync", "id": 4}), "bad_message"),
+        (raw({"v": 1, "t": "sync", "id": 4, "game_id": 5}), "bad_message"),
+        (raw({"v": 1, "t": "sync", "id": 4, "game_id": "g" * 65}), "bad_message"),
+        (
+            raw(
+                {"v": 1, "t": "move", "id": 1, "game_id": "g", "token": "t", "ply": -1, "move": "a"}
+            ),
+            "bad_message",
+        ),
+        (
+            raw(
+                {
+                    "v": 1,
+                    "t": "move",
+                    "id": 1,
+                    "game_id": "g",
+                    "token": "t",
+                    "ply": True,
+                    "move": "a",
+                }
+            ),
+            "bad_message",
+        ),
+        (
+            raw({"v": 1, "t": "create_game", "id": 1, "variant": "x", "options": {"a": [1]}}),
+            "bad_message",
+        ),
+        (
+            raw({"v": 1, "t": "create_game", "id": 1, "variant": "x", "players": ["a", "b", "c"]}),
+            "bad_message",
+        ),
+        ([b"a", b"b", b"c"], "bad_message"),
+        ([b"\x00" * (MAX_MESSAGE_BYTES + 1)], "too_large"),
+    ],
+)
+def test_bad_input_gets_a_stable_code(frames: list[bytes], code: str) -> None:
+    assert refused(frames).code == code
+
+
+def test_error_reply_carries_the_request_id_when_readable() -> None:
+    exc = refused(raw({"v": 1, "t": "sync", "id": 77, "game_id": 5}))
+    reply = error_for(exc)
+    assert isinstance(reply, ErrorReply)
+    assert reply.re == 77 and reply.code == "bad_message"
+    assert "game_id" in reply.msg
+
+
+def test_unknown_fields_are_ignored_for_forward_compatibility() -> None:
+    message = decode(raw({"v": 1, "t": "sync", "id": 1, "game_id": "g", "future": 1}))
+    assert message.T == "sync"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200))
+def test_random_bytes_never_escape_as_other_exceptions(data: bytes) -> None:
+    try:
+        decode_payload(data)
+    except ProtocolError:
+        pass
+
+
+json_like = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+    | st.floats()
+    | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(sorted(message_types())),
+    st.dictionaries(st.text(max_size=12), json_like, max_size=8),
+)
+def test_random_maps_with_real_tags_are_validated(tag: str, fields: dict[str, Any]) -> None:
+    data = {**fields, "v": 1, "t": tag}
+    try:
+        message = decode(raw(data))
+    except ProtocolError as exc:
+        assert exc.code in {"bad_message", "unknown_type", "bad_version"}
+    else:
+        assert message.T == tag
+        assert decode(encode(message)) == message
