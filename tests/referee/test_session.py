@@ -1,0 +1,226 @@
+"""The referee's game state machine, with time passed in: no sockets, exact timings."""
+
+from __future__ import annotations
+
+import pytest
+
+from lanqi.protocol import (
+    DrawOffered,
+    GameEnded,
+    GameEvent,
+    MoveMade,
+    PlayerJoined,
+    Presence,
+    TakenBack,
+    TimeControl,
+)
+from lanqi.referee.session import (
+    GameEndedError,
+    GameSession,
+    Liveness,
+    RefereeError,
+    SessionSetup,
+)
+
+TOKENS = ["red-token", "black-token"]
+
+
+def make(
+    variant: str = "xiangqi",
+    *,
+    tc: TimeControl | None = None,
+    casual: bool = True,
+    fen: str | None = None,
+    liveness: Liveness | None = None,
+) -> GameSession:
+    setup = SessionSetup(
+        game_id="g1",
+        variant=variant,
+        options={},
+        start_fen=fen,
+        players=["ann", "bob"],
+        tokens=list(TOKENS),
+        time_control=tc or TimeControl(),
+        casual=casual,
+    )
+    session = GameSession(setup, now=0.0, liveness=liveness)
+    session.created_event(0.0)
+    session.join(0, TOKENS[0], 0.0)
+    session.join(1, TOKENS[1], 0.0)
+    return session
+
+
+def code_of(call: object) -> str:
+    assert callable(call)
+    with pytest.raises(RefereeError) as info:
+        call()
+    return info.value.code
+
+
+def ended(events: list[GameEvent]) -> GameEnded:
+    last = events[-1]
+    assert isinstance(last, GameEnded)
+    return last
+
+
+def test_join_starts_the_game_and_the_clock() -> None:
+    setup = SessionSetup("g", "xiangqi", {}, None, ["a", "b"], list(TOKENS), TimeControl(), True)
+    session = GameSession(setup, now=0.0)
+    first = session.join(0, TOKENS[0], 10.0)
+    assert [type(e) for e in first] == [PlayerJoined]
+    assert session.status == "waiting"
+    assert code_of(lambda: session.move(TOKENS[0], 0, "h2e2", 20.0)) == "not_started"
+    session.join(1, TOKENS[1], 30.0)
+    assert session.status == "active"
+    assert code_of(lambda: session.join(0, TOKENS[1], 40.0)) == "bad_token"
+
+
+def test_move_errors_have_stable_codes_and_change_nothing() -> None:
+    session = make()
+    before = session.snapshot(None, None, 0.0)
+    cases = {
+        "bad_token": lambda: session.move("nope", 0, "h2e2", 1.0),
+        "not_your_turn": lambda: session.move(TOKENS[1], 0, "h9g7", 1.0),
+        "illegal_move": lambda: session.move(TOKENS[0], 0, "h2h8", 1.0),
+        "bad_move": lambda: session.move(TOKENS[0], 0, "hello", 1.0),
+        "stale_move": lambda: session.move(TOKENS[0], 5, "h2e2", 1.0),
+    }
+    for code, call in cases.items():
+        assert code_of(call) == code
+    assert session.snapshot(None, None, 0.0) == before
+
+
+def test_retry_gets_the_same_answer_and_applies_once() -> None:
+    session = make()
+    seq, wire, events = session.move(TOKENS[0], 0, "C2=5", 1.0)
+    assert wire == "h2e2" and len(events) == 1
+    again = session.move(TOKENS[0], 0, "h2e2", 2.0)  # same move, other notation
+    assert again == (seq, "h2e2", [])
+    assert session.game.ply == 1
+    assert code_of(lambda: session.move(TOKENS[0], 0, "b2e2", 3.0)) == "stale_move"
+    assert code_of(lambda: session.move(TOKENS[1], 0, "h2e2", 3.0)) == "stale_move"
+
+
+def test_fischer_clock_and_flag() -> None:
+    session = make(tc=TimeControl(kind="fischer", base_ms=1_000, increment_ms=100))
+    _, _, events = session.move(TOKENS[0], 0, "h2e2", 400.0)
+    moved = events[0]
+    assert isinstance(moved, MoveMade)
+    assert moved.clock.remaining_ms == [700, 1_000] and moved.clock.running == 1
+    assert session.next_deadline() == 1_400.0
+    assert session.tick(1_399.0) == []
+    with pytest.raises(GameEndedError) as info:
+        session.move(TOKENS[1], 1, "h9g7", 1_500.0)
+    assert info.value.code == "timeout"
+    end = ended(info.value.events)
+    assert (end.result, end.termination, end.winner) == ("1-0", "timeout", 0)
+    assert session.status == "finished"
+
+
+def test_flag_falls_on_the_referee_timer_without_any_message() -> None:
+    session = make(tc=TimeControl(kind="per_move", per_move_ms=500))
+    end = ended(session.tick(501.0))
+    assert (end.termination, end.winner) == ("timeout", 1)
+
+
+def test_draw_offer_accept_decline_and_implicit_decline_by_moving() -> None:
+    session = make()
+    assert isinstance(session.offer_draw(TOKENS[0], 1.0)[-1], DrawOffered)
+    assert code_of(lambda: session.offer_draw(TOKENS[0], 2.0)) == "not_allowed"
+    assert code_of(lambda: session.answer_draw(TOKENS[0], True, 2.0)) == "no_offer"
+    session.answer_draw(TOKENS[1], False, 3.0)
+    assert session.draw_offer is None
+    session.offer_draw(TOKENS[0], 4.0)
+    session.move(TOKENS[0], 0, "h2e2", 5.0)  # the offerer may move: the offer stands
+    assert session.draw_offer == 0
+    session.move(TOKENS[1], 1, "h9g7", 6.0)  # the opponent moved instead of answering
+    assert session.draw_offer is None
+    session.offer_draw(TOKENS[0], 7.0)
+    end = ended(session.answer_draw(TOKENS[1], True, 8.0))
+    assert (end.result, end.termination) == ("1/2-1/2", "agreement")
+
+
+def test_takeback_casual_only() -> None:
+    session = make()
+    session.move(TOKENS[0], 0, "h2e2", 1.0)
+    session.move(TOKENS[1], 1, "h9g7", 2.0)
+    session.request_takeback(TOKENS[0], 3.0)  # red's last move is two plies back
+    taken = session.answer_takeback(TOKENS[1], True, 4.0)[-1]
+    assert isinstance(taken, TakenBack) and taken.plies == 2 and taken.ply == 0
+    assert session.game.ply == 0 and session.move_seqs == []
+    session.move(TOKENS[0], 0, "b2e2", 5.0)
+    session.request_takeback(TOKENS[0], 6.0)
+    session.answer_takeback(TOKENS[1], False, 7.0)
+    assert session.game.ply == 1
+    strict = make(casual=False)
+    strict.move(TOKENS[0], 0, "h2e2", 1.0)
+    assert code_of(lambda: strict.request_takeback(TOKENS[0], 2.0)) == "not_allowed"
+
+
+def test_abort_only_before_both_moved() -> None:
+    session = make()
+    session.move(TOKENS[0], 0, "h2e2", 1.0)
+    end = ended(session.abort(TOKENS[1], 2.0))
+    assert (end.result, end.termination) == ("*", "aborted")
+    late = make()
+    late.move(TOKENS[0], 0, "h2e2", 1.0)
+    late.move(TOKENS[1], 1, "h9g7", 2.0)
+    assert code_of(lambda: late.abort(TOKENS[0], 3.0)) == "not_allowed"
+
+
+def test_resign_and_game_over() -> None:
+    session = make("gomoku")
+    end = ended(session.resign(TOKENS[0], 1.0))
+    assert (end.result, end.termination, end.winner) == ("0-1", "resignation", 1)
+    assert code_of(lambda: session.move(TOKENS[0], 0, "h8", 2.0)) == "game_over"
+    assert code_of(lambda: session.resign(TOKENS[1], 2.0)) == "game_over"
+
+
+def test_silent_seat_is_shown_disconnected_then_abandoned() -> None:
+    session = make(liveness=Liveness(disconnect_after_ms=100.0, abandon_after_ms=1_000.0))
+    session.move(TOKENS[0], 0, "h2e2", 50.0)
+    session.move(TOKENS[1], 1, "h9g7", 60.0)
+    events = session.tick(200.0)  # both silent for > 100 ms
+    assert {(e.seat, e.connected) for e in events if isinstance(e, Presence)} == {
+        (0, False),
+        (1, False),
+    }
+    back = session.seen(0, 300.0)  # red comes back
+    assert isinstance(back[0], Presence) and back[0].connected
+    session.seen(0, 1_000.0)
+    end = ended(session.tick(1_100.0))  # black away since 60 ms: over 1 s
+    assert (end.termination, end.winner) == ("abandoned", 0)
+
+
+def test_chat_rooms_and_rate_limit() -> None:
+    session = make()
+    said = session.chat(TOKENS[0], "", "good luck", "peer1", 1.0)[-1]
+    assert said.room == "players" and said.name == "ann" and said.seat == 0
+    watcher = session.chat(None, "kibitzer", "hi", "peer2", 1.0)[-1]
+    assert watcher.room == "spectators" and watcher.name == "kibitzer" and watcher.seat is None
+    for i in range(4):
+        session.chat(None, "kibitzer", f"m{i}", "peer2", 2.0 + i)
+    assert code_of(lambda: session.chat(None, "kibitzer", "more", "peer2", 10.0)) == "rate_limited"
+    session.chat(None, "kibitzer", "later", "peer2", 20_000.0)
+    assert code_of(lambda: session.chat(None, "x", "   ", "peer3", 1.0)) == "bad_request"
+
+
+def test_replay_rebuilds_the_same_state() -> None:
+    session = make(tc=TimeControl(kind="fischer", base_ms=60_000, increment_ms=0))
+    log: list[GameEvent] = []
+    setup = session.setup
+    fresh = GameSession(setup, now=0.0)
+    log.append(fresh.created_event(0.0))
+    log += fresh.join(0, TOKENS[0], 0.0) + fresh.join(1, TOKENS[1], 0.0)
+    for ply, text in enumerate(["h2e2", "h9g7", "h0g2", "i9h9"]):
+        log += fresh.move(TOKENS[ply % 2], ply, text, 1_000.0 * (ply + 1))[2]
+    log += fresh.offer_draw(TOKENS[0], 5_000.0)
+    rebuilt = GameSession(setup, now=0.0)
+    for event in log:
+        rebuilt.replay(event, 9_000.0)
+    assert rebuilt.seq == fresh.seq
+    assert rebuilt.game.fen() == fresh.game.fen()
+    assert rebuilt.move_seqs == fresh.move_seqs
+    assert rebuilt.draw_offer == 0
+    # The clock resumes from the last recorded reading: the downtime is not charged.
+    assert rebuilt.clock.remaining(0, 9_000.0) == fresh.clock.remaining(0, 4_000.0) == 58_000.0
