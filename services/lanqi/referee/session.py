@@ -252,6 +252,8 @@ class GameSession:
         seat = self.seat_of(token)
         if ply < self.game.ply:
             return self._retry(seat, ply, text)
+        if self.ended and self.ended.termination == "timeout" and seat == self.game.seat_to_move:
+            raise RefereeError("timeout", "your time ran out before the move arrived")
         self._require_started()
         if ply > self.game.ply:
             raise RefereeError(
@@ -495,8 +497,15 @@ class GameSession:
             if seat.connected:
                 times.append(seat.last_seen + self.liveness.disconnect_after_ms)
             else:
-                times.append(seat.away_since + self.liveness.abandon_after_ms)
+                times.append(seat.away_since + self._away_limit(seat))
         return min(times) if times else None
+
+    def _away_limit(self, seat: _Seat) -> float:
+        """How long ``seat`` may stay away: the join deadline for a no-show, if set."""
+        join_within = self.setup.time_control.join_within_ms
+        if not seat.joined and join_within:
+            return float(join_within)
+        return self.liveness.abandon_after_ms
 
     def tick(self, now: float) -> list[GameEvent]:
         """Flags, silent seats and abandonment, checked at ``now``."""
@@ -517,7 +526,7 @@ class GameSession:
         away = [
             i
             for i, seat in enumerate(self.seats)
-            if not seat.connected and now - seat.away_since > self.liveness.abandon_after_ms
+            if not seat.connected and now - seat.away_since > self._away_limit(seat)
         ]
         if len(away) == 2:  # nobody is left: no result
             events.append(self._finish("*", Termination.ABANDONED.value, None, now))

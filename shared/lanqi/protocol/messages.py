@@ -17,17 +17,32 @@ __all__ = [
     "MAX_CHAT_LEN",
     "MAX_MOVES",
     "AbortGame",
+    "AcceptChallenge",
     "AcceptDraw",
     "AcceptTakeback",
+    "Assignment",
+    "CancelChallenge",
+    "CancelSeek",
+    "Challenge",
+    "ChallengeClosed",
+    "ChallengeCreated",
+    "ChallengeReceived",
     "ChatPosted",
     "ChatRequest",
     "ClockInfo",
     "CreateGame",
+    "CreateSeek",
+    "CreateTournament",
+    "DeclineChallenge",
     "DeclineDraw",
     "DeclineTakeback",
     "DrawDeclined",
     "DrawOffered",
     "ErrorReply",
+    "ExportTournament",
+    "Exported",
+    "FinishTournament",
+    "GameAssigned",
     "GameCreated",
     "GameEnded",
     "GameEvent",
@@ -35,15 +50,27 @@ __all__ = [
     "GameStarted",
     "GameSummary",
     "GamesList",
+    "GetStandings",
     "Heartbeat",
+    "Hello",
     "Join",
+    "JoinTournament",
     "ListGames",
+    "ListPlayers",
+    "ListSeeks",
+    "ListTournaments",
+    "LobbyEvent",
     "MoveAccepted",
     "MoveMade",
     "MoveRequest",
     "OfferDraw",
     "Ok",
+    "PairingInfo",
+    "PauseTournament",
+    "Ping",
+    "PlayerInfo",
     "PlayerJoined",
+    "PlayersList",
     "Presence",
     "Reply",
     "Request",
@@ -51,12 +78,27 @@ __all__ = [
     "Resign",
     "ResultsList",
     "ResultsSince",
+    "ResumeTournament",
+    "Seek",
+    "SeekCreated",
+    "SeekInfo",
+    "SeeksList",
     "Snapshot",
+    "StandingInfo",
+    "Standings",
+    "StartTournament",
     "Sync",
     "TakebackDeclined",
     "TakebackRequested",
     "TakenBack",
     "TimeControl",
+    "TournamentCreated",
+    "TournamentEvent",
+    "TournamentInfo",
+    "TournamentSpec",
+    "TournamentsList",
+    "Welcome",
+    "WithdrawTournament",
 ]
 
 MAX_MOVES = 2000  # plies in one game record
@@ -72,12 +114,16 @@ MOVE_TEXT = limit(32)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TimeControl(Struct):
     """``kind``: ``none`` (untimed), ``fischer`` (base + increment per move) or
-    ``per_move`` (a fixed time for every move, nothing carried over)."""
+    ``per_move`` (a fixed time for every move, nothing carried over).
+    ``join_within_ms``: a seat that has not joined by then loses (0: referee default)."""
 
     kind: str = field(default="none", metadata=limit(16))
     base_ms: int = field(default=0, metadata=limit(max_value=24 * 3600 * 1000))
     increment_ms: int = field(default=0, metadata=limit(max_value=3600 * 1000))
     per_move_ms: int = field(default=0, metadata=limit(max_value=24 * 3600 * 1000))
+    #: a seat that has not joined within this time loses by abandonment (0: the
+    #: referee's own abandon time); tournaments use it for no-shows
+    join_within_ms: int = field(default=0, metadata=limit(max_value=24 * 3600 * 1000))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -475,3 +521,414 @@ class GameEnded(GameEvent):
 
 
 register(GameResult)
+
+
+# ================================================================ matchmaker
+# Requests to the matchmaker's ROUTER; private pushes come back on the same
+# DEALER as replies with ``re`` = None; public events go out on its PUB
+# (topics ``lobby`` and ``tour/<id>``).
+
+NAME = limit(40)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Seek(Struct):
+    """What a player wants to play.  ``color``: ``any``, ``first`` (Red / Black
+    in gomoku) or ``second``."""
+
+    variant: str = field(metadata=limit(32))
+    options: dict[str, Any] = field(default_factory=dict, metadata=limit(16))
+    time_control: TimeControl = field(default_factory=TimeControl)
+    rated: bool = False
+    color: str = field(default="any", metadata=limit(8))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerInfo(Struct):
+    player_id: str = field(metadata=ID)
+    name: str = field(metadata=NAME)
+    kind: str = field(metadata=limit(8))
+    online: bool = False
+    rating: float = 1500.0
+    variants: list[str] = field(default_factory=list, metadata=limit(8))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeekInfo(Struct):
+    seek_id: str = field(metadata=ID)
+    player: str = field(metadata=NAME)
+    seek: Seek
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Assignment(Struct):
+    """A game to play: where the referee is, which seat, and the seat's token."""
+
+    game_id: str = field(metadata=ID)
+    referee: str = field(metadata=limit(200))
+    referee_pub: str = field(metadata=limit(200))
+    seat: int = field(metadata=limit(max_value=1))
+    token: str = field(metadata=TOKEN)
+    variant: str = field(metadata=limit(32))
+    options: dict[str, Any] = field(default_factory=dict, metadata=limit(16))
+    time_control: TimeControl = field(default_factory=TimeControl)
+    players: list[str] = field(metadata=limit(2))
+    rated: bool = False
+    tournament_id: str | None = field(default=None, metadata=ID)
+    round: int = 0
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hello(Request):
+    """Enter the lobby.  ``session`` (from an earlier welcome) keeps your identity
+    across reconnects; ``kind`` is ``human`` or ``bot``."""
+
+    T = "hello"
+    name: str = field(metadata=NAME)
+    kind: str = field(default="human", metadata=limit(8))
+    variants: list[str] = field(default_factory=lambda: ["xiangqi", "gomoku"], metadata=limit(8))
+    session: str | None = field(default=None, metadata=TOKEN)
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Welcome(Reply):
+    T = "welcome"
+    player_id: str = field(metadata=ID)
+    session: str = field(metadata=TOKEN)
+    name: str = field(metadata=NAME)
+    games: list[Assignment] = field(default_factory=list, metadata=limit(64))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ping(Request):
+    """Heartbeat to the matchmaker (any request counts as one)."""
+
+    T = "ping"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListPlayers(Request):
+    T = "list_players"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayersList(Reply):
+    T = "players"
+    players: list[PlayerInfo] = field(default_factory=list, metadata=limit(1000))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreateSeek(Request):
+    T = "seek"
+    seek: Seek
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeekCreated(Reply):
+    """``paired`` is true when the seek was matched at once (a game_assigned follows)."""
+
+    T = "seek_created"
+    seek_id: str = field(metadata=ID)
+    paired: bool = False
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CancelSeek(Request):
+    T = "cancel_seek"
+    seek_id: str = field(metadata=ID)
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListSeeks(Request):
+    T = "list_seeks"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeeksList(Reply):
+    T = "seeks"
+    seeks: list[SeekInfo] = field(default_factory=list, metadata=limit(1000))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Challenge(Request):
+    """Challenge a player by name; it expires after ``expires_s`` seconds."""
+
+    T = "challenge"
+    to: str = field(metadata=NAME)
+    seek: Seek
+    expires_s: int = field(default=60, metadata=limit(min_value=1, max_value=3600))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChallengeCreated(Reply):
+    T = "challenge_created"
+    challenge_id: str = field(metadata=ID)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _ChallengeAction(Request):
+    challenge_id: str = field(metadata=ID)
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AcceptChallenge(_ChallengeAction):
+    T = "accept_challenge"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeclineChallenge(_ChallengeAction):
+    T = "decline_challenge"
+    reason: str = field(default="", metadata=limit(200))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CancelChallenge(_ChallengeAction):
+    T = "cancel_challenge"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChallengeReceived(Reply):
+    """Pushed to the challenged player (``re`` is None)."""
+
+    T = "challenge_received"
+    challenge_id: str = field(metadata=ID)
+    challenger: str = field(metadata=NAME)
+    challenger_kind: str = field(default="human", metadata=limit(8))
+    seek: Seek
+    expires_s: int = 60
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChallengeClosed(Reply):
+    """Pushed to both sides when a challenge ends without a game:
+    ``how`` is ``declined``, ``cancelled`` or ``expired``."""
+
+    T = "challenge_closed"
+    challenge_id: str = field(metadata=ID)
+    how: str = field(metadata=limit(16))
+    reason: str = field(default="", metadata=limit(200))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameAssigned(Reply):
+    """Pushed privately to each player of a new game (``re`` is None)."""
+
+    T = "game_assigned"
+    game: Assignment
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbyEvent(Message):
+    """On topic ``lobby``: ``kind`` is ``presence``, ``seek_added``,
+    ``seek_removed``, ``challenge`` (``to`` names the addressee) or ``paired``."""
+
+    T = "lobby"
+    kind: str = field(metadata=limit(16))
+    player: str = field(default="", metadata=NAME)
+    online: bool | None = None
+    seek_id: str | None = field(default=None, metadata=ID)
+    seek: Seek | None = None
+    to: str | None = field(default=None, metadata=NAME)
+    game_id: str | None = field(default=None, metadata=ID)
+    players: list[str] = field(default_factory=list, metadata=limit(2))
+
+
+# ---------------------------------------------------------------- tournaments
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentSpec(Struct):
+    """``format``: round_robin, double_round_robin, swiss, knockout or gauntlet."""
+
+    name: str = field(metadata=limit(80))
+    format: str = field(metadata=limit(24))
+    variant: str = field(metadata=limit(32))
+    options: dict[str, Any] = field(default_factory=dict, metadata=limit(16))
+    time_control: TimeControl = field(default_factory=TimeControl)
+    rounds: int = field(default=0, metadata=limit(max_value=99))
+    games_per_match: int = field(default=2, metadata=limit(min_value=1, max_value=20))
+    rated: bool = True
+    forfeit_after_s: int = field(default=120, metadata=limit(min_value=5, max_value=3600))
+    champion: str | None = field(default=None, metadata=NAME)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StandingInfo(Struct):
+    rank: int
+    player: str = field(metadata=NAME)
+    points: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    tiebreaks: dict[str, Any] = field(default_factory=dict, metadata=limit(8))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PairingInfo(Struct):
+    round: int
+    board: int
+    first: str | None = field(default=None, metadata=NAME)
+    second: str | None = field(default=None, metadata=NAME)
+    game_id: str | None = field(default=None, metadata=ID)
+    result: str | None = field(default=None, metadata=limit(8))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentInfo(Struct):
+    tournament_id: str = field(metadata=ID)
+    spec: TournamentSpec
+    status: str = field(metadata=limit(16))
+    round: int = 0
+    players: list[str] = field(default_factory=list, metadata=limit(256))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _DirectorAction(Request):
+    tournament_id: str = field(metadata=ID)
+    director_key: str = field(metadata=TOKEN)
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreateTournament(Request):
+    T = "tour_create"
+    director_key: str = field(metadata=TOKEN)
+    spec: TournamentSpec
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentCreated(Reply):
+    T = "tour_created"
+    tournament_id: str = field(metadata=ID)
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JoinTournament(Request):
+    """Enter yourself; the director may enter anyone by name (``player`` + key)."""
+
+    T = "tour_join"
+    tournament_id: str = field(metadata=ID)
+    player: str | None = field(default=None, metadata=NAME)
+    director_key: str | None = field(default=None, metadata=TOKEN)
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WithdrawTournament(Request):
+    T = "tour_withdraw"
+    tournament_id: str = field(metadata=ID)
+    player: str | None = field(default=None, metadata=NAME)
+    director_key: str | None = field(default=None, metadata=TOKEN)
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StartTournament(_DirectorAction):
+    T = "tour_start"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PauseTournament(_DirectorAction):
+    """No new round is paired while paused; games in progress finish."""
+
+    T = "tour_pause"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResumeTournament(_DirectorAction):
+    T = "tour_resume"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FinishTournament(_DirectorAction):
+    """End the event now: no further rounds; standings stand as they are."""
+
+    T = "tour_finish"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListTournaments(Request):
+    T = "tour_list"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentsList(Reply):
+    T = "tournaments"
+    tournaments: list[TournamentInfo] = field(default_factory=list, metadata=limit(1000))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GetStandings(Request):
+    T = "tour_standings"
+    tournament_id: str = field(metadata=ID)
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Standings(Reply):
+    T = "standings"
+    tournament: TournamentInfo
+    rows: list[StandingInfo] = field(default_factory=list, metadata=limit(256))
+    pairings: list[PairingInfo] = field(default_factory=list, metadata=limit(4096))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExportTournament(Request):
+    """``format``: ``pgn``, ``txt``, ``csv`` or ``html``."""
+
+    T = "tour_export"
+    tournament_id: str = field(metadata=ID)
+    format: str = field(metadata=limit(8))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Exported(Reply):
+    T = "exported"
+    format: str = field(metadata=limit(8))
+    text: str = field(metadata=limit(200_000))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentEvent(Message):
+    """On topic ``tour/<id>``: ``kind`` is ``created``, ``joined``, ``withdrawn``,
+    ``started``, ``round``, ``game``, ``result``, ``paused``, ``resumed`` or
+    ``finished``; the other fields fill in what changed."""
+
+    T = "tour_event"
+    tournament_id: str = field(metadata=ID)
+    kind: str = field(metadata=limit(16))
+    round: int = 0
+    player: str | None = field(default=None, metadata=NAME)
+    pairings: list[PairingInfo] = field(default_factory=list, metadata=limit(256))
+    standings: list[StandingInfo] = field(default_factory=list, metadata=limit(256))

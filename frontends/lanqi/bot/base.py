@@ -1,0 +1,145 @@
+"""The bot SDK: a bot is a class with one method that picks a move.
+
+>>> import random
+>>> from lanqi.bot.base import Bot, GameState
+>>> class RandomBot(Bot):
+...     name = "random"
+...     variants = ("xiangqi", "gomoku")
+...     def choose_move(self, state: GameState) -> str:
+...         return random.choice(state.legal_moves())
+>>> state = GameState.start("xiangqi", seat=0)
+>>> state.legal_moves()[0] in {str(m) for m in state.board.legal_moves()}
+True
+
+The runner builds a :class:`GameState` for every move the bot must make; the bot
+answers with the move as text in the game's wire notation (ICCS ``h2e2`` for
+xiangqi, ``h8`` for gomoku).  Engines (UCI, UCCI, Gomocup) are adapters behind
+this same interface.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from lanqi.games.base import Game
+from lanqi.games.registry import create_game
+
+__all__ = ["Bot", "GameState", "think_time_ms"]
+
+
+@dataclass(slots=True)
+class GameState:
+    """What a bot sees when it must move.
+
+    ``board`` is a rules object (``lanqi.games.xiangqi.Board`` or
+    ``lanqi.games.gomoku.Board``) at the current position with the whole history
+    pushed, so ``board.legal_moves()``, ``board.outcome()`` and ``board.fen()`` work.
+    Clocks are in milliseconds; ``remaining_ms`` is ``None`` for untimed games.
+    """
+
+    game_id: str
+    variant: str
+    options: Mapping[str, Any]
+    seat: int
+    board: Game
+    moves: list[str] = field(default_factory=list)
+    start_fen: str | None = None
+    remaining_ms: tuple[int, int] | None = None
+    increment_ms: int = 0
+    per_move_ms: int = 0
+    opponent: str = ""
+    rated: bool = False
+
+    @classmethod
+    def start(
+        cls,
+        variant: str,
+        *,
+        seat: int = 0,
+        options: Mapping[str, Any] | None = None,
+        start_fen: str | None = None,
+        moves: list[str] | None = None,
+        game_id: str = "local",
+        remaining_ms: tuple[int, int] | None = None,
+        increment_ms: int = 0,
+        per_move_ms: int = 0,
+    ) -> GameState:
+        """A state built by replaying ``moves`` from the start (used by the runner too)."""
+        opts = dict(options or {})
+        if start_fen is not None:
+            opts["fen"] = start_fen
+        board = create_game(variant, **opts)
+        played = list(moves or [])
+        for text in played:
+            board.push(board.parse_move(text))
+        return cls(
+            game_id=game_id,
+            variant=variant,
+            options=dict(options or {}),
+            seat=seat,
+            board=board,
+            moves=played,
+            start_fen=start_fen,
+            remaining_ms=remaining_ms,
+            increment_ms=increment_ms,
+            per_move_ms=per_move_ms,
+        )
+
+    @property
+    def my_turn(self) -> bool:
+        return self.board.seat_to_move == self.seat
+
+    @property
+    def my_time_ms(self) -> int | None:
+        return None if self.remaining_ms is None else self.remaining_ms[self.seat]
+
+    def legal_moves(self) -> list[str]:
+        """The legal moves in wire notation, in a stable order."""
+        return sorted(str(m) for m in self.board.legal_moves())
+
+
+def think_time_ms(state: GameState, *, overhead_ms: int = 100, default_ms: int = 1000) -> int:
+    """A time budget for this move that never flags.
+
+    Fischer: about 1/30 of the time left plus most of the increment; per-move: the
+    per-move time; untimed: ``default_ms``.  ``overhead_ms`` is kept back for the
+    network and the runner, so a slow runner cannot lose on time.
+    """
+    if state.per_move_ms:
+        return max(10, state.per_move_ms - overhead_ms)
+    left = state.my_time_ms
+    if left is None:
+        return default_ms
+    budget = left / 30 + state.increment_ms * 0.8
+    ceiling = max(0.0, left - overhead_ms) / 2
+    return int(max(10.0, min(budget, ceiling)))
+
+
+class Bot:
+    """Subclass and implement :meth:`choose_move`; the hooks are optional."""
+
+    name: ClassVar[str] = "bot"
+    variants: ClassVar[tuple[str, ...]] = ("xiangqi", "gomoku")
+
+    def choose_move(self, state: GameState) -> str:
+        """Return the move to play, as text (ICCS for xiangqi, ``h8`` for gomoku)."""
+        raise NotImplementedError
+
+    def on_game_start(self, state: GameState) -> None:
+        """A game begins (the bot may not be the first to move)."""
+
+    def on_game_end(self, state: GameState, result: str, termination: str) -> None:
+        """A game ended: ``result`` is ``1-0``, ``0-1``, ``1/2-1/2`` or ``*``."""
+
+    def on_draw_offer(self, state: GameState) -> bool:
+        """The opponent offers a draw: accept?  Default: decline."""
+        return False
+
+    def on_chat(self, state: GameState, name: str, text: str) -> str | None:
+        """Someone said something; return a reply to say, or None."""
+        return None
+
+    def close(self) -> None:
+        """Release resources (engine processes)."""
