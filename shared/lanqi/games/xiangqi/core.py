@@ -10,7 +10,7 @@ tables computed once; pieces are small ints (type | colour << 3).
 >>> board.push(Move.from_iccs("h2e2"))
 >>> board.fen()
 'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1'
->>> board.perft(2)
+>>> Board().perft(2)
 1920
 """
 
@@ -60,14 +60,15 @@ PIECE_SYMBOLS = " kabnrcp"  # index = piece type, lowercase
 #: Letters some tools write instead of the engine standard (E/H for B/N).
 _PIECE_ALIASES = {"e": ELEPHANT, "h": HORSE}
 PIECE_NAMES = {
-    KING: "king",
+    KING: "general",
     ADVISOR: "advisor",
     ELEPHANT: "elephant",
     HORSE: "horse",
     ROOK: "rook",
     CANNON: "cannon",
-    PAWN: "pawn",
+    PAWN: "soldier",
 }
+_CONSTANT_NAMES = ("", "KING", "ADVISOR", "ELEPHANT", "HORSE", "ROOK", "CANNON", "PAWN")
 
 
 class Color(enum.IntEnum):
@@ -144,7 +145,7 @@ class Piece:
         return cls(code & 7, Color(code >> 3))
 
     def __repr__(self) -> str:
-        return f"Piece({PIECE_NAMES[self.piece_type].upper()}, {self.color!s})"
+        return f"Piece({_CONSTANT_NAMES[self.piece_type]}, Color.{self.color.name})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -1199,3 +1200,169 @@ def _elephant_points(color: int) -> frozenset[int]:
 
 
 _ELEPHANT_POINTS = (_elephant_points(0), _elephant_points(1))
+
+
+# ---- search support (used by lanqi.bot.xiangqi_ai)
+#
+# A game-tree search plays and takes back thousands of moves a second, so it
+# works on move codes (``from << 7 | to``) and skips the history bookkeeping of
+# push()/pop().  SearchBoard adds the few public entry points it needs; it does
+# not change how a Board behaves.
+
+
+class SearchBoard(Board):
+    """A board for game-tree search: make/unmake on move codes, hash kept up to date.
+
+    >>> board = SearchBoard.from_board(Board())
+    >>> code = board.code_of(Move.from_iccs("h2e2"))
+    >>> captured = board.make_code(code)
+    >>> board.zobrist_hash() == Board(board.fen()).zobrist_hash()
+    True
+    >>> board.unmake_code(code, captured)
+    >>> board.fen() == STARTING_FEN
+    True
+    >>> len(board.legal_codes()), len(board.capture_codes())
+    (44, 2)
+    """
+
+    @classmethod
+    def from_board(cls, board: Board) -> SearchBoard:
+        """A copy of ``board`` (with its history) to search on."""
+        search = cls(None, **board.options)
+        search._squares = board._squares.copy()
+        search._kings = board._kings.copy()
+        search._pieces = (set(board._pieces[0]), set(board._pieces[1]))
+        search._turn = board._turn
+        search.halfmove_clock = board.halfmove_clock
+        search.fullmove_number = board.fullmove_number
+        search._hash = board._hash
+        search._undo = board._undo.copy()
+        search.move_stack = board.move_stack.copy()
+        search._start_fen = board._start_fen
+        return search
+
+    @staticmethod
+    def code_of(move: Move) -> int:
+        """The move code ``from << 7 | to`` of ``move``."""
+        return _code_of(move)
+
+    @staticmethod
+    def move_of(code: int) -> Move:
+        """The Move for a move code."""
+        return _move_of(code)
+
+    @property
+    def squares(self) -> list[int]:
+        """The 90-entry mailbox (piece code or 0 per square).  Read it, don't write it."""
+        return self._squares
+
+    @property
+    def kings(self) -> list[int]:
+        """The squares of the two generals, indexed by colour.  Read only."""
+        return self._kings
+
+    def make_code(self, code: int) -> int:
+        """Play a move code (no legality check, no history); returns the captured piece."""
+        sqs = self._squares
+        f = code >> 7
+        t = code & 127
+        p = sqs[f]
+        cap = sqs[t]
+        if cap:
+            self._hash ^= ZOBRIST[p][f] ^ ZOBRIST[p][t] ^ ZOBRIST[cap][t] ^ ZOBRIST_BLACK
+        else:
+            self._hash ^= ZOBRIST[p][f] ^ ZOBRIST[p][t] ^ ZOBRIST_BLACK
+        return self._make(code)
+
+    def unmake_code(self, code: int, captured: int) -> None:
+        """Take back :meth:`make_code` (pass the piece it returned)."""
+        f = code >> 7
+        t = code & 127
+        p = self._squares[t]
+        if captured:
+            self._hash ^= ZOBRIST[p][f] ^ ZOBRIST[p][t] ^ ZOBRIST[captured][t] ^ ZOBRIST_BLACK
+        else:
+            self._hash ^= ZOBRIST[p][f] ^ ZOBRIST[p][t] ^ ZOBRIST_BLACK
+        self._unmake(code, captured)
+
+    def make_null(self) -> None:
+        """Pass the move (for null-move pruning); undo with :meth:`unmake_null`."""
+        self._turn = 1 - self._turn
+        self._hash ^= ZOBRIST_BLACK
+
+    unmake_null = make_null
+
+    def legal_codes(self) -> list[int]:
+        """The legal move codes (movement rules only: no repetition or move limit)."""
+        return self._legal_codes()
+
+    def pseudo_codes(self) -> list[int]:
+        """Move codes by the movement rules; they may leave the own general attacked."""
+        return self._pseudo_codes()
+
+    def is_attacked_code(self, sq: int, by: int) -> bool:
+        """Does side ``by`` (0 Red, 1 Black) attack ``sq``?  Fast; for general squares."""
+        return self._is_attacked(sq, by)
+
+    def capture_codes(self) -> list[int]:
+        """Pseudo-legal captures of the side to move, as move codes."""
+        us = self._turn
+        sqs = self._squares
+        out: list[int] = []
+        append = out.append
+        for f in self._pieces[us]:
+            kind = sqs[f] & 7
+            base = f << 7
+            if kind == ROOK:
+                for ray in RAYS[f]:
+                    for t in ray:
+                        p = sqs[t]
+                        if p:
+                            if p >> 3 != us:
+                                append(base | t)
+                            break
+            elif kind == CANNON:
+                for ray in RAYS[f]:
+                    screen = False
+                    for t in ray:
+                        p = sqs[t]
+                        if p:
+                            if screen:
+                                if p >> 3 != us:
+                                    append(base | t)
+                                break
+                            screen = True
+            elif kind == HORSE:
+                for leg, t in HORSE_MOVES[f]:
+                    p = sqs[t]
+                    if p and p >> 3 != us and not sqs[leg]:
+                        append(base | t)
+            elif kind == PAWN:
+                for t in PAWN_MOVES[us][f]:
+                    p = sqs[t]
+                    if p and p >> 3 != us:
+                        append(base | t)
+            elif kind == ELEPHANT:
+                for eye, t in ELEPHANT_MOVES[us][f]:
+                    p = sqs[t]
+                    if p and p >> 3 != us and not sqs[eye]:
+                        append(base | t)
+            else:  # ADVISOR, KING
+                table = ADVISOR_MOVES if kind == ADVISOR else KING_MOVES
+                for t in table[us][f]:
+                    p = sqs[t]
+                    if p and p >> 3 != us:
+                        append(base | t)
+        return out
+
+    def reversible_history(self) -> list[tuple[int, bool]]:
+        """(hash, side to move in check) of the positions since the last capture,
+        oldest first, ending with the current one: what repetition can reach back to."""
+        replay = self.copy()
+        span = min(self.halfmove_clock, len(self._undo))
+        out = [(replay._hash, replay.is_check())]
+        for _ in range(span):
+            replay.pop()
+            out.append((replay._hash, replay.is_check()))
+        out.reverse()
+        return out
