@@ -44,7 +44,12 @@ def test_restore_resumes_from_recorded_time() -> None:
 
 @pytest.mark.parametrize(
     ("kind", "kwargs"),
-    [("blitz", {}), ("fischer", {"base_ms": 0}), ("per_move", {}), ("fischer", {"base_ms": 5, "increment_ms": -1})],
+    [
+        ("blitz", {}),
+        ("fischer", {"base_ms": 0}),
+        ("per_move", {}),
+        ("fischer", {"base_ms": 5, "increment_ms": -1}),
+    ],
 )
 def test_bad_time_controls_are_refused(kind: str, kwargs: dict[str, int]) -> None:
     with pytest.raises(ClockError):

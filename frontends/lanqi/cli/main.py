@@ -16,7 +16,10 @@ from collections.abc import Sequence
 #: subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "perft": ("lanqi.cli.perft", "count legal move paths (perft) of a xiangqi position"),
-    "selfplay": ("lanqi.cli.selfplay", "self-play demo of the rules core: random games of both variants"),
+    "selfplay": (
+        "lanqi.cli.selfplay",
+        "self-play demo of the rules core: random games of both variants",
+    ),
     "referee": ("lanqi.cli.referee", "run the referee service (authoritative games)"),
     "bench": ("lanqi.cli.bench", "benchmarks: movegen, referee"),
 }

@@ -55,7 +55,10 @@ def run(args: argparse.Namespace) -> int:
     from lanqi.referee.session import Liveness
 
     if args.disconnect_after <= 0 or args.abandon_after <= 0:
-        print("lanqi referee: --disconnect-after and --abandon-after must be positive", file=sys.stderr)
+        print(
+            "lanqi referee: --disconnect-after and --abandon-after must be positive",
+            file=sys.stderr,
+        )
         return 2
     config = RefereeConfig(
         host="0.0.0.0" if args.lan else args.host,

@@ -359,6 +359,8 @@ class GameSession:
     def abort(self, token: str, now: float) -> list[GameEvent]:
         seat = self.seat_of(token)
         self._require_live()
+        if not self.setup.casual:
+            raise RefereeError("not_allowed", "rated and tournament games cannot be aborted")
         if self.game.ply >= 2:
             raise RefereeError("not_allowed", "a game can be aborted only before both sides moved")
         events = self.seen(seat, now)

@@ -281,7 +281,7 @@ class DeclineTakeback(_SeatAction):
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AbortGame(_SeatAction):
-    """End the game without result; allowed until each side has moved."""
+    """End the game without result: casual games only, until each side has moved."""
 
     T = "abort"
 
