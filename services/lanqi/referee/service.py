@@ -73,6 +73,7 @@ __all__ = ["RefereeConfig", "RefereeService"]
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 256  # requests handled per loop turn before timers and publishing
+MAX_NAME = 40  # as in the joined and chat events
 IDLE_POLL_MS = 500
 FINISHED_CACHE = 512  # finished games kept in memory for sync requests
 
@@ -184,6 +185,7 @@ class RefereeService:
                 continue
             session.resumed(now)
             self.active[row.game_id] = session
+            self._schedule(session)
         if self.active:
             log.info("recovered %d unfinished game(s)", len(self.active))
 
@@ -273,10 +275,14 @@ class RefereeService:
         except GameEndedError as exc:
             session = self._find(getattr(request, "game_id", ""))
             if session is not None:
-                self._commit(session, exc.events)
-            return ErrorReply(re=request_id, code=exc.code, msg=exc.msg)
+                try:
+                    self._commit(session, exc.events)
+                except Exception:
+                    log.exception("could not store events of game %s", session.game_id)
+                    self._reload(session.game_id)
+            return ErrorReply(re=request_id, code=exc.code, msg=exc.msg[:500])
         except RefereeError as exc:
-            return ErrorReply(re=request_id, code=exc.code, msg=exc.msg)
+            return ErrorReply(re=request_id, code=exc.code, msg=exc.msg[:500])
         except Exception:  # a bug must cost one request, never the service
             log.exception("internal error handling a request")
             return ErrorReply(
@@ -304,7 +310,7 @@ class RefereeService:
         result_seq = self.store.append(
             session.game_id,
             stored,
-            status=None if finish is not None else session.status,
+            status=None if finish is not None or session.status == "finished" else session.status,
             finish=finish,
         )
         assert self.pub is not None
@@ -373,8 +379,11 @@ class RefereeService:
             request.admin_key is not None and secrets.compare_digest(request.admin_key, key)
         ):
             raise RefereeError("unauthorized", "creating games needs this referee's admin key")
-        if len(request.players) != 2:
-            raise RefereeError("bad_request", "a game needs exactly two player names")
+        if len(request.players) != 2 or any(len(name) > MAX_NAME for name in request.players):
+            raise RefereeError(
+                "bad_request",
+                f"a game needs exactly two player names of at most {MAX_NAME} characters",
+            )
         options = dict(request.options)
         start_fen = options.pop("fen", None)
         if start_fen is not None and not isinstance(start_fen, str):

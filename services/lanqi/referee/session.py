@@ -261,10 +261,9 @@ class GameSession:
             )
         if seat != self.game.seat_to_move:
             raise RefereeError("not_your_turn", "it is your opponent's turn")
-        events = self.seen(seat, now)
         flagged = self.clock.flagged(now)
         if flagged is not None:
-            events.extend(self._end_on_time(flagged, now))
+            events = self.seen(seat, now) + self._end_on_time(flagged, now)
             raise GameEndedError("timeout", "your time ran out before the move arrived", events)
         try:
             move = self.game.parse_move(text)
@@ -274,6 +273,8 @@ class GameSession:
             raise RefereeError("illegal_move", str(exc)) from None
         except InvalidMoveError as exc:
             raise RefereeError("bad_move", str(exc)) from None
+        # Every check passed: only now may the request change anything (seq included).
+        events = self.seen(seat, now)
         human = self.game.move_text(move)
         self.clock.press(seat, now)
         self.game.push(move)
@@ -370,12 +371,12 @@ class GameSession:
     def offer_draw(self, token: str, now: float) -> list[GameEvent]:
         seat = self.seat_of(token)
         self._require_started()
+        if self.draw_offer == seat:
+            raise RefereeError("not_allowed", "your draw offer is already pending")
         events = self.seen(seat, now)
         if self.draw_offer == 1 - seat:  # offering when one is pending accepts it
             events.append(self._finish("1/2-1/2", Termination.AGREEMENT.value, None, now))
             return events
-        if self.draw_offer == seat:
-            raise RefereeError("not_allowed", "your draw offer is already pending")
         self.draw_offer = seat
         events.append(DrawOffered(game_id=self.game_id, seq=self._next(), seat=seat))
         return events
@@ -461,18 +462,17 @@ class GameSession:
             seat: int | None = self.seat_of(token)
             assert seat is not None
             room, speaker = "players", self.seats[seat].name or f"seat {seat}"
-            events = self.seen(seat, now)
             key = f"seat:{seat}"
         else:
             seat, room = None, "spectators"
             speaker = (name.strip() or "spectator")[:40]
-            events = []
             key = f"peer:{sender}"
         meter = self._chat.setdefault(key, _ChatMeter())
         if not meter.allow(now):
             raise RefereeError(
                 "rate_limited", f"at most {CHAT_BURST} messages per {CHAT_WINDOW_MS / 1000:.0f} s"
             )
+        events = self.seen(seat, now) if seat is not None else []
         events.append(
             ChatPosted(
                 game_id=self.game_id,

@@ -30,14 +30,14 @@ __all__ = [
 
 PROTOCOL_VERSION = 1
 #: Cap on one frame; services also set ZMQ_MAXMSGSIZE to it on their sockets.
-MAX_MESSAGE_BYTES = 256 * 1024
+MAX_MESSAGE_BYTES = 1024 * 1024
 
 _UNPACK_LIMITS: dict[str, Any] = {
     "raw": False,
     "strict_map_key": True,
     "max_str_len": MAX_MESSAGE_BYTES,
     "max_bin_len": 0,
-    "max_array_len": 4096,
+    "max_array_len": 4200,
     "max_map_len": 256,
     "max_ext_len": 0,
 }

@@ -101,11 +101,12 @@ __all__ = [
     "WithdrawTournament",
 ]
 
-MAX_MOVES = 2000  # plies in one game record
+MAX_MOVES = 4000  # plies in one game record
 MAX_CHAT_LEN = 500
 ID = limit(64)
 TOKEN = limit(64)
 MOVE_TEXT = limit(32)
+FEN = limit(1000)  # a 20x20 gomoku position is over 400 characters
 
 
 # ---------------------------------------------------------------- nested values
@@ -159,7 +160,7 @@ class GameResult(Message):
     result: str = field(metadata=limit(8))
     termination: str = field(metadata=limit(32))
     winner: int | None = field(default=None, metadata=limit(max_value=1))
-    start_fen: str | None = field(default=None, metadata=limit(200))
+    start_fen: str | None = field(default=None, metadata=FEN)
     moves: list[str] = field(default_factory=list, metadata=limit(MAX_MOVES, min_value=0))
     tag: str = field(default="", metadata=limit(200))
 
@@ -383,9 +384,9 @@ class Snapshot(Reply):
     seq: int
     variant: str = field(metadata=limit(32))
     options: dict[str, Any] = field(default_factory=dict, metadata=limit(16))
-    start_fen: str | None = field(default=None, metadata=limit(200))
+    start_fen: str | None = field(default=None, metadata=FEN)
     moves: list[str] = field(default_factory=list, metadata=limit(MAX_MOVES, min_value=0))
-    fen: str = field(metadata=limit(200))
+    fen: str = field(metadata=FEN)
     ply: int
     status: str = field(metadata=limit(16))
     result: str | None = field(default=None, metadata=limit(8))
@@ -423,7 +424,7 @@ class GameStarted(GameEvent):
     T = "created"
     variant: str = field(metadata=limit(32))
     players: list[str] = field(metadata=limit(2))
-    fen: str = field(metadata=limit(200))
+    fen: str = field(metadata=FEN)
     clock: ClockInfo = field(default_factory=ClockInfo)
 
 
@@ -455,7 +456,7 @@ class MoveMade(GameEvent):
     seat: int = field(metadata=limit(max_value=1))
     move: str = field(metadata=MOVE_TEXT)
     text: str = field(metadata=MOVE_TEXT)
-    fen: str = field(metadata=limit(200))
+    fen: str = field(metadata=FEN)
     clock: ClockInfo = field(default_factory=ClockInfo)
 
 
@@ -495,7 +496,7 @@ class TakenBack(GameEvent):
     T = "taken_back"
     plies: int
     ply: int
-    fen: str = field(metadata=limit(200))
+    fen: str = field(metadata=FEN)
     clock: ClockInfo = field(default_factory=ClockInfo)
 
 
@@ -516,7 +517,7 @@ class GameEnded(GameEvent):
     result: str = field(metadata=limit(8))
     termination: str = field(metadata=limit(32))
     winner: int | None = field(default=None, metadata=limit(max_value=1))
-    fen: str = field(metadata=limit(200))
+    fen: str = field(metadata=FEN)
     clock: ClockInfo = field(default_factory=ClockInfo)
 
 
@@ -915,7 +916,7 @@ class ExportTournament(Request):
 class Exported(Reply):
     T = "exported"
     format: str = field(metadata=limit(8))
-    text: str = field(metadata=limit(200_000))
+    text: str = field(metadata=limit(300_000))
 
 
 @register
