@@ -1,4 +1,8 @@
-"""``lanqi bench``: benchmarks.  ``lanqi bench movegen`` times perft (see lanqi.bench.movegen)."""
+"""``lanqi bench``: benchmarks.
+
+``lanqi bench movegen`` times perft (see lanqi.bench.movegen); ``lanqi bench referee``
+loads a referee process with many concurrent games (see lanqi.bench.referee).
+"""
 
 from __future__ import annotations
 
@@ -30,11 +34,58 @@ def configure(parser: argparse.ArgumentParser) -> None:
     movegen.add_argument(
         "--no-cchess", action="store_true", help="time lanqi only, even if cchess is installed"
     )
+    referee = sub.add_parser(
+        "referee",
+        help="moves per second and move latency of a referee process with many games in flight",
+        description="Start a referee process, play many scripted games on it at once and "
+        "time every move and its event; then the same load against a do-nothing server "
+        "(the raw ceiling).  See docs/bench.md.",
+    )
+    referee.add_argument(
+        "--games", type=int, default=64, help="games in flight at once (default 64)"
+    )
+    referee.add_argument(
+        "--moves-per-game",
+        type=int,
+        default=None,
+        metavar="N",
+        help="moves each game table sends at most, across the games it plays one after "
+        "another (default: no cap, --seconds decides)",
+    )
+    referee.add_argument(
+        "--seconds",
+        type=float,
+        default=8.0,
+        help="time budget of each of the two measurements, in seconds (default 8)",
+    )
+    referee.add_argument(
+        "--variant",
+        choices=["xiangqi", "gomoku"],
+        default="xiangqi",
+        help="game to play (default xiangqi)",
+    )
+    referee.add_argument(
+        "--durable",
+        action="store_true",
+        help="run the referee with --durable (fsync every commit)",
+    )
+    referee.add_argument(
+        "--think-ms",
+        type=float,
+        default=0.0,
+        help="wait this long after a move is accepted before sending the next one "
+        "(default 0: every game always has a move in flight, which saturates the referee)",
+    )
+    referee.add_argument(
+        "--seed", type=int, default=1, help="seed of the random scripted games (default 1)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.bench == "referee":
+        return _run_referee(args)
     if args.bench != "movegen":
-        print("lanqi bench: name a benchmark: movegen", file=sys.stderr)
+        print("lanqi bench: name a benchmark: movegen, referee", file=sys.stderr)
         return 2
     from lanqi.bench.movegen import find_cchess, format_report, run_movegen
 
@@ -57,3 +108,28 @@ def run(args: argparse.Namespace) -> int:
     report = run_movegen(seconds=args.seconds, depth=args.depth, rival=rival, rival_missing=missing)
     print(format_report(report))
     return 0 if all(f.problem is None for f in report.figures) else 1
+
+
+def _run_referee(args: argparse.Namespace) -> int:
+    from lanqi.bench.referee import RefereeBenchConfig, format_report, run_referee_bench
+
+    try:
+        config = RefereeBenchConfig(
+            games=args.games,
+            moves_per_game=args.moves_per_game,
+            seconds=args.seconds,
+            variant=args.variant,
+            durable=args.durable,
+            seed=args.seed,
+            think_ms=args.think_ms,
+        )
+    except ValueError as exc:
+        print(f"lanqi bench referee: {exc}", file=sys.stderr)
+        return 2
+
+    def progress(line: str) -> None:
+        print(f"  {line}", file=sys.stderr, flush=True)
+
+    report = run_referee_bench(config, progress)
+    print(format_report(report))
+    return 0 if report.ok else 1

@@ -20,7 +20,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "lanqi.cli.selfplay",
         "self-play demo of the rules core: random games of both variants",
     ),
+    "serve": ("lanqi.cli.serve", "run the whole server: matchmaker and referee in one process"),
+    "tournament": (
+        "lanqi.cli.tournament",
+        "run a tournament: create, join, start, standings, export",
+    ),
+    "bot": ("lanqi.cli.bot", "put a bot or an engine in the lobby (UCI, UCCI, Gomocup, built-in)"),
     "referee": ("lanqi.cli.referee", "run the referee service (authoritative games)"),
+    "matchmaker": ("lanqi.cli.matchmaker", "run the matchmaker (lobby, tournaments) on its own"),
     "bench": ("lanqi.cli.bench", "benchmarks: movegen, referee"),
 }
 

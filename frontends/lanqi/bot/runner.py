@@ -1,0 +1,406 @@
+"""The bot runner: does the networking so a bot only picks moves.
+
+It says hello to the matchmaker as a bot (keeping its session in a file so a
+restarted runner is the same player), accepts or declines challenges by its
+:class:`Policy`, keeps a seek open if asked, joins tournaments, and plays every
+assigned game in a thread of its own: join the seat, follow the game with a
+:class:`~lanqi.client.referee.GameView`, ask the bot for a move on its turn (in
+a worker, heartbeating meanwhile), send it with its ply, answer draw offers.
+Lost connections are retried with capped back-off and the game re-synced.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from lanqi.bot.base import Bot, GameState
+from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
+from lanqi.protocol import (
+    AcceptChallenge,
+    Assignment,
+    ChallengeReceived,
+    CreateSeek,
+    DeclineChallenge,
+    ErrorReply,
+    GameAssigned,
+    Hello,
+    JoinTournament,
+    Message,
+    Ping,
+    ProtocolError,
+    Request,
+    Seek,
+    Welcome,
+    decode_payload,
+    encode,
+)
+
+__all__ = ["BotRunner", "GamePlayer", "Policy"]
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_MS = 1_000
+QUIET_RESYNC_MS = 2_000
+THINK_POLL_S = 0.02  # while the bot thinks, look at the network this often
+IDLE_POLL_MS = 200
+PING_MS = 3_000
+MAX_BACKOFF_S = 10.0
+MAX_REFUSED_MOVES = 3
+
+
+@dataclass(slots=True)
+class Policy:
+    """Which challenges a bot takes.  ``None`` means "any"."""
+
+    variants: tuple[str, ...] = ("xiangqi", "gomoku")
+    max_games: int = 4
+    accept_humans: bool = True
+    accept_bots: bool = True
+    rated: bool | None = None
+    min_base_ms: int = 0
+    allow_untimed: bool = True
+    seek: Seek | None = None
+    tournaments: tuple[str, ...] = ()
+
+    def decline_reason(self, challenge: ChallengeReceived, games: int) -> str | None:
+        """Why ``challenge`` is declined, or None to accept it."""
+        seek = challenge.seek
+        if seek.variant not in self.variants:
+            return f"I play {', '.join(self.variants)} only"
+        if games >= self.max_games:
+            return f"busy: already playing {games} games"
+        if challenge.challenger_kind == "bot" and not self.accept_bots:
+            return "I do not play other bots"
+        if challenge.challenger_kind == "human" and not self.accept_humans:
+            return "I play bots only"
+        if self.rated is not None and seek.rated != self.rated:
+            return "I play rated games only" if self.rated else "I play casual games only"
+        tc = seek.time_control
+        if tc.kind == "none" and not self.allow_untimed:
+            return "I play timed games only"
+        if tc.kind == "fischer" and tc.base_ms < self.min_base_ms:
+            return f"too fast: at least {self.min_base_ms // 1000} s base time"
+        return None
+
+
+class GamePlayer(threading.Thread):
+    """Plays one assigned game to its end."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        assignment: Assignment,
+        *,
+        close_bot: bool = False,
+        context: zmq.Context[Any] | None = None,
+        stop: threading.Event | None = None,
+    ) -> None:
+        super().__init__(name=f"game-{assignment.game_id}", daemon=True)
+        self.bot = bot
+        self.close_bot = close_bot
+        self.assignment = assignment
+        self.context = context
+        self.stop_event = stop or threading.Event()
+        self.result: str | None = None
+        self.termination: str | None = None
+        self.error: str | None = None
+        self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+
+    def state(self, view: GameView) -> GameState:
+        a = self.assignment
+        tc = a.time_control
+        remaining = None
+        if tc.kind != "none" and len(view.clock.remaining_ms) == 2:
+            remaining = (view.clock.remaining_ms[0], view.clock.remaining_ms[1])
+        state = GameState.start(
+            a.variant,
+            seat=a.seat,
+            options=dict(a.options),
+            start_fen=view.snapshot.start_fen,
+            moves=list(view.moves),
+            game_id=a.game_id,
+            remaining_ms=remaining,
+            increment_ms=tc.increment_ms,
+            per_move_ms=tc.per_move_ms,
+        )
+        state.opponent = a.players[1 - a.seat] if len(a.players) == 2 else ""
+        state.rated = a.rated
+        return state
+
+    def run(self) -> None:
+        a = self.assignment
+        backoff = 0.5
+        try:
+            while not self.stop_event.is_set():
+                try:
+                    with RefereeClient(a.referee, a.referee_pub, context=self.context) as client:
+                        client.join(a.game_id, a.seat, a.token)
+                        view = GameView(client, a.game_id)
+                        self._play(client, view)
+                        return
+                except (RefereeTimeout, zmq.ZMQError) as exc:
+                    log.warning("game %s: lost the referee (%s); retrying", a.game_id, exc)
+                    self.stop_event.wait(backoff)
+                    backoff = min(MAX_BACKOFF_S, backoff * 2)
+        except RequestRefused as exc:
+            self.error = f"{exc.code}: {exc}"
+            log.error("game %s: refused: %s", a.game_id, self.error)
+        finally:
+            self._worker.shutdown(wait=False, cancel_futures=True)
+            if self.close_bot:
+                self.bot.close()
+
+    def _play(self, client: RefereeClient, view: GameView) -> None:
+        a = self.assignment
+        started = False
+        thinking: concurrent.futures.Future[str] | None = None
+        thinking_ply = -1
+        refused = 0
+        answered_offer = False
+        last_beat = 0.0
+        last_event = time.monotonic() * 1000
+        while not self.stop_event.is_set():
+            if view.finished:
+                self.result, self.termination = view.result, view.termination
+                self.bot.on_game_end(self.state(view), view.result or "*", view.termination or "")
+                return
+            if not started and view.status == "active":
+                started = True
+                self.bot.on_game_start(self.state(view))
+            my_turn = view.status == "active" and view.ply % 2 == self._parity(view)
+            if view.draw_offer == 1 - a.seat and not answered_offer:
+                answered_offer = True
+                accept = self.bot.on_draw_offer(self.state(view))
+                (client.accept_draw if accept else client.decline_draw)(a.game_id, a.token)
+            if view.draw_offer is None:
+                answered_offer = False
+            if my_turn and thinking is None:
+                state = self.state(view)
+                if state.board.outcome() is None:
+                    thinking = self._worker.submit(self.bot.choose_move, state)
+                    thinking_ply = view.ply
+                else:  # the game is over by rule; the referee's "ended" is on its way
+                    view.wait_for(lambda v: v.finished or v.ply != state.board.ply, 1000)
+                    continue
+            if thinking is not None:
+                concurrent.futures.wait([thinking], timeout=THINK_POLL_S)
+            if thinking is not None and thinking.done():
+                move_future, thinking = thinking, None
+                if thinking_ply == view.ply and my_turn:
+                    refused = self._send_move(client, view, move_future, refused)
+                    if refused >= MAX_REFUSED_MOVES:
+                        log.error(
+                            "game %s: %s keeps sending refused moves; resigning",
+                            a.game_id,
+                            self.bot.name,
+                        )
+                        client.resign(a.game_id, a.token)
+            now = time.monotonic() * 1000
+            if now - last_beat >= HEARTBEAT_MS:
+                last_beat = now
+                client.heartbeat(a.game_id, a.token)
+            if view.poll(0 if thinking is not None else IDLE_POLL_MS):
+                last_event = now
+            elif now - last_event > QUIET_RESYNC_MS:
+                last_event = now  # a lost last event must not stall us: ask for a snapshot
+                view.resync()
+
+    def _parity(self, view: GameView) -> int:
+        """Plies ``p`` with ``p % 2 == parity`` are ours (a FEN may start with Black)."""
+        first_to_move = 0
+        start = view.snapshot.start_fen
+        if start and self.assignment.variant == "xiangqi" and " b" in start:
+            first_to_move = 1
+        if start and self.assignment.variant == "gomoku" and start.rstrip().endswith(" w"):
+            first_to_move = 1
+        return (self.assignment.seat - first_to_move) % 2
+
+    def _send_move(
+        self,
+        client: RefereeClient,
+        view: GameView,
+        future: concurrent.futures.Future[str],
+        refused: int,
+    ) -> int:
+        a = self.assignment
+        try:
+            move = future.result()
+        except Exception as exc:  # engine crash or hang: the engine loses this game
+            log.error("game %s: %s failed to move (%s); resigning", a.game_id, self.bot.name, exc)
+            client.resign(a.game_id, a.token)
+            return refused
+        try:
+            client.move(a.game_id, a.token, view.ply, move)
+        except RequestRefused as exc:
+            if exc.code in ("illegal_move", "bad_move", "ambiguous_move"):
+                log.error(
+                    "game %s: %s played %r: refused (%s)", a.game_id, self.bot.name, move, exc
+                )
+                return refused + 1
+            if exc.code in ("game_over", "timeout", "stale_move", "not_your_turn"):
+                view.resync()
+                return refused
+            raise
+        return 0
+
+
+@dataclass(slots=True)
+class _Pending:
+    request: Request
+    sent_at: float
+
+
+@dataclass(slots=True)
+class BotRunner:
+    """One bot on one matchmaker; ``run()`` until ``stop`` is set.
+
+    ``make_bot`` makes a bot (an engine process, say) for each game, so games
+    played at once never share one.
+    """
+
+    make_bot: Callable[[], Bot]
+    matchmaker: str
+    name: str
+    policy: Policy = field(default_factory=Policy)
+    session_file: Path | None = None
+    context: zmq.Context[Any] | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+    players: dict[str, GamePlayer] = field(default_factory=dict)
+    finished: list[GamePlayer] = field(default_factory=list)
+    _socket: zmq.Socket[bytes] | None = None
+    _next_id: int = 0
+    _session: str | None = None
+    _pending: dict[int, _Pending] = field(default_factory=dict)
+    _last_reply: float = 0.0
+    _seek_open: bool = False
+
+    def _send(self, request: Request) -> None:
+        assert self._socket is not None
+        self._socket.send_multipart(encode(request))
+        self._pending[request.id] = _Pending(request, time.monotonic())
+
+    def _id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def _connect(self) -> None:
+        context = self.context or zmq.Context.instance()
+        if self._socket is not None:
+            self._socket.close(linger=0)
+        self._socket = context.socket(zmq.DEALER)
+        self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.connect(self.matchmaker)
+        self._pending.clear()
+        if self.session_file is not None and self.session_file.exists():
+            self._session = self.session_file.read_text(encoding="utf-8").strip() or None
+        self._send(
+            Hello(
+                id=self._id(),
+                name=self.name,
+                kind="bot",
+                variants=list(self.policy.variants),
+                session=self._session,
+            )
+        )
+        self._last_reply = time.monotonic()
+
+    def run(self) -> None:
+        """Serve until ``stop`` is set: reconnect with back-off when the matchmaker is silent."""
+        backoff = 0.5
+        self._connect()
+        last_ping = 0.0
+        assert self._socket is not None
+        try:
+            while not self.stop.is_set():
+                if self._socket.poll(100):
+                    frames = self._socket.recv_multipart()
+                    self._last_reply = time.monotonic()
+                    backoff = 0.5
+                    try:
+                        self._handle(decode_payload(frames[-1]))
+                    except ProtocolError as exc:
+                        log.error("bad message from the matchmaker: %s", exc)
+                now = time.monotonic()
+                if now - last_ping >= PING_MS / 1000:
+                    last_ping = now
+                    self._send(Ping(id=self._id()))
+                if now - self._last_reply > 3 * PING_MS / 1000:
+                    log.warning("matchmaker silent; reconnecting in %.1f s", backoff)
+                    self.stop.wait(backoff)
+                    backoff = min(MAX_BACKOFF_S, backoff * 2)
+                    self._connect()
+                self._reap()
+        finally:
+            for player in self.players.values():
+                player.stop_event.set()
+            for player in self.players.values():
+                player.join(timeout=2)
+            if self._socket is not None:
+                self._socket.close(linger=0)
+
+    def _reap(self) -> None:
+        for game_id, player in list(self.players.items()):
+            if not player.is_alive():
+                self.finished.append(self.players.pop(game_id))
+                self._seek_open = False
+        if (
+            self._session is not None
+            and self.policy.seek is not None
+            and not self._seek_open
+            and len(self.players) < self.policy.max_games
+        ):
+            self._seek_open = True
+            self._send(CreateSeek(id=self._id(), seek=self.policy.seek))
+
+    def _handle(self, message: Message) -> None:
+        re = getattr(message, "re", None)
+        pending = self._pending.pop(re, None) if re is not None else None
+        if isinstance(message, Welcome):
+            self._session = message.session
+            if self.session_file is not None:
+                self.session_file.parent.mkdir(parents=True, exist_ok=True)
+                self.session_file.write_text(message.session, encoding="utf-8")
+            log.info("%s is in the lobby (%s)", message.name, message.player_id)
+            for tournament_id in self.policy.tournaments:
+                self._send(JoinTournament(id=self._id(), tournament_id=tournament_id))
+            for assignment in message.games:
+                self._start_game(assignment)
+        elif isinstance(message, GameAssigned):
+            self._start_game(message.game)
+        elif isinstance(message, ChallengeReceived):
+            reason = self.policy.decline_reason(message, len(self.players))
+            if reason is None:
+                self._send(AcceptChallenge(id=self._id(), challenge_id=message.challenge_id))
+            else:
+                self._send(
+                    DeclineChallenge(
+                        id=self._id(), challenge_id=message.challenge_id, reason=reason
+                    )
+                )
+        elif isinstance(message, ErrorReply):
+            what = pending.request.T if pending else "?"
+            if message.code == "bad_session":
+                self._session = None
+                if self.session_file is not None and self.session_file.exists():
+                    self.session_file.unlink()
+                self._connect()
+            elif not (what == "tour_join" and message.code == "already_joined"):
+                log.warning("matchmaker refused %s: %s %s", what, message.code, message.msg)
+
+    def _start_game(self, assignment: Assignment) -> None:
+        if assignment.game_id in self.players:
+            return
+        player = GamePlayer(
+            self.make_bot(), assignment, close_bot=True, context=self.context, stop=self.stop
+        )
+        self.players[assignment.game_id] = player
+        player.start()

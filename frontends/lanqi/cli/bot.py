@@ -1,0 +1,188 @@
+"""``lanqi bot``: put a bot or an engine in the lobby; it plays seeks, challenges, tournaments.
+
+One bot from the command line, or several from a TOML file::
+
+    [[bot]]
+    name = "Pikachess"
+    bot = "uci:/usr/games/fairy-stockfish"
+    options = { Threads = 1, "Skill Level" = 5 }
+    max_games = 2
+
+    [[bot]]
+    name = "Tiger"
+    bot = "builtin"
+    level = 6
+    tournaments = ["<tournament id>"]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import threading
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from lanqi.protocol.endpoints import MATCHMAKER_PORT
+
+log = logging.getLogger(__name__)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--server",
+        default=f"tcp://127.0.0.1:{MATCHMAKER_PORT}",
+        help=f"matchmaker endpoint (default tcp://127.0.0.1:{MATCHMAKER_PORT})",
+    )
+    parser.add_argument("--name", default=None, help="the bot's name in the lobby")
+    parser.add_argument(
+        "--bot",
+        default="builtin",
+        help="builtin, xiangqi-ai, gomoku-ai, random, greedy, uci:PROGRAM, ucci:PROGRAM, "
+        "gomocup:PROGRAM or python:module:Class (default builtin)",
+    )
+    parser.add_argument(
+        "--engine",
+        default=None,
+        help="same as --bot for an engine, e.g. uci:/usr/games/fairy-stockfish",
+    )
+    parser.add_argument("--level", type=int, default=5, help="built-in AI level (1-8)")
+    parser.add_argument("--depth", type=int, default=None, help="fixed search depth (AI, UCI)")
+    parser.add_argument(
+        "--movetime", type=int, default=None, help="fixed time per move in ms (engines, AI)"
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="engine option (UCI setoption) or constructor argument (python:)",
+    )
+    parser.add_argument("--seed", type=int, default=None, help="random seed")
+    parser.add_argument("--max-games", type=int, default=2, help="games played at once (default 2)")
+    parser.add_argument(
+        "--tournament", action="append", default=[], metavar="ID", help="join this tournament"
+    )
+    parser.add_argument(
+        "--seek",
+        choices=("xiangqi", "gomoku"),
+        default=None,
+        help="keep a seek open for this game while idle",
+    )
+    parser.add_argument("--bots-only", action="store_true", help="decline humans' challenges")
+    parser.add_argument("--humans-only", action="store_true", help="decline bots' challenges")
+    parser.add_argument(
+        "--config", type=Path, default=None, help="TOML file with several [[bot]] entries"
+    )
+    parser.add_argument(
+        "--session-dir",
+        type=Path,
+        default=None,
+        help="where sessions are kept so a restarted bot is the same player "
+        "(default: the data directory)",
+    )
+
+
+def _options(pairs: list[str]) -> dict[str, object]:
+    options: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ValueError(f"option {pair!r} must be KEY=VALUE")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def _entries(args: argparse.Namespace) -> list[dict[str, Any]]:
+    if args.config is not None:
+        data = tomllib.loads(args.config.read_text(encoding="utf-8"))
+        bots = data.get("bot", [])
+        if not isinstance(bots, list) or not bots:
+            raise ValueError(f"{args.config}: no [[bot]] entries")
+        return [dict(b) for b in bots]
+    spec = args.engine or args.bot
+    return [
+        {
+            "name": args.name or spec.partition(":")[0].replace("/", "-"),
+            "bot": spec,
+            "level": args.level,
+            "depth": args.depth,
+            "movetime": args.movetime,
+            "options": _options(args.option),
+            "seed": args.seed,
+            "max_games": args.max_games,
+            "tournaments": list(args.tournament),
+            "seek": args.seek,
+            "accept_humans": not args.bots_only,
+            "accept_bots": not args.humans_only,
+        }
+    ]
+
+
+def run(args: argparse.Namespace) -> int:
+    from lanqi.bot.catalog import bot_factory, variants_of
+    from lanqi.bot.runner import BotRunner, Policy
+    from lanqi.cli.servers import on_signals
+    from lanqi.paths import data_dir
+    from lanqi.protocol import Seek
+
+    try:
+        entries = _entries(args)
+        runners = []
+        stop = threading.Event()
+        sessions = args.session_dir or data_dir(None) / "bots"
+        for entry in entries:
+            spec = str(entry.get("bot", "builtin"))
+            name = str(entry.get("name") or spec)
+            make = bot_factory(
+                spec,
+                level=int(entry.get("level", 5)),
+                seed=entry.get("seed"),
+                options=entry.get("options") or {},
+                depth=entry.get("depth"),
+                movetime=entry.get("movetime"),
+            )
+            probe = make()  # fail now, not at the first game, if the engine won't start
+            probe.close()
+            variants = variants_of(spec)
+            seek_variant = entry.get("seek")
+            policy = Policy(
+                variants=variants,
+                max_games=int(entry.get("max_games", 2)),
+                accept_humans=bool(entry.get("accept_humans", True)),
+                accept_bots=bool(entry.get("accept_bots", True)),
+                seek=Seek(variant=str(seek_variant)) if seek_variant else None,
+                tournaments=tuple(entry.get("tournaments", ())),
+            )
+            runners.append(
+                BotRunner(
+                    make_bot=make,
+                    matchmaker=str(entry.get("server", args.server)),
+                    name=name,
+                    policy=policy,
+                    session_file=sessions / f"{name}.session",
+                    stop=stop,
+                )
+            )
+    except (ValueError, OSError, tomllib.TOMLDecodeError) as exc:
+        print(f"lanqi bot: {exc}", file=sys.stderr)
+        return 2
+    on_signals(stop.set)
+    threads = [threading.Thread(target=r.run, name=f"bot-{r.name}", daemon=True) for r in runners]
+    for thread in threads:
+        thread.start()
+    print(
+        f"{len(runners)} bot(s) on {args.server}: " + ", ".join(r.name for r in runners),
+        flush=True,
+    )
+    try:
+        while not stop.wait(0.5):
+            if not any(t.is_alive() for t in threads):
+                break
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=5)
+    return 0

@@ -1,0 +1,85 @@
+"""``lanqi matchmaker``: run the matchmaker on its own, in front of one or more referees."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from lanqi.cli.servers import add_network_flags, director_key, listen_host, on_signals
+from lanqi.protocol.endpoints import MATCHMAKER_PORT, MATCHMAKER_PUB_PORT
+
+log = logging.getLogger(__name__)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    add_network_flags(parser)
+    parser.add_argument("--port", type=int, default=MATCHMAKER_PORT, help="request port (ROUTER)")
+    parser.add_argument(
+        "--pub-port", type=int, default=MATCHMAKER_PUB_PORT, help="event port (PUB)"
+    )
+    parser.add_argument(
+        "--referee",
+        action="append",
+        default=[],
+        metavar="ENDPOINT",
+        help="a referee: tcp://HOST:PORT (events on PORT+1) or tcp://HOST:PORT,tcp://HOST:PUBPORT;"
+        " repeat for several referees (games are spread over them)",
+    )
+    parser.add_argument(
+        "--advertise",
+        default=None,
+        metavar="HOST",
+        help="host name or address players should use to reach the referees "
+        "(when the referees are given as 127.0.0.1 but players come over the LAN)",
+    )
+    parser.add_argument(
+        "--director-key",
+        default=None,
+        help="the tournament director's secret (default: saved in the data directory)",
+    )
+    parser.add_argument(
+        "--referee-admin-key", default=None, help="admin key the referees were started with"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from lanqi.matchmaker.referees import parse_referee
+    from lanqi.matchmaker.service import MatchmakerConfig, MatchmakerService
+    from lanqi.paths import data_dir
+
+    specs = args.referee or ["tcp://127.0.0.1:5052"]
+    try:
+        links = [parse_referee(spec, args.advertise) for spec in specs]
+    except ValueError as exc:
+        print(f"lanqi matchmaker: {exc}", file=sys.stderr)
+        return 2
+    folder = data_dir(args.data_dir)
+    config = MatchmakerConfig(
+        host=listen_host(args),
+        port=args.port,
+        pub_port=args.pub_port,
+        data_dir=folder,
+        referees=links,
+        director_key=director_key(folder, args.director_key),
+        referee_admin_key=args.referee_admin_key,
+        durable=args.durable,
+    )
+    service = MatchmakerService(config)
+    try:
+        service.bind()
+    except Exception as exc:  # zmq.ZMQError for a taken port, sqlite errors for a bad dir
+        print(f"lanqi matchmaker: cannot start: {exc}", file=sys.stderr)
+        service.close()
+        return 1
+    on_signals(service.stop)
+    print(
+        f"matchmaker ready: requests {service.endpoint}, events {service.pub_endpoint}, "
+        f"referees {', '.join(link.endpoint for link in links)}, data {config.db_path}",
+        flush=True,
+    )
+    try:
+        service.serve_forever()
+    finally:
+        service.close()
+    return 0

@@ -1,0 +1,95 @@
+"""``lanqi serve``: the whole server (matchmaker + referee) in one process."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+
+from lanqi.cli.servers import add_network_flags, director_key, listen_host, on_signals
+from lanqi.protocol.endpoints import (
+    MATCHMAKER_PORT,
+    MATCHMAKER_PUB_PORT,
+    REFEREE_PORT,
+    REFEREE_PUB_PORT,
+)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    add_network_flags(parser)
+    parser.add_argument("--port", type=int, default=MATCHMAKER_PORT, help="matchmaker requests")
+    parser.add_argument("--pub-port", type=int, default=MATCHMAKER_PUB_PORT, help="lobby events")
+    parser.add_argument("--referee-port", type=int, default=REFEREE_PORT, help="referee requests")
+    parser.add_argument(
+        "--referee-pub-port", type=int, default=REFEREE_PUB_PORT, help="game events"
+    )
+    parser.add_argument(
+        "--advertise",
+        default=None,
+        metavar="HOST",
+        help="address players are told to reach the referee at (default: the listen address;"
+        " with --lan, set it to this machine's LAN address)",
+    )
+    parser.add_argument(
+        "--director-key",
+        default=None,
+        help="the tournament director's secret (default: saved in the data directory)",
+    )
+    parser.add_argument(
+        "--abandon-after",
+        type=float,
+        default=60.0,
+        help="seconds a disconnected player may stay away before losing (default 60)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from lanqi.paths import data_dir
+    from lanqi.referee.session import Liveness
+    from lanqi.server.embedded import EmbeddedServer
+
+    folder = data_dir(args.data_dir)
+    key = director_key(folder, args.director_key)
+    host = listen_host(args)
+    if host == "0.0.0.0" and not args.advertise:
+        print(
+            "lanqi serve: with --lan, also give --advertise <this machine's LAN address> so "
+            "players are sent to a referee address they can reach",
+            file=sys.stderr,
+        )
+        return 2
+    server = EmbeddedServer(
+        folder,
+        host=host,
+        advertise=args.advertise,
+        port=args.port,
+        pub_port=args.pub_port,
+        referee_port=args.referee_port,
+        referee_pub_port=args.referee_pub_port,
+        director_key=key,
+        liveness=Liveness(abandon_after_ms=args.abandon_after * 1000.0),
+        durable=args.durable,
+    )
+    try:
+        server.start()
+    except Exception as exc:  # zmq.ZMQError for a taken port, sqlite errors for a bad dir
+        print(f"lanqi serve: cannot start: {exc}", file=sys.stderr)
+        return 1
+    done = threading.Event()
+    on_signals(done.set)
+    print(
+        f"lanqi server ready: lobby {server.matchmaker_endpoint} (events "
+        f"{server.matchmaker_pub_endpoint}), referee {server.referee.endpoint}, data {folder}\n"
+        f"director key in {folder / 'director.key'}",
+        flush=True,
+    )
+    code = 0
+    try:
+        while not done.wait(0.5):
+            if not server.alive():
+                print("lanqi serve: a service stopped unexpectedly; see the log", file=sys.stderr)
+                code = 1
+                break
+    finally:
+        server.stop()
+    return code

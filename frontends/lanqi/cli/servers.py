@@ -1,0 +1,64 @@
+"""Shared plumbing of the server commands (referee, matchmaker, serve)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import signal
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+
+DIRECTOR_KEY_FILE = "director.key"
+
+
+def add_network_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only)",
+    )
+    parser.add_argument(
+        "--lan", action="store_true", help="listen on every interface (0.0.0.0) for LAN players"
+    )
+    parser.add_argument(
+        "--data-dir", default=None, help="data directory (default: $LANQI_DATA_DIR or per-user)"
+    )
+    parser.add_argument(
+        "--durable",
+        action="store_true",
+        help="fsync every commit (survives power loss, slower); default survives process crashes",
+    )
+
+
+def listen_host(args: argparse.Namespace) -> str:
+    return "0.0.0.0" if args.lan else str(args.host)
+
+
+def director_key(data_dir: Path, given: str | None) -> str:
+    """The director key: given, or the one saved in the data directory, or a new one
+    (saved there, readable by this user only, so local ``lanqi tournament`` finds it)."""
+    path = data_dir / DIRECTOR_KEY_FILE
+    if given:
+        return given
+    if path.exists():
+        return path.read_text(encoding="utf-8").strip()
+    key = secrets.token_urlsafe(18)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(key + "\n")
+    return key
+
+
+def on_signals(stop: Callable[[], None]) -> None:
+    """Call ``stop`` on SIGTERM and SIGINT (main thread only)."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        stop()
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, handler)
+        signal.signal(signal.SIGINT, handler)

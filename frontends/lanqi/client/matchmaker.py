@@ -1,0 +1,139 @@
+"""A small synchronous matchmaker client (for the CLI, the demo and tests).
+
+Requests wait for the reply with their id; private pushes (``game_assigned``,
+``challenge_received``...) that arrive meanwhile are kept in :attr:`pushes`.
+Lobby and tournament events come through a SUB on the matchmaker's PUB.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections import deque
+from typing import Any, Self, TypeVar
+
+import zmq
+
+from lanqi.protocol import (
+    ErrorReply,
+    Hello,
+    Message,
+    Request,
+    Welcome,
+    decode,
+    decode_payload,
+    encode,
+)
+
+__all__ = ["MatchmakerClient", "MatchmakerRefused", "MatchmakerTimeout"]
+
+R = TypeVar("R", bound=Message)
+
+
+class MatchmakerTimeout(TimeoutError):  # noqa: N818 - reads as what happened
+    """No reply in time."""
+
+
+class MatchmakerRefused(Exception):  # noqa: N818 - reads as what happened
+    """The matchmaker answered with an error reply."""
+
+    def __init__(self, code: str, msg: str) -> None:
+        super().__init__(f"{code}: {msg}")
+        self.code = code
+        self.msg = msg
+
+
+class MatchmakerClient:
+    """DEALER for requests and pushes, SUB for ``lobby`` and ``tour/<id>`` events."""
+
+    def __init__(
+        self,
+        endpoint: str,
+        pub_endpoint: str | None = None,
+        *,
+        context: zmq.Context[Any] | None = None,
+        timeout_ms: int = 5000,
+    ) -> None:
+        self.context = context or zmq.Context.instance()
+        self.timeout_ms = timeout_ms
+        self.dealer = self.context.socket(zmq.DEALER)
+        self.dealer.setsockopt(zmq.LINGER, 0)
+        self.dealer.connect(endpoint)
+        self.sub: zmq.Socket[bytes] | None = None
+        if pub_endpoint:
+            self.sub = self.context.socket(zmq.SUB)
+            self.sub.setsockopt(zmq.LINGER, 0)
+            self.sub.connect(pub_endpoint)
+        self.pushes: deque[Message] = deque()
+        self.welcome: Welcome | None = None
+        self._next_id = 0
+
+    def close(self) -> None:
+        self.dealer.close(linger=0)
+        if self.sub is not None:
+            self.sub.close(linger=0)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def next_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def request(self, message: Request, timeout_ms: int | None = None) -> Message:
+        """Send ``message`` (its id is assigned here) and wait for its reply."""
+        request_id = self.next_id()
+        self.dealer.send_multipart(encode(dataclasses.replace(message, id=request_id)))
+        deadline = time.monotonic() + (timeout_ms or self.timeout_ms) / 1000
+        while True:
+            left = int((deadline - time.monotonic()) * 1000)
+            if left <= 0 or not self.dealer.poll(left):
+                raise MatchmakerTimeout(f"no answer to {message.T} in time")
+            reply = decode(self.dealer.recv_multipart())
+            re = getattr(reply, "re", None)
+            if re == request_id:
+                return reply
+            if re is None:
+                self.pushes.append(reply)
+
+    def call(self, message: Request, expect: type[R], timeout_ms: int | None = None) -> R:
+        """Like :meth:`request`, raising :class:`MatchmakerRefused` on an error reply."""
+        reply = self.request(message, timeout_ms)
+        if isinstance(reply, ErrorReply):
+            raise MatchmakerRefused(reply.code, reply.msg)
+        if not isinstance(reply, expect):
+            raise MatchmakerRefused("bad_reply", f"expected {expect.T}, got {reply.T}")
+        return reply
+
+    def hello(self, name: str, *, kind: str = "human", session: str | None = None) -> Welcome:
+        self.welcome = self.call(Hello(name=name, kind=kind, session=session), Welcome)
+        self.pushes.extend(_assigned(self.welcome))
+        return self.welcome
+
+    def next_push(self, timeout_ms: int = 0) -> Message | None:
+        """The next private push (kept ones first)."""
+        if self.pushes:
+            return self.pushes.popleft()
+        if self.dealer.poll(timeout_ms):
+            reply = decode(self.dealer.recv_multipart())
+            if getattr(reply, "re", None) is None:
+                return reply
+        return None
+
+    def subscribe(self, topic: str) -> None:
+        assert self.sub is not None, "no event endpoint given"
+        self.sub.setsockopt(zmq.SUBSCRIBE, topic.encode())
+
+    def next_event(self, timeout_ms: int = 0) -> Message | None:
+        if self.sub is None or not self.sub.poll(timeout_ms):
+            return None
+        return decode_payload(self.sub.recv_multipart()[-1])
+
+
+def _assigned(welcome: Welcome) -> list[Message]:
+    from lanqi.protocol import GameAssigned
+
+    return [GameAssigned(game=game) for game in welcome.games]

@@ -1,0 +1,1 @@
+"""The matchmaker: lobby, seeks, challenges, tournaments, ratings and exports."""

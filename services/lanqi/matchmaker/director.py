@@ -1,0 +1,525 @@
+"""Tournaments inside the matchmaker: requests, rounds, games, results, standings, exports.
+
+The pairing rules live in :mod:`lanqi.tournament` and hold no state: every
+decision is made from what the store holds (entrants, pairings and results), so
+after a restart the director picks up exactly where it was.  A round is stored
+before its games are created and is never paired again; a pairing whose game
+was not created (a crash in between) gets its game when the tournament resumes.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from lanqi.games.registry import UnknownVariantError, create_game, restore_game
+from lanqi.matchmaker.errors import MatchmakerError
+from lanqi.matchmaker.referees import GameOrder
+from lanqi.matchmaker.store import PairingRecord, TournamentRecord
+from lanqi.protocol import (
+    CreateTournament,
+    Exported,
+    ExportTournament,
+    FinishTournament,
+    GetStandings,
+    JoinTournament,
+    ListTournaments,
+    Message,
+    Ok,
+    PairingInfo,
+    PauseTournament,
+    ResumeTournament,
+    StandingInfo,
+    Standings,
+    StartTournament,
+    TournamentCreated,
+    TournamentEvent,
+    TournamentInfo,
+    TournamentsList,
+    TournamentSpec,
+    WithdrawTournament,
+)
+from lanqi.protocol.endpoints import tour_topic
+from lanqi.protocol.schema import struct_from_wire, struct_to_wire
+from lanqi.tournament import export
+from lanqi.tournament.model import Pairing, Player, Result, TournamentError
+from lanqi.tournament.schedule import Format, Schedule, make_schedule
+
+if TYPE_CHECKING:
+    from lanqi.matchmaker.service import MatchmakerService
+
+__all__ = ["Director"]
+
+log = logging.getLogger(__name__)
+
+RETRY_MS = 5_000.0
+
+
+def _error(code: str, msg: str) -> MatchmakerError:
+    return MatchmakerError(code, msg)
+
+
+class Director:
+    """The tournament side of the matchmaker (it calls back into the service)."""
+
+    def __init__(self, service: MatchmakerService) -> None:
+        self.service = service
+        self._creating: set[tuple[str, int, int, int]] = set()
+        self._retry_at: dict[str, float] = {}
+
+    @property
+    def store(self) -> Any:
+        return self.service.store
+
+    # ------------------------------------------------------------ helpers
+
+    def _authorise(self, key: str | None) -> None:
+        expected = self.service.config.director_key
+        if key is None or not secrets.compare_digest(key, expected):
+            raise _error("unauthorized", "this needs the tournament director's key")
+
+    def _tournament(self, tournament_id: str) -> TournamentRecord:
+        record = self.store.tournament(tournament_id)
+        if record is None:
+            raise _error("unknown_tournament", f"no tournament {tournament_id!r}")
+        assert isinstance(record, TournamentRecord)
+        return record
+
+    @staticmethod
+    def _spec(record: TournamentRecord) -> TournamentSpec:
+        return struct_from_wire(TournamentSpec, dict(record.spec))
+
+    def _players(self, record: TournamentRecord) -> tuple[list[Player], set[str]]:
+        players, withdrawn = [], set()
+        for player_id, seed, _joined, gone in self.store.entrants(record.tournament_id):
+            info = self.store.player(player_id)
+            players.append(Player(player_id, info.name if info else player_id, 1500.0, seed))
+            if gone:
+                withdrawn.add(player_id)
+        return players, withdrawn
+
+    def _options(self, spec: TournamentSpec) -> dict[str, object]:
+        fmt = Format(spec.format)
+        if fmt is Format.SWISS:
+            return {"rounds": spec.rounds} if spec.rounds else {}
+        if fmt is Format.KNOCKOUT:
+            return {"games_per_match": spec.games_per_match}
+        if fmt is Format.GAUNTLET:
+            options: dict[str, object] = {"games_per_opponent": spec.games_per_match}
+            if spec.champion:
+                champion = self.store.player_by_name(spec.champion)
+                options["champion"] = champion.player_id if champion else spec.champion
+            return options
+        return {}
+
+    def _schedule(self, record: TournamentRecord) -> tuple[Schedule, set[str]]:
+        players, withdrawn = self._players(record)
+        return make_schedule(record.spec["format"], players, self._options(self._spec(record))), (
+            withdrawn
+        )
+
+    @staticmethod
+    def _results(pairings: list[PairingRecord]) -> list[Result]:
+        out = []
+        for p in pairings:
+            if p.result is None or p.first is None or p.score_first is None:
+                continue
+            kind = p.kind or "played"
+            out.append(
+                Result(
+                    p.round,
+                    p.board,
+                    p.first,
+                    p.second,
+                    p.score_first,
+                    kind,  # type: ignore[arg-type]
+                    p.game_no,
+                )
+            )
+        return out
+
+    def _name(self, player_id: str | None) -> str | None:
+        if player_id is None:
+            return None
+        info = self.store.player(player_id)
+        return info.name if info else player_id
+
+    def _pairing_info(self, p: PairingRecord) -> PairingInfo:
+        return PairingInfo(
+            round=p.round,
+            board=p.board,
+            first=self._name(p.first),
+            second=self._name(p.second),
+            game_id=p.game_id,
+            result=p.result,
+        )
+
+    def _info(self, record: TournamentRecord) -> TournamentInfo:
+        players, _ = self._players(record)
+        return TournamentInfo(
+            tournament_id=record.tournament_id,
+            spec=self._spec(record),
+            status=record.status,
+            round=record.round,
+            players=[p.name for p in players],
+        )
+
+    def _standing_rows(self, record: TournamentRecord) -> list[StandingInfo]:
+        players, _ = self._players(record)
+        if len(players) < 2:
+            return []
+        schedule, _ = self._schedule(record)
+        rows = schedule.standings(self._results(self.store.pairings(record.tournament_id)))
+        return [
+            StandingInfo(
+                rank=row.rank,
+                player=row.player.name,
+                points=row.points,
+                games=row.games,
+                wins=row.wins,
+                draws=row.draws,
+                losses=row.losses,
+                tiebreaks={k: round(v, 2) for k, v in row.tiebreaks.items()},
+            )
+            for row in rows
+        ]
+
+    def _publish(self, tournament_id: str, kind: str, **fields: Any) -> None:
+        self.service.publish(
+            tour_topic(tournament_id),
+            TournamentEvent(tournament_id=tournament_id, kind=kind, **fields),
+        )
+
+    # ------------------------------------------------------------ requests
+
+    def create(self, request: CreateTournament, identity: bytes, now: float) -> Message:
+        self._authorise(request.director_key)
+        spec = request.spec
+        try:
+            Format(spec.format)
+        except ValueError:
+            raise _error("bad_request", f"unknown format {spec.format!r}") from None
+        try:
+            create_game(spec.variant, **dict(spec.options))
+        except (UnknownVariantError, ValueError) as exc:
+            raise _error("bad_request", str(exc)) from None
+        tournament_id = uuid.uuid4().hex[:10]
+        self.store.add_tournament(
+            TournamentRecord(tournament_id, struct_to_wire(spec), "open", 0, int(now))
+        )
+        self._publish(tournament_id, "created")
+        log.info("tournament %s created: %s (%s)", tournament_id, spec.name, spec.format)
+        return TournamentCreated(re=request.id, tournament_id=tournament_id)
+
+    def _entrant(self, request: JoinTournament | WithdrawTournament, identity: bytes) -> str:
+        if request.player is not None:
+            self._authorise(request.director_key)
+            info = self.store.player_by_name(request.player)
+            if info is None:
+                raise _error("unknown_player", f"no player named {request.player!r}")
+            return str(info.player_id)
+        return self.service.player_of(identity).player_id
+
+    def join(self, request: JoinTournament, identity: bytes, now: float) -> Message:
+        record = self._tournament(request.tournament_id)
+        player_id = self._entrant(request, identity)
+        late = record.status in ("running", "paused")
+        if record.status == "finished" or (late and record.spec["format"] != Format.SWISS):
+            raise _error("closed", "entries are closed for this tournament")
+        if not self.store.add_entrant(record.tournament_id, player_id, record.round):
+            raise _error("already_joined", "already entered")
+        self._publish(record.tournament_id, "joined", player=self._name(player_id))
+        return Ok(re=request.id)
+
+    def withdraw(self, request: WithdrawTournament, identity: bytes, now: float) -> Message:
+        record = self._tournament(request.tournament_id)
+        player_id = self._entrant(request, identity)
+        if not self.store.withdraw(record.tournament_id, player_id):
+            raise _error("not_entered", "not entered in this tournament")
+        self._publish(record.tournament_id, "withdrawn", player=self._name(player_id))
+        return Ok(re=request.id)
+
+    def start(self, request: StartTournament, identity: bytes, now: float) -> Message:
+        self._authorise(request.director_key)
+        record = self._tournament(request.tournament_id)
+        if record.status != "open":
+            raise _error("not_allowed", f"the tournament is {record.status}, not open")
+        entrants = [e for e in self.store.entrants(record.tournament_id) if not e[3]]
+        by_rating = sorted(entrants, key=lambda e: (-self.store.player(e[0]).rating, e[1]))
+        self.store.set_seeds(record.tournament_id, [e[0] for e in by_rating])
+        try:
+            self._schedule(self._tournament(record.tournament_id))
+        except TournamentError as exc:
+            raise _error("bad_request", str(exc)) from None
+        self.store.set_tournament_status(record.tournament_id, "running")
+        self._publish(record.tournament_id, "started")
+        self.advance(record.tournament_id, now)
+        return Ok(re=request.id)
+
+    def _set_status(self, request: Any, want: str, to: str) -> Message:
+        self._authorise(request.director_key)
+        record = self._tournament(request.tournament_id)
+        if record.status != want:
+            raise _error("not_allowed", f"the tournament is {record.status}, not {want}")
+        self.store.set_tournament_status(record.tournament_id, to)
+        kind = {"paused": "paused", "running": "resumed", "finished": "finished"}[to]
+        self._publish(record.tournament_id, kind, standings=self._standing_rows(record))
+        return Ok(re=request.id)
+
+    def pause(self, request: PauseTournament, identity: bytes, now: float) -> Message:
+        return self._set_status(request, "running", "paused")
+
+    def resume(self, request: ResumeTournament, identity: bytes, now: float) -> Message:
+        reply = self._set_status(request, "paused", "running")
+        self.advance(request.tournament_id, now)
+        return reply
+
+    def finish(self, request: FinishTournament, identity: bytes, now: float) -> Message:
+        self._authorise(request.director_key)
+        record = self._tournament(request.tournament_id)
+        if record.status == "finished":
+            raise _error("not_allowed", "the tournament is already finished")
+        self.store.set_tournament_status(record.tournament_id, "finished")
+        self._publish(record.tournament_id, "finished", standings=self._standing_rows(record))
+        return Ok(re=request.id)
+
+    def list_all(self, request: ListTournaments, identity: bytes, now: float) -> Message:
+        infos = [self._info(t) for t in self.store.tournaments()]
+        return TournamentsList(re=request.id, tournaments=infos[-1000:])
+
+    def standings(self, request: GetStandings, identity: bytes, now: float) -> Message:
+        record = self._tournament(request.tournament_id)
+        pairings = [self._pairing_info(p) for p in self.store.pairings(record.tournament_id)]
+        return Standings(
+            re=request.id,
+            tournament=self._info(record),
+            rows=self._standing_rows(record),
+            pairings=pairings[-4096:],
+        )
+
+    def export(self, request: ExportTournament, identity: bytes, now: float) -> Message:
+        record = self._tournament(request.tournament_id)
+        text = self.export_text(record, request.format)
+        if len(text) > 300_000:
+            raise _error("too_large", "the export is too large to send; use a smaller format")
+        return Exported(re=request.id, format=request.format, text=text)
+
+    def export_text(self, record: TournamentRecord, fmt: str) -> str:
+        """The tournament as ``pgn`` (all games), ``txt``, ``csv`` or ``html``."""
+        spec = self._spec(record)
+        players, _ = self._players(record)
+        if fmt == "pgn":
+            return self._games_text(record, spec)
+        if fmt not in ("txt", "csv", "html"):
+            raise _error("bad_request", "format must be pgn, txt, csv or html")
+        if len(players) < 2:
+            return ""
+        schedule, _ = self._schedule(record)
+        results = self._results(self.store.pairings(record.tournament_id))
+        rows = schedule.standings(results)
+        table = schedule.crosstable(results)
+        if fmt == "txt":
+            title = f"{spec.name} ({spec.format}, {spec.variant})"
+            return (
+                "\n\n".join([title, export.standings_text(rows), export.crosstable_text(table)])
+                + "\n"
+            )
+        if fmt == "csv":
+            return export.standings_csv(rows)
+        return export.html_page(spec.name, rows, table)
+
+    def _games_text(self, record: TournamentRecord, spec: TournamentSpec) -> str:
+        from lanqi.games import gomoku, xiangqi
+        from lanqi.games.xiangqi import pgn
+
+        texts = []
+        for game in self.store.games(tournament_id=record.tournament_id):
+            if game.status != "finished":
+                continue
+            board = restore_game(
+                {
+                    "variant": game.variant,
+                    "options": game.options,
+                    "start": game.start_fen,
+                    "moves": [],
+                }
+            )
+            for move in game.moves:
+                board.push(board.parse_move(move))
+            headers = {
+                "Event": spec.name,
+                "Round": f"{game.round}.{game.board}",
+                "Result": game.result or "*",
+            }
+            if isinstance(board, xiangqi.Board):
+                headers.update(Red=game.names[0], Black=game.names[1])
+                headers["Termination"] = game.termination or ""
+                texts.append(pgn.write_pgn(board, headers))
+            elif isinstance(board, gomoku.Board):
+                headers.update(Black=game.names[0], White=game.names[1])
+                texts.append(gomoku.write_record(board, headers))
+        return export.join_pgn(texts)
+
+    # ------------------------------------------------------------ the engine
+
+    def resume_all(self) -> None:
+        """After a start: carry on every running tournament (missing games are created)."""
+        for record in self.store.tournaments():
+            if record.status == "running":
+                self.advance(record.tournament_id, 0.0)
+
+    def tick(self, now: float) -> None:
+        """Retry tournaments whose game creation failed."""
+        for tournament_id, when in list(self._retry_at.items()):
+            if now >= when:
+                del self._retry_at[tournament_id]
+                self.advance(tournament_id, now)
+
+    def result_recorded(self, tournament_id: str) -> None:
+        record = self.store.tournament(tournament_id)
+        if record is not None:
+            pairings = self.store.pairings(tournament_id, record.round)
+            self._publish(
+                tournament_id,
+                "result",
+                round=record.round,
+                pairings=[self._pairing_info(p) for p in pairings],
+                standings=self._standing_rows(record),
+            )
+        self.advance(tournament_id, 0.0)
+
+    def game_started(self, game: Any) -> None:
+        key = (game.tournament_id, game.round, game.board, game.game_no)
+        self._creating.discard(key)
+        self._publish(
+            game.tournament_id,
+            "game",
+            round=game.round,
+            pairings=[
+                PairingInfo(
+                    round=game.round,
+                    board=game.board,
+                    first=game.names[0],
+                    second=game.names[1],
+                    game_id=game.game_id,
+                )
+            ],
+        )
+
+    def game_failed(self, order: GameOrder, why: str) -> None:
+        assert order.tournament_id is not None
+        self._creating.discard((order.tournament_id, order.round, order.board, order.game_no))
+        self._retry_at[order.tournament_id] = self.service.clock() + RETRY_MS
+        log.error(
+            "tournament %s: game could not be created (%s); will retry", order.tournament_id, why
+        )
+
+    def advance(self, tournament_id: str, now: float) -> None:
+        """Create missing games; when a round is complete, pair the next one (or finish)."""
+        if not self.service.reconciled():
+            return  # results may still come in from the referees: decide nothing yet
+        for _ in range(1000):  # rounds of only byes/forfeits follow at once
+            record = self.store.tournament(tournament_id)
+            if record is None or record.status != "running":
+                return
+            current = self.store.pairings(tournament_id, record.round) if record.round else []
+            waiting = [p for p in current if p.result is None]
+            if waiting:
+                self._create_missing(record, waiting)
+                return
+            schedule, withdrawn = self._schedule(record)
+            results = self._results(self.store.pairings(tournament_id))
+            try:
+                upcoming = schedule.next_round(results, withdrawn=withdrawn)
+            except TournamentError as exc:
+                log.error("tournament %s cannot continue: %s", tournament_id, exc)
+                return
+            if upcoming is None:
+                self.store.set_tournament_status(tournament_id, "finished")
+                self._publish(
+                    tournament_id,
+                    "finished",
+                    round=record.round,
+                    standings=self._standing_rows(record),
+                )
+                log.info("tournament %s finished", tournament_id)
+                return
+            self._store_round(record, schedule, upcoming, withdrawn)
+
+    def _store_round(
+        self,
+        record: TournamentRecord,
+        schedule: Schedule,
+        upcoming: list[Pairing],
+        withdrawn: set[str],
+    ) -> None:
+        rows = []
+        for p in upcoming:
+            result, score, kind = None, None, None
+            if p.second is None:
+                bye = schedule.bye_result(p)
+                result, score, kind = "bye", bye.score_first, "bye"
+            elif p.first in withdrawn or p.second in withdrawn:
+                gone_first, gone_second = p.first in withdrawn, p.second in withdrawn
+                if gone_first and gone_second:
+                    result, score, kind = "0-0", 0.0, "double_forfeit"
+                else:
+                    score = 0.0 if gone_first else 1.0
+                    result, kind = ("0-1" if gone_first else "1-0"), "forfeit"
+            rows.append(
+                PairingRecord(
+                    record.tournament_id,
+                    p.round,
+                    p.board,
+                    p.game_no,
+                    p.first,
+                    p.second,
+                    None,
+                    result,
+                    score,
+                    kind,
+                )
+            )
+        round_no = upcoming[0].round
+        if round_no > record.round:
+            self.store.start_round(record.tournament_id, round_no, rows, "running")
+        else:
+            self.store.add_pairings(rows)
+        self._publish(
+            record.tournament_id,
+            "round",
+            round=round_no,
+            pairings=[self._pairing_info(r) for r in rows],
+        )
+        log.info(
+            "tournament %s: round %d paired (%d pairings)",
+            record.tournament_id,
+            round_no,
+            len(rows),
+        )
+
+    def _create_missing(self, record: TournamentRecord, waiting: list[PairingRecord]) -> None:
+        spec = self._spec(record)
+        tc = struct_to_wire(spec.time_control)
+        tc["join_within_ms"] = spec.forfeit_after_s * 1000
+        for p in waiting:
+            key = (record.tournament_id, p.round, p.board, p.game_no)
+            if p.game_id is not None or key in self._creating or p.first is None or not p.second:
+                continue
+            self._creating.add(key)
+            self.service.create_game(
+                GameOrder(
+                    variant=spec.variant,
+                    options=dict(spec.options),
+                    time_control=tc,
+                    player_ids=[p.first, p.second],
+                    names=[self._name(p.first) or "", self._name(p.second) or ""],
+                    rated=spec.rated,
+                    tournament_id=record.tournament_id,
+                    round=p.round,
+                    board=p.board,
+                    game_no=p.game_no,
+                )
+            )

@@ -1,0 +1,730 @@
+"""The matchmaker service: lobby and tournaments in front of one or more referees.
+
+One loop polls the client ROUTER and every referee link (DEALER replies and SUB
+results).  Clients say ``hello`` first; the reply carries a session token that
+keeps their identity across reconnects.  Pairing a seek, an accepted challenge
+or a tournament round turns into a ``create_game`` to the least busy referee;
+when it answers, each player is sent a private ``game_assigned`` with its seat
+token.  Results come from the referees' ``results`` topic and, after a restart,
+from ``results_since`` (reconciling), and are recorded once per game.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from lanqi.matchmaker.director import Director
+from lanqi.matchmaker.errors import MatchmakerError
+from lanqi.matchmaker.lobby import COLORS, OpenChallenge, OpenSeek, compatible, seats_for
+from lanqi.matchmaker.ratings_book import DEFAULT_RATING, rate_game
+from lanqi.matchmaker.referees import GameOrder, RefereeLink
+from lanqi.matchmaker.store import GameRecord, MatchmakerStore, PlayerRecord
+from lanqi.protocol import (
+    MAX_MESSAGE_BYTES,
+    AcceptChallenge,
+    Assignment,
+    CancelChallenge,
+    CancelSeek,
+    Challenge,
+    ChallengeClosed,
+    ChallengeCreated,
+    ChallengeReceived,
+    CreateGame,
+    CreateSeek,
+    CreateTournament,
+    DeclineChallenge,
+    ErrorReply,
+    ExportTournament,
+    FinishTournament,
+    GameAssigned,
+    GameCreated,
+    GameResult,
+    GetStandings,
+    Hello,
+    JoinTournament,
+    ListPlayers,
+    ListSeeks,
+    ListTournaments,
+    LobbyEvent,
+    Message,
+    Ok,
+    PauseTournament,
+    Ping,
+    PlayerInfo,
+    PlayersList,
+    ProtocolError,
+    ResultsList,
+    ResultsSince,
+    ResumeTournament,
+    Seek,
+    SeekCreated,
+    SeekInfo,
+    SeeksList,
+    StartTournament,
+    TimeControl,
+    Welcome,
+    WithdrawTournament,
+    decode_payload,
+    encode,
+    encode_event,
+    error_for,
+)
+from lanqi.protocol.endpoints import MATCHMAKER_PORT, MATCHMAKER_PUB_PORT, TOPIC_LOBBY
+from lanqi.protocol.schema import struct_from_wire, struct_to_wire
+from lanqi.tournament.model import TournamentError
+
+__all__ = ["MatchmakerConfig", "MatchmakerError", "MatchmakerService"]
+
+log = logging.getLogger(__name__)
+
+IDLE_POLL_MS = 200
+MAX_BATCH = 256
+CREATE_TIMEOUT_MS = 5_000.0
+RECONCILE_PAGE = 200
+
+
+@dataclass(slots=True)
+class MatchmakerConfig:
+    host: str = "127.0.0.1"
+    port: int = MATCHMAKER_PORT
+    pub_port: int = MATCHMAKER_PUB_PORT
+    data_dir: Path = field(default_factory=lambda: Path("lanqi-data"))
+    referees: list[RefereeLink] = field(default_factory=list)
+    director_key: str = ""
+    referee_admin_key: str | None = None
+    presence_timeout_ms: float = 15_000.0
+    durable: bool = False
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / "matchmaker.sqlite3"
+
+
+@dataclass(slots=True)
+class _Client:
+    player_id: str
+    identity: bytes
+    last_seen: float
+    online: bool = True
+
+
+def _now_ms() -> float:
+    return time.monotonic() * 1000.0
+
+
+def _wall_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class MatchmakerService:
+    """The lobby, the tournaments and the referee links, in one loop."""
+
+    def __init__(self, config: MatchmakerConfig, context: zmq.Context[Any] | None = None) -> None:
+        if not config.referees:
+            raise ValueError("the matchmaker needs at least one referee")
+        if not config.director_key:
+            raise ValueError("the matchmaker needs a director key")
+        self.config = config
+        self.context = context or zmq.Context.instance()
+        self.store = MatchmakerStore(config.db_path, durable=config.durable)
+        self.router: zmq.Socket[bytes] | None = None
+        self.pub: zmq.Socket[bytes] | None = None
+        self.endpoint = ""
+        self.pub_endpoint = ""
+        self.clients: dict[str, _Client] = {}  # player id -> client
+        self.by_identity: dict[bytes, str] = {}  # router identity -> player id
+        self.seeks: dict[str, OpenSeek] = {}
+        self.challenges: dict[str, OpenChallenge] = {}
+        self.director = Director(self)
+        self._stopping = False
+        self._reconciled: set[str] = set()
+        self._handlers: dict[type[Message], Callable[[Any, bytes, float], Message]] = {
+            Hello: self._hello,
+            Ping: self._ping,
+            ListPlayers: self._list_players,
+            CreateSeek: self._seek,
+            CancelSeek: self._cancel_seek,
+            ListSeeks: self._list_seeks,
+            Challenge: self._challenge,
+            AcceptChallenge: self._accept_challenge,
+            DeclineChallenge: self._decline_challenge,
+            CancelChallenge: self._cancel_challenge,
+            CreateTournament: self.director.create,
+            JoinTournament: self.director.join,
+            WithdrawTournament: self.director.withdraw,
+            StartTournament: self.director.start,
+            PauseTournament: self.director.pause,
+            ResumeTournament: self.director.resume,
+            FinishTournament: self.director.finish,
+            ListTournaments: self.director.list_all,
+            GetStandings: self.director.standings,
+            ExportTournament: self.director.export,
+        }
+
+    # ------------------------------------------------------------ lifecycle
+
+    def bind(self) -> None:
+        router = self.context.socket(zmq.ROUTER)
+        router.setsockopt(zmq.LINGER, 0)
+        router.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        router.setsockopt(zmq.ROUTER_HANDOVER, 1)
+        pub = self.context.socket(zmq.PUB)
+        pub.setsockopt(zmq.LINGER, 0)
+        self.endpoint = self._bind(router, self.config.port)
+        self.pub_endpoint = self._bind(pub, self.config.pub_port)
+        self.router, self.pub = router, pub
+        for link in self.config.referees:
+            link.admin_key = self.config.referee_admin_key
+            link.connect(self.context)
+        for game in self.store.games(status="playing"):
+            busy = self._link(game.referee)
+            if busy is not None:
+                busy.games_in_progress += 1
+        self.reconcile()
+        self.director.resume_all()
+        log.info("matchmaker listening on %s, publishing on %s", self.endpoint, self.pub_endpoint)
+
+    def _bind(self, socket: zmq.Socket[bytes], port: int) -> str:
+        if port == 0:
+            chosen = socket.bind_to_random_port(f"tcp://{self.config.host}")
+            return f"tcp://{self.config.host}:{chosen}"
+        endpoint = f"tcp://{self.config.host}:{port}"
+        socket.bind(endpoint)
+        return endpoint
+
+    def reconcile(self) -> None:
+        """Ask every referee for the results recorded since our cursor."""
+        for link in self.config.referees:
+            after = self.store.referee_cursor(link.name)
+            link.send(ResultsSince(id=link.next_id(), after=after, limit=RECONCILE_PAGE))
+
+    def stop(self) -> None:
+        self._stopping = True
+
+    def close(self) -> None:
+        for socket in (self.router, self.pub):
+            if socket is not None:
+                socket.close(linger=0)
+        for link in self.config.referees:
+            link.close()
+        self.store.close()
+
+    def serve_forever(self) -> None:
+        if self.router is None:
+            self.bind()
+        assert self.router is not None
+        poller = zmq.Poller()
+        poller.register(self.router, zmq.POLLIN)
+        for link in self.config.referees:
+            assert link.dealer is not None and link.sub is not None
+            poller.register(link.dealer, zmq.POLLIN)
+            poller.register(link.sub, zmq.POLLIN)
+        while not self._stopping:
+            ready = dict(poller.poll(IDLE_POLL_MS))
+            if self.router in ready:
+                self._drain_clients()
+            for link in self.config.referees:
+                if link.dealer in ready:
+                    self._drain_referee_replies(link)
+                if link.sub in ready:
+                    self._drain_results(link)
+            self.run_timers()
+
+    # ------------------------------------------------------------ client side
+
+    def _drain_clients(self) -> None:
+        assert self.router is not None
+        for _ in range(MAX_BATCH):
+            try:
+                frames = self.router.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            if len(frames) < 2:
+                continue
+            identity = frames[0]
+            reply = self.handle(identity, frames[1:])
+            self.router.send_multipart([identity, *encode(reply)])
+
+    def handle(self, identity: bytes, frames: list[bytes]) -> Message:
+        """Decode and dispatch one client request; never raises for bad input."""
+        request_id: int | None = None
+        try:
+            if len(frames) != 1:
+                raise ProtocolError("bad_message", f"expected 1 payload frame, got {len(frames)}")
+            request = decode_payload(frames[0])
+            request_id = getattr(request, "id", None)
+            handler = self._handlers.get(type(request))
+            if handler is None:
+                raise ProtocolError(
+                    "unknown_type", f"the matchmaker does not handle {request.T!r}", request_id
+                )
+            now = _now_ms()
+            self._seen(identity, now)
+            return handler(request, identity, now)
+        except ProtocolError as exc:
+            return error_for(exc)
+        except MatchmakerError as exc:
+            return ErrorReply(re=request_id, code=exc.code, msg=exc.msg[:500])
+        except TournamentError as exc:  # the pairing rules refused (options, players)
+            return ErrorReply(re=request_id, code="bad_request", msg=str(exc)[:500])
+        except Exception:  # a bug must cost one request, never the service
+            log.exception("internal error handling a request")
+            return ErrorReply(re=request_id, code="internal", msg="internal error; see the log")
+
+    def push(self, player_id: str, message: Message) -> bool:
+        """Send a private message to a connected player; False if offline."""
+        client = self.clients.get(player_id)
+        if client is None or not client.online or self.router is None:
+            return False
+        try:
+            self.router.send_multipart([client.identity, *encode(message)], zmq.NOBLOCK)
+        except zmq.ZMQError:
+            return False
+        return True
+
+    def publish(self, topic: str, message: Message) -> None:
+        assert self.pub is not None
+        self.pub.send_multipart(encode_event(topic, message))
+
+    def player_of(self, identity: bytes) -> PlayerRecord:
+        player_id = self.by_identity.get(identity)
+        record = self.store.player(player_id) if player_id else None
+        if record is None:
+            raise MatchmakerError("no_session", "say hello first")
+        return record
+
+    def _seen(self, identity: bytes, now: float) -> None:
+        player_id = self.by_identity.get(identity)
+        client = self.clients.get(player_id) if player_id else None
+        if client is not None:
+            client.last_seen = now
+            if not client.online:
+                client.online = True
+                self.publish(
+                    TOPIC_LOBBY,
+                    LobbyEvent(kind="presence", player=self._name(player_id), online=True),
+                )
+
+    def _name(self, player_id: str | None) -> str:
+        record = self.store.player(player_id) if player_id else None
+        return record.name if record else ""
+
+    # ------------------------------------------------------------ lobby handlers
+
+    def _hello(self, request: Hello, identity: bytes, now: float) -> Message:
+        name = request.name.strip()
+        if not name or not name.isprintable():
+            raise MatchmakerError("bad_request", "a name must be printable and not empty")
+        if request.kind not in ("human", "bot"):
+            raise MatchmakerError("bad_request", "kind must be human or bot")
+        record = None
+        if request.session is not None:
+            record = self.store.player_by_session(request.session)
+            if record is None:
+                raise MatchmakerError("bad_session", "unknown session; say hello without one")
+        else:
+            existing = self.store.player_by_name(name)
+            if existing is not None:
+                raise MatchmakerError(
+                    "name_taken", f"{existing.name!r} is taken; pass your session to reconnect"
+                )
+            record = PlayerRecord(
+                player_id=uuid.uuid4().hex[:12],
+                name=name,
+                kind=request.kind,
+                session=secrets.token_urlsafe(18),
+                rating=DEFAULT_RATING.rating,
+                rd=DEFAULT_RATING.rd,
+                volatility=DEFAULT_RATING.volatility,
+            )
+            self.store.add_player(record, _wall_ms())
+        if record.kind != request.kind:
+            self.store.set_kind(record.player_id, request.kind)
+        old = self.clients.get(record.player_id)
+        if old is not None and old.identity != identity:
+            self.by_identity.pop(old.identity, None)
+        self.clients[record.player_id] = _Client(record.player_id, identity, now)
+        self.by_identity[identity] = record.player_id
+        self.publish(TOPIC_LOBBY, LobbyEvent(kind="presence", player=record.name, online=True))
+        games = [
+            self._assignment(g, g.player_ids.index(record.player_id))
+            for g in self.store.games(status="playing")
+            if record.player_id in g.player_ids
+        ]
+        return Welcome(
+            re=request.id,
+            player_id=record.player_id,
+            session=record.session,
+            name=record.name,
+            games=games,
+        )
+
+    def _ping(self, request: Ping, identity: bytes, now: float) -> Message:
+        self.player_of(identity)
+        return Ok(re=request.id)
+
+    def _list_players(self, request: ListPlayers, identity: bytes, now: float) -> Message:
+        players = []
+        for record in self.store.players():
+            client = self.clients.get(record.player_id)
+            players.append(
+                PlayerInfo(
+                    player_id=record.player_id,
+                    name=record.name,
+                    kind=record.kind,
+                    online=bool(client and client.online),
+                    rating=round(record.rating, 1),
+                )
+            )
+        return PlayersList(re=request.id, players=players[:1000])
+
+    def _check_seek(self, seek: Seek) -> None:
+        from lanqi.clock import ClockError, GameClock
+        from lanqi.games.registry import UnknownVariantError, create_game
+
+        if seek.color not in COLORS:
+            raise MatchmakerError("bad_request", f"color must be one of {', '.join(COLORS)}")
+        try:
+            create_game(seek.variant, **dict(seek.options))
+            tc = seek.time_control
+            GameClock(
+                tc.kind,
+                base_ms=tc.base_ms,
+                increment_ms=tc.increment_ms,
+                per_move_ms=tc.per_move_ms,
+            )
+        except (UnknownVariantError, ClockError, ValueError) as exc:
+            raise MatchmakerError("bad_request", str(exc)) from None
+
+    def _seek(self, request: CreateSeek, identity: bytes, now: float) -> Message:
+        player = self.player_of(identity)
+        self._check_seek(request.seek)
+        for open_seek in list(self.seeks.values()):
+            if open_seek.player_id != player.player_id and compatible(open_seek.seek, request.seek):
+                del self.seeks[open_seek.seek_id]
+                self.publish(
+                    TOPIC_LOBBY,
+                    LobbyEvent(
+                        kind="seek_removed",
+                        seek_id=open_seek.seek_id,
+                        player=self._name(open_seek.player_id),
+                    ),
+                )
+                seat_theirs, _ = seats_for(open_seek.seek, request.seek, secrets.randbelow(2))
+                ids = [open_seek.player_id, player.player_id]
+                if seat_theirs == 1:
+                    ids.reverse()
+                self._order(request.seek, ids, now)
+                return SeekCreated(re=request.id, seek_id=open_seek.seek_id, paired=True)
+        seek_id = uuid.uuid4().hex[:12]
+        self.seeks[seek_id] = OpenSeek(seek_id, player.player_id, request.seek, now)
+        self.publish(
+            TOPIC_LOBBY,
+            LobbyEvent(kind="seek_added", seek_id=seek_id, player=player.name, seek=request.seek),
+        )
+        return SeekCreated(re=request.id, seek_id=seek_id, paired=False)
+
+    def _cancel_seek(self, request: CancelSeek, identity: bytes, now: float) -> Message:
+        player = self.player_of(identity)
+        open_seek = self.seeks.get(request.seek_id)
+        if open_seek is None or open_seek.player_id != player.player_id:
+            raise MatchmakerError("unknown_seek", "you have no such seek")
+        del self.seeks[request.seek_id]
+        self.publish(
+            TOPIC_LOBBY,
+            LobbyEvent(kind="seek_removed", seek_id=request.seek_id, player=player.name),
+        )
+        return Ok(re=request.id)
+
+    def _list_seeks(self, request: ListSeeks, identity: bytes, now: float) -> Message:
+        seeks = [
+            SeekInfo(seek_id=s.seek_id, player=self._name(s.player_id), seek=s.seek)
+            for s in self.seeks.values()
+        ]
+        return SeeksList(re=request.id, seeks=seeks[:1000])
+
+    def _challenge(self, request: Challenge, identity: bytes, now: float) -> Message:
+        player = self.player_of(identity)
+        target = self.store.player_by_name(request.to)
+        if target is None:
+            raise MatchmakerError("unknown_player", f"no player named {request.to!r}")
+        if target.player_id == player.player_id:
+            raise MatchmakerError("bad_request", "you cannot challenge yourself")
+        client = self.clients.get(target.player_id)
+        if client is None or not client.online:
+            raise MatchmakerError("offline", f"{target.name} is not online")
+        self._check_seek(request.seek)
+        challenge_id = uuid.uuid4().hex[:12]
+        self.challenges[challenge_id] = OpenChallenge(
+            challenge_id,
+            player.player_id,
+            target.player_id,
+            request.seek,
+            now + request.expires_s * 1000.0,
+        )
+        self.push(
+            target.player_id,
+            ChallengeReceived(
+                challenge_id=challenge_id,
+                challenger=player.name,
+                challenger_kind=player.kind,
+                seek=request.seek,
+                expires_s=request.expires_s,
+            ),
+        )
+        self.publish(
+            TOPIC_LOBBY,
+            LobbyEvent(kind="challenge", player=player.name, to=target.name, seek=request.seek),
+        )
+        return ChallengeCreated(re=request.id, challenge_id=challenge_id)
+
+    def _challenge_for(self, challenge_id: str, player_id: str, *, target: bool) -> OpenChallenge:
+        challenge = self.challenges.get(challenge_id)
+        who = None if challenge is None else (challenge.target if target else challenge.challenger)
+        if challenge is None or who != player_id:
+            raise MatchmakerError("unknown_challenge", "no such challenge for you (expired?)")
+        return challenge
+
+    def _accept_challenge(self, request: AcceptChallenge, identity: bytes, now: float) -> Message:
+        player = self.player_of(identity)
+        challenge = self._challenge_for(request.challenge_id, player.player_id, target=True)
+        del self.challenges[challenge.challenge_id]
+        ids = [challenge.challenger, challenge.target]
+        seat_challenger, _ = seats_for(
+            challenge.seek, Seek(variant=challenge.seek.variant), secrets.randbelow(2)
+        )
+        if seat_challenger == 1:
+            ids.reverse()
+        self._order(challenge.seek, ids, now)
+        return Ok(re=request.id)
+
+    def _close_challenge(self, challenge: OpenChallenge, how: str, reason: str = "") -> None:
+        self.challenges.pop(challenge.challenge_id, None)
+        closed = ChallengeClosed(challenge_id=challenge.challenge_id, how=how, reason=reason)
+        self.push(challenge.challenger, closed)
+        self.push(challenge.target, closed)
+
+    def _decline_challenge(self, request: DeclineChallenge, identity: bytes, now: float) -> Message:
+        player = self.player_of(identity)
+        challenge = self._challenge_for(request.challenge_id, player.player_id, target=True)
+        self._close_challenge(challenge, "declined", request.reason)
+        return Ok(re=request.id)
+
+    def _cancel_challenge(self, request: CancelChallenge, identity: bytes, now: float) -> Message:
+        player = self.player_of(identity)
+        challenge = self._challenge_for(request.challenge_id, player.player_id, target=False)
+        self._close_challenge(challenge, "cancelled")
+        return Ok(re=request.id)
+
+    # ------------------------------------------------------------ games
+
+    def _order(self, seek: Seek, player_ids: list[str], now: float) -> None:
+        order = GameOrder(
+            variant=seek.variant,
+            options=dict(seek.options),
+            time_control=struct_to_wire(seek.time_control),
+            player_ids=player_ids,
+            names=[self._name(p) for p in player_ids],
+            rated=seek.rated,
+        )
+        self.create_game(order, now)
+
+    def clock(self) -> float:
+        """The monotonic clock of the loop, in ms."""
+        return _now_ms()
+
+    def create_game(self, order: GameOrder, now: float | None = None) -> None:
+        """Ask the least busy referee for the game; players hear when it answers."""
+        now = _now_ms() if now is None else now
+        links = sorted(
+            self.config.referees, key=lambda link: (link.games_in_progress, len(link.pending))
+        )
+        link = links[order.attempts % len(links)] if order.attempts else links[0]
+        order.attempts += 1
+        request = CreateGame(
+            id=link.next_id(),
+            variant=order.variant,
+            options=order.options,
+            time_control=struct_from_wire(TimeControl, order.time_control),
+            players=list(order.names),
+            casual=False,
+            admin_key=link.admin_key,
+            tag=order.tournament_id or "",
+        )
+        link.expect(request, order, now)
+
+    def _drain_referee_replies(self, link: RefereeLink) -> None:
+        assert link.dealer is not None
+        for _ in range(MAX_BATCH):
+            try:
+                frames = link.dealer.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            try:
+                reply = decode_payload(frames[-1])
+            except ProtocolError as exc:
+                log.error("bad reply from %s: %s", link.name, exc)
+                continue
+            if isinstance(reply, GameCreated):
+                order = link.take(reply.re)
+                if order is not None:
+                    self._game_created(link, order, reply)
+            elif isinstance(reply, ResultsList):
+                for result in reply.results:
+                    self.apply_result(link, result)
+                if len(reply.results) >= RECONCILE_PAGE:
+                    after = max(r.result_seq for r in reply.results)
+                    link.send(ResultsSince(id=link.next_id(), after=after, limit=RECONCILE_PAGE))
+                else:
+                    self._reconciled.add(link.name)
+                    self.director.tick(_now_ms())
+            elif isinstance(reply, ErrorReply):
+                order = link.take(reply.re)
+                log.error("referee %s refused a request: %s %s", link.name, reply.code, reply.msg)
+                if order is not None and order.tournament_id is not None:
+                    self.director.game_failed(order, f"{reply.code}: {reply.msg}")
+
+    def _game_created(self, link: RefereeLink, order: GameOrder, reply: GameCreated) -> None:
+        record = GameRecord(
+            game_id=reply.game_id,
+            referee=link.name,
+            variant=order.variant,
+            options=order.options,
+            time_control=order.time_control,
+            player_ids=list(order.player_ids),
+            names=list(order.names),
+            tokens=list(reply.tokens),
+            rated=order.rated,
+            status="playing",
+            created_ms=_wall_ms(),
+            tournament_id=order.tournament_id,
+            round=order.round,
+            board=order.board,
+            game_no=order.game_no,
+        )
+        self.store.add_game(record)
+        link.games_in_progress += 1
+        for seat, player_id in enumerate(order.player_ids):
+            self.push(player_id, GameAssigned(game=self._assignment(record, seat)))
+        self.publish(
+            TOPIC_LOBBY,
+            LobbyEvent(kind="paired", game_id=record.game_id, players=list(record.names)),
+        )
+        if order.tournament_id is not None:
+            self.director.game_started(record)
+        log.info("game %s on %s: %s", record.game_id, link.name, " vs ".join(record.names))
+
+    def _assignment(self, game: GameRecord, seat: int) -> Assignment:
+        link = self._link(game.referee)
+        return Assignment(
+            game_id=game.game_id,
+            referee=link.public_endpoint if link else game.referee,
+            referee_pub=link.public_pub_endpoint if link else "",
+            seat=seat,
+            token=game.tokens[seat],
+            variant=game.variant,
+            options=dict(game.options),
+            time_control=struct_from_wire(TimeControl, game.time_control),
+            players=list(game.names),
+            rated=game.rated,
+            tournament_id=game.tournament_id,
+            round=game.round,
+        )
+
+    def _link(self, name: str) -> RefereeLink | None:
+        return next((link for link in self.config.referees if link.name == name), None)
+
+    def _drain_results(self, link: RefereeLink) -> None:
+        assert link.sub is not None
+        for _ in range(MAX_BATCH):
+            try:
+                frames = link.sub.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            try:
+                message = decode_payload(frames[-1])
+            except ProtocolError as exc:
+                log.error("bad result from %s: %s", link.name, exc)
+                continue
+            if isinstance(message, GameResult):
+                self.apply_result(link, message)
+
+    def apply_result(self, link: RefereeLink, result: GameResult) -> None:
+        """Record a result once: the game, its pairing, the ratings, the cursor."""
+        game = self.store.game(result.game_id)
+        if game is None or game.status == "finished":
+            if game is None:
+                # not ours (or an orphan of a retried create): only move the cursor
+                self.store.record_result(
+                    result.game_id,
+                    result="",
+                    termination="",
+                    moves=[],
+                    ended_ms=_wall_ms(),
+                    referee=link.name,
+                    result_seq=result.result_seq,
+                    score_first=None,
+                    pairing_kind="",
+                )
+            return
+        score_first = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}.get(result.result)
+        kind = "played"
+        if result.termination == "abandoned" and len(result.moves) < 2:
+            kind = "forfeit" if score_first is not None else "double_forfeit"
+            if score_first is None:
+                score_first = 0.0
+        ratings = None
+        if game.rated and kind == "played" and score_first is not None:
+            ratings = rate_game(self.store, game.player_ids, score_first)
+        applied = self.store.record_result(
+            result.game_id,
+            result=result.result,
+            termination=result.termination,
+            moves=list(result.moves),
+            ended_ms=_wall_ms(),
+            referee=link.name,
+            result_seq=result.result_seq,
+            score_first=score_first,
+            pairing_kind=kind,
+            ratings=ratings,
+        )
+        if applied:
+            link.games_in_progress = max(0, link.games_in_progress - 1)
+            log.info("result %s %s (%s)", result.game_id, result.result, result.termination)
+            if game.tournament_id is not None:
+                self.director.result_recorded(game.tournament_id)
+
+    # ------------------------------------------------------------ timers
+
+    def run_timers(self) -> None:
+        now = _now_ms()
+        for client in self.clients.values():
+            if client.online and now - client.last_seen > self.config.presence_timeout_ms:
+                client.online = False
+                name = self._name(client.player_id)
+                self.publish(TOPIC_LOBBY, LobbyEvent(kind="presence", player=name, online=False))
+                for seek in [s for s in self.seeks.values() if s.player_id == client.player_id]:
+                    del self.seeks[seek.seek_id]
+                    self.publish(
+                        TOPIC_LOBBY,
+                        LobbyEvent(kind="seek_removed", seek_id=seek.seek_id, player=name),
+                    )
+        for challenge in [c for c in self.challenges.values() if now >= c.expires_at]:
+            self._close_challenge(challenge, "expired")
+        for link in self.config.referees:
+            for order in link.overdue(now, CREATE_TIMEOUT_MS):
+                log.warning("referee %s did not answer create_game; trying again", link.name)
+                self.create_game(order, now)
+        self.director.tick(now)
+
+    def reconciled(self) -> bool:
+        return len(self._reconciled) == len(self.config.referees)

@@ -1,0 +1,581 @@
+"""The matchmaker's SQLite file: players, ratings, games, tournaments, pairings, results.
+
+Every write is one transaction.  Results are keyed by game id and recorded once:
+:meth:`MatchmakerStore.record_result` returns False for a result it already has,
+so a result seen live and again while reconciling counts once.  Seeks and
+challenges are not stored: they are short-lived and players make them again.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "GameRecord",
+    "MatchmakerStore",
+    "PairingRecord",
+    "PlayerRecord",
+    "TournamentRecord",
+]
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS players (
+    player_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    kind TEXT NOT NULL,
+    session TEXT NOT NULL UNIQUE,
+    rating REAL NOT NULL,
+    rd REAL NOT NULL,
+    volatility REAL NOT NULL,
+    games INTEGER NOT NULL DEFAULT 0,
+    created_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    game_id TEXT PRIMARY KEY,
+    referee TEXT NOT NULL,
+    variant TEXT NOT NULL,
+    options TEXT NOT NULL,
+    time_control TEXT NOT NULL,
+    player_ids TEXT NOT NULL,
+    names TEXT NOT NULL,
+    tokens TEXT NOT NULL,
+    rated INTEGER NOT NULL,
+    tournament_id TEXT,
+    round INTEGER NOT NULL DEFAULT 0,
+    board INTEGER NOT NULL DEFAULT 0,
+    game_no INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL,
+    result TEXT,
+    termination TEXT,
+    start_fen TEXT,
+    moves TEXT NOT NULL DEFAULT '[]',
+    created_ms INTEGER NOT NULL,
+    ended_ms INTEGER
+);
+CREATE INDEX IF NOT EXISTS games_by_status ON games (status);
+CREATE INDEX IF NOT EXISTS games_by_tournament ON games (tournament_id, round);
+CREATE TABLE IF NOT EXISTS tournaments (
+    tournament_id TEXT PRIMARY KEY,
+    spec TEXT NOT NULL,
+    status TEXT NOT NULL,
+    round INTEGER NOT NULL DEFAULT 0,
+    created_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS entrants (
+    tournament_id TEXT NOT NULL REFERENCES tournaments(tournament_id),
+    player_id TEXT NOT NULL REFERENCES players(player_id),
+    seed INTEGER NOT NULL,
+    joined_round INTEGER NOT NULL DEFAULT 0,
+    withdrawn INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (tournament_id, player_id)
+);
+CREATE TABLE IF NOT EXISTS pairings (
+    tournament_id TEXT NOT NULL REFERENCES tournaments(tournament_id),
+    round INTEGER NOT NULL,
+    board INTEGER NOT NULL,
+    game_no INTEGER NOT NULL DEFAULT 0,
+    first TEXT,
+    second TEXT,
+    game_id TEXT,
+    result TEXT,
+    score_first REAL,
+    kind TEXT,
+    PRIMARY KEY (tournament_id, round, board, game_no)
+);
+CREATE TABLE IF NOT EXISTS referee_cursors (
+    referee TEXT PRIMARY KEY,
+    last_result_seq INTEGER NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRecord:
+    player_id: str
+    name: str
+    kind: str
+    session: str
+    rating: float
+    rd: float
+    volatility: float
+    games: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    game_id: str
+    referee: str
+    variant: str
+    options: dict[str, Any]
+    time_control: dict[str, Any]
+    player_ids: list[str]
+    names: list[str]
+    tokens: list[str]
+    rated: bool
+    status: str
+    created_ms: int
+    tournament_id: str | None = None
+    round: int = 0
+    board: int = 0
+    game_no: int = 0
+    result: str | None = None
+    termination: str | None = None
+    start_fen: str | None = None
+    moves: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRecord:
+    tournament_id: str
+    spec: dict[str, Any]
+    status: str
+    round: int
+    created_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class PairingRecord:
+    tournament_id: str
+    round: int
+    board: int
+    game_no: int
+    first: str | None
+    second: str | None
+    game_id: str | None = None
+    result: str | None = None
+    score_first: float | None = None
+    kind: str | None = None
+
+
+def _game(row: sqlite3.Row) -> GameRecord:
+    return GameRecord(
+        game_id=row["game_id"],
+        referee=row["referee"],
+        variant=row["variant"],
+        options=json.loads(row["options"]),
+        time_control=json.loads(row["time_control"]),
+        player_ids=json.loads(row["player_ids"]),
+        names=json.loads(row["names"]),
+        tokens=json.loads(row["tokens"]),
+        rated=bool(row["rated"]),
+        status=row["status"],
+        created_ms=row["created_ms"],
+        tournament_id=row["tournament_id"],
+        round=row["round"],
+        board=row["board"],
+        game_no=row["game_no"],
+        result=row["result"],
+        termination=row["termination"],
+        start_fen=row["start_fen"],
+        moves=json.loads(row["moves"]),
+    )
+
+
+def _pairing(row: sqlite3.Row) -> PairingRecord:
+    return PairingRecord(
+        tournament_id=row["tournament_id"],
+        round=row["round"],
+        board=row["board"],
+        game_no=row["game_no"],
+        first=row["first"],
+        second=row["second"],
+        game_id=row["game_id"],
+        result=row["result"],
+        score_first=row["score_first"],
+        kind=row["kind"],
+    )
+
+
+class MatchmakerStore:
+    """One SQLite file (WAL; durable against process crashes)."""
+
+    def __init__(self, path: str | Path, *, durable: bool = False) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(
+            self.path, isolation_level=None, timeout=5.0, check_same_thread=False
+        )
+        self._conn.row_factory = sqlite3.Row
+        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            self._conn.close()
+            raise RuntimeError(
+                f"{self.path}: matchmaker store has schema version {version}, newer than "
+                f"{SCHEMA_VERSION}; upgrade lanqi or use another data directory"
+            )
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        self._conn.executescript(_SCHEMA)
+        self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def close(self) -> None:
+        self._conn.close()
+
+    # ------------------------------------------------------------ players
+
+    def add_player(self, player: PlayerRecord, created_ms: int) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO players VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    player.player_id,
+                    player.name,
+                    player.kind,
+                    player.session,
+                    player.rating,
+                    player.rd,
+                    player.volatility,
+                    player.games,
+                    created_ms,
+                ),
+            )
+
+    def _player_where(self, clause: str, value: str) -> PlayerRecord | None:
+        row = self._conn.execute(
+            "SELECT player_id, name, kind, session, rating, rd, volatility, games "
+            f"FROM players WHERE {clause} = ?",
+            (value,),
+        ).fetchone()
+        return PlayerRecord(*row) if row else None
+
+    def player(self, player_id: str) -> PlayerRecord | None:
+        return self._player_where("player_id", player_id)
+
+    def player_by_name(self, name: str) -> PlayerRecord | None:
+        return self._player_where("name", name)
+
+    def player_by_session(self, session: str) -> PlayerRecord | None:
+        return self._player_where("session", session)
+
+    def players(self) -> list[PlayerRecord]:
+        rows = self._conn.execute(
+            "SELECT player_id, name, kind, session, rating, rd, volatility, games "
+            "FROM players ORDER BY rating DESC, name"
+        ).fetchall()
+        return [PlayerRecord(*row) for row in rows]
+
+    def set_kind(self, player_id: str, kind: str) -> None:
+        with self._tx() as conn:
+            conn.execute("UPDATE players SET kind = ? WHERE player_id = ?", (kind, player_id))
+
+    # ------------------------------------------------------------ games
+
+    def add_game(self, game: GameRecord) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO games (game_id, referee, variant, options, time_control, "
+                "player_ids, names, tokens, rated, tournament_id, round, board, game_no, "
+                "status, start_fen, created_ms) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game.game_id,
+                    game.referee,
+                    game.variant,
+                    json.dumps(game.options),
+                    json.dumps(game.time_control),
+                    json.dumps(game.player_ids),
+                    json.dumps(game.names),
+                    json.dumps(game.tokens),
+                    int(game.rated),
+                    game.tournament_id,
+                    game.round,
+                    game.board,
+                    game.game_no,
+                    game.status,
+                    game.start_fen,
+                    game.created_ms,
+                ),
+            )
+            if game.tournament_id is not None:
+                conn.execute(
+                    "UPDATE pairings SET game_id = ? WHERE tournament_id = ? AND round = ? "
+                    "AND board = ? AND game_no = ?",
+                    (game.game_id, game.tournament_id, game.round, game.board, game.game_no),
+                )
+
+    def game(self, game_id: str) -> GameRecord | None:
+        row = self._conn.execute("SELECT * FROM games WHERE game_id = ?", (game_id,)).fetchone()
+        return _game(row) if row else None
+
+    def games(
+        self, *, status: str | None = None, tournament_id: str | None = None
+    ) -> list[GameRecord]:
+        sql = "SELECT * FROM games WHERE 1 = 1"
+        args: list[Any] = []
+        if status is not None:
+            sql += " AND status = ?"
+            args.append(status)
+        if tournament_id is not None:
+            sql += " AND tournament_id = ?"
+            args.append(tournament_id)
+        sql += " ORDER BY created_ms, round, board, game_no"
+        return [_game(row) for row in self._conn.execute(sql, args).fetchall()]
+
+    def record_result(
+        self,
+        game_id: str,
+        *,
+        result: str,
+        termination: str,
+        moves: list[str],
+        ended_ms: int,
+        referee: str,
+        result_seq: int,
+        score_first: float | None,
+        pairing_kind: str,
+        ratings: dict[str, tuple[float, float, float]] | None = None,
+    ) -> bool:
+        """Record a game's result once (with the pairing and ratings) and move the
+        referee cursor; returns False if the game is unknown or already finished."""
+        with self._tx() as conn:
+            self._advance_cursor(conn, referee, result_seq)
+            row = conn.execute(
+                "SELECT status, tournament_id, round, board, game_no, player_ids FROM games "
+                "WHERE game_id = ?",
+                (game_id,),
+            ).fetchone()
+            if row is None or row["status"] == "finished":
+                return False
+            conn.execute(
+                "UPDATE games SET status = 'finished', result = ?, termination = ?, moves = ?, "
+                "ended_ms = ? WHERE game_id = ?",
+                (result, termination, json.dumps(moves), ended_ms, game_id),
+            )
+            if row["tournament_id"] is not None:
+                conn.execute(
+                    "UPDATE pairings SET result = ?, score_first = ?, kind = ? "
+                    "WHERE tournament_id = ? AND round = ? AND board = ? AND game_no = ? "
+                    "AND game_id = ?",
+                    (
+                        result,
+                        score_first,
+                        pairing_kind,
+                        row["tournament_id"],
+                        row["round"],
+                        row["board"],
+                        row["game_no"],
+                        game_id,
+                    ),
+                )
+            for player_id, (rating, rd, vol) in (ratings or {}).items():
+                conn.execute(
+                    "UPDATE players SET rating = ?, rd = ?, volatility = ?, games = games + 1 "
+                    "WHERE player_id = ?",
+                    (rating, rd, vol, player_id),
+                )
+            return True
+
+    def _advance_cursor(self, conn: sqlite3.Connection, referee: str, result_seq: int) -> None:
+        conn.execute(
+            "INSERT INTO referee_cursors VALUES (?, ?) ON CONFLICT(referee) DO UPDATE SET "
+            "last_result_seq = MAX(last_result_seq, excluded.last_result_seq)",
+            (referee, result_seq),
+        )
+
+    def referee_cursor(self, referee: str) -> int:
+        row = self._conn.execute(
+            "SELECT last_result_seq FROM referee_cursors WHERE referee = ?", (referee,)
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    # ------------------------------------------------------------ tournaments
+
+    def add_tournament(self, record: TournamentRecord) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO tournaments VALUES (?, ?, ?, ?, ?)",
+                (
+                    record.tournament_id,
+                    json.dumps(record.spec),
+                    record.status,
+                    record.round,
+                    record.created_ms,
+                ),
+            )
+
+    def tournament(self, tournament_id: str) -> TournamentRecord | None:
+        row = self._conn.execute(
+            "SELECT * FROM tournaments WHERE tournament_id = ?", (tournament_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return TournamentRecord(
+            row["tournament_id"],
+            json.loads(row["spec"]),
+            row["status"],
+            row["round"],
+            row["created_ms"],
+        )
+
+    def tournaments(self) -> list[TournamentRecord]:
+        rows = self._conn.execute("SELECT tournament_id FROM tournaments ORDER BY created_ms")
+        found = [self.tournament(r[0]) for r in rows.fetchall()]
+        return [t for t in found if t is not None]
+
+    def set_tournament_status(self, tournament_id: str, status: str) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE tournaments SET status = ? WHERE tournament_id = ?",
+                (status, tournament_id),
+            )
+
+    def add_entrant(self, tournament_id: str, player_id: str, joined_round: int) -> bool:
+        """Enter a player (again, if withdrawn); False if already in."""
+        with self._tx() as conn:
+            row = conn.execute(
+                "SELECT withdrawn FROM entrants WHERE tournament_id = ? AND player_id = ?",
+                (tournament_id, player_id),
+            ).fetchone()
+            if row is not None:
+                if not row[0]:
+                    return False
+                conn.execute(
+                    "UPDATE entrants SET withdrawn = 0 WHERE tournament_id = ? AND player_id = ?",
+                    (tournament_id, player_id),
+                )
+                return True
+            seed = conn.execute(
+                "SELECT COUNT(*) FROM entrants WHERE tournament_id = ?", (tournament_id,)
+            ).fetchone()[0]
+            conn.execute(
+                "INSERT INTO entrants VALUES (?, ?, ?, ?, 0)",
+                (tournament_id, player_id, seed + 1, joined_round),
+            )
+            return True
+
+    def set_seeds(self, tournament_id: str, player_ids: list[str]) -> None:
+        """Seed the entrants in this order (1 = top seed); the rest follow."""
+        with self._tx() as conn:
+            rows = conn.execute(
+                "SELECT player_id FROM entrants WHERE tournament_id = ? ORDER BY seed",
+                (tournament_id,),
+            ).fetchall()
+            order = list(player_ids) + [r[0] for r in rows if r[0] not in player_ids]
+            conn.executemany(
+                "UPDATE entrants SET seed = ? WHERE tournament_id = ? AND player_id = ?",
+                [(seed, tournament_id, pid) for seed, pid in enumerate(order, 1)],
+            )
+
+    def withdraw(self, tournament_id: str, player_id: str) -> bool:
+        with self._tx() as conn:
+            cur = conn.execute(
+                "UPDATE entrants SET withdrawn = 1 WHERE tournament_id = ? AND player_id = ? "
+                "AND withdrawn = 0",
+                (tournament_id, player_id),
+            )
+            return cur.rowcount > 0
+
+    def entrants(self, tournament_id: str) -> list[tuple[str, int, int, bool]]:
+        """(player_id, seed, joined_round, withdrawn) in seed order."""
+        rows = self._conn.execute(
+            "SELECT player_id, seed, joined_round, withdrawn FROM entrants "
+            "WHERE tournament_id = ? ORDER BY seed",
+            (tournament_id,),
+        ).fetchall()
+        return [(r[0], r[1], r[2], bool(r[3])) for r in rows]
+
+    def start_round(
+        self, tournament_id: str, round_no: int, pairings: list[PairingRecord], status: str
+    ) -> bool:
+        """Store a new round's pairings and make it current, once: False if this
+        round already exists (a restart never pairs a round twice)."""
+        with self._tx() as conn:
+            current = conn.execute(
+                "SELECT round FROM tournaments WHERE tournament_id = ?", (tournament_id,)
+            ).fetchone()[0]
+            if round_no <= current:
+                return False
+            conn.executemany(
+                "INSERT INTO pairings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        tournament_id,
+                        p.round,
+                        p.board,
+                        p.game_no,
+                        p.first,
+                        p.second,
+                        p.game_id,
+                        p.result,
+                        p.score_first,
+                        p.kind,
+                    )
+                    for p in pairings
+                ],
+            )
+            conn.execute(
+                "UPDATE tournaments SET round = ?, status = ? WHERE tournament_id = ?",
+                (round_no, status, tournament_id),
+            )
+            return True
+
+    def add_pairings(self, pairings: list[PairingRecord]) -> None:
+        """Extra games in the current round (knockout tie-breaks)."""
+        with self._tx() as conn:
+            conn.executemany(
+                "INSERT OR IGNORE INTO pairings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        p.tournament_id,
+                        p.round,
+                        p.board,
+                        p.game_no,
+                        p.first,
+                        p.second,
+                        p.game_id,
+                        p.result,
+                        p.score_first,
+                        p.kind,
+                    )
+                    for p in pairings
+                ],
+            )
+
+    def pairings(self, tournament_id: str, round_no: int | None = None) -> list[PairingRecord]:
+        sql = "SELECT * FROM pairings WHERE tournament_id = ?"
+        args: list[Any] = [tournament_id]
+        if round_no is not None:
+            sql += " AND round = ?"
+            args.append(round_no)
+        sql += " ORDER BY round, board, game_no"
+        return [_pairing(row) for row in self._conn.execute(sql, args).fetchall()]
+
+    def set_pairing_result(
+        self, pairing: PairingRecord, result: str, score_first: float | None, kind: str
+    ) -> None:
+        """A result decided without a game (bye, double no-show)."""
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE pairings SET result = ?, score_first = ?, kind = ? "
+                "WHERE tournament_id = ? AND round = ? AND board = ? AND game_no = ? "
+                "AND result IS NULL",
+                (
+                    result,
+                    score_first,
+                    kind,
+                    pairing.tournament_id,
+                    pairing.round,
+                    pairing.board,
+                    pairing.game_no,
+                ),
+            )

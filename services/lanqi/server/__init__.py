@@ -1,0 +1,1 @@
+"""Referee and matchmaker together in one process (``lanqi serve``, ``lanqi demo``)."""
