@@ -121,6 +121,22 @@ def _entries(args: argparse.Namespace) -> list[dict[str, Any]]:
     ]
 
 
+def _self_check(make: Any, variants: tuple[str, ...]) -> None:
+    """Start the bot and have it move once in each game: an engine that will not run
+    fails here, not at its first game (and first-move caches are warm)."""
+    from lanqi.bot.base import GameState
+
+    probe = make()
+    try:
+        for variant in variants:
+            state = GameState.start(variant, per_move_ms=500)
+            move = probe.choose_move(state)
+            if move not in state.legal_moves():
+                raise ValueError(f"self-check: the bot played {move!r}, not a legal {variant} move")
+    finally:
+        probe.close()
+
+
 def run(args: argparse.Namespace) -> int:
     from lanqi.bot.catalog import bot_factory, variants_of
     from lanqi.bot.runner import BotRunner, Policy
@@ -144,9 +160,8 @@ def run(args: argparse.Namespace) -> int:
                 depth=entry.get("depth"),
                 movetime=entry.get("movetime"),
             )
-            probe = make()  # fail now, not at the first game, if the engine won't start
-            probe.close()
             variants = variants_of(spec)
+            _self_check(make, variants)
             seek_variant = entry.get("seek")
             policy = Policy(
                 variants=variants,

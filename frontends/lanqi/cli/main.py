@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 #: subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("lanqi.cli.demo", "a whole event on this machine: server, bots, two tournaments"),
     "perft": ("lanqi.cli.perft", "count legal move paths (perft) of a xiangqi position"),
     "selfplay": (
         "lanqi.cli.selfplay",
