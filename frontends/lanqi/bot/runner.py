@@ -12,6 +12,7 @@ Lost connections are retried with capped back-off and the game re-synced.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import logging
 import threading
 import time
@@ -272,6 +273,9 @@ class BotRunner:
     name: str
     policy: Policy = field(default_factory=Policy)
     session_file: Path | None = None
+    #: reach referees through this host instead of the one the matchmaker names
+    #: (e.g. "referee" inside a compose network)
+    referee_host: str | None = None
     context: zmq.Context[Any] | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     players: dict[str, GamePlayer] = field(default_factory=dict)
@@ -399,8 +403,20 @@ class BotRunner:
     def _start_game(self, assignment: Assignment) -> None:
         if assignment.game_id in self.players:
             return
+        if self.referee_host:
+            assignment = dataclasses.replace(
+                assignment,
+                referee=_with_host(assignment.referee, self.referee_host),
+                referee_pub=_with_host(assignment.referee_pub, self.referee_host),
+            )
         player = GamePlayer(
             self.make_bot(), assignment, close_bot=True, context=self.context, stop=self.stop
         )
         self.players[assignment.game_id] = player
         player.start()
+
+
+def _with_host(endpoint: str, host: str) -> str:
+    """``tcp://a:5052`` with another host: ``tcp://host:5052``."""
+    port = endpoint.rpartition(":")[2]
+    return f"tcp://{host}:{port}"

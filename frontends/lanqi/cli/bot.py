@@ -77,6 +77,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--config", type=Path, default=None, help="TOML file with several [[bot]] entries"
     )
     parser.add_argument(
+        "--referee-host",
+        default=None,
+        help="reach referees through this host name instead of the one the matchmaker "
+        "advertises (inside a compose network: referee)",
+    )
+    parser.add_argument(
         "--session-dir",
         type=Path,
         default=None,
@@ -178,6 +184,7 @@ def run(args: argparse.Namespace) -> int:
                     name=name,
                     policy=policy,
                     session_file=sessions / f"{name}.session",
+                    referee_host=args.referee_host,
                     stop=stop,
                 )
             )
