@@ -1,0 +1,691 @@
+"""Xiangqi engines that speak UCI (Fairy-Stockfish, Pikafish) as lanqi bots.
+
+>>> iccs_to_fairy("h2e2"), iccs_to_fairy("h9g7"), fairy_to_iccs("h10g8")
+('h3e3', 'h10g8', 'h9g7')
+
+:class:`UciEngine` starts the engine, does the ``uci``/``uciok`` handshake, sets
+the options, and for every move sends ``position fen <start> moves ...`` and a
+``go`` built from the time control, then checks the ``bestmove`` against the
+rules before it returns it.  :class:`XiangqiEngine` holds what UCI and UCCI
+(:mod:`lanqi.bot.engines.ucci`) share.  See ``docs/engines.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import shlex
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from lanqi.bot.base import Bot, GameState, think_time_ms
+from lanqi.bot.engines.process import (
+    EngineConfigError,
+    EngineCrashed,
+    EngineError,
+    EngineProcess,
+    EngineTimeout,
+    IllegalEngineMove,
+)
+from lanqi.games import xiangqi
+from lanqi.games.base import InvalidMoveError
+
+__all__ = [
+    "Coords",
+    "EngineOption",
+    "SearchInfo",
+    "UciEngine",
+    "XiangqiEngine",
+    "fairy_to_iccs",
+    "iccs_to_fairy",
+    "losing_repetition_moves",
+    "parse_option",
+]
+
+log = logging.getLogger(__name__)
+
+#: ``fairy``: ranks 1-10 (Fairy-Stockfish); ``iccs``: ranks 0-9 (Pikafish, lanqi);
+#: ``auto``: ``fairy`` if the engine has a ``UCI_Variant`` option, else ``iccs``.
+Coords = Literal["auto", "fairy", "iccs"]
+
+_ICCS_RE = re.compile(r"([a-i])([0-9])([a-i])([0-9])")
+_FAIRY_RE = re.compile(r"([a-i])(10|[1-9])([a-i])(10|[1-9])")
+_NO_MOVE = frozenset({"(none)", "none", "0000", "resign"})  # "bestmove" without a move
+_OPTION_KEYWORDS = frozenset({"name", "type", "default", "min", "max", "var"})
+
+
+def iccs_to_fairy(move: str) -> str:
+    """An ICCS move (ranks 0-9) in Fairy-Stockfish coordinates (ranks 1-10).
+
+    >>> iccs_to_fairy("a0a9")
+    'a1a10'
+    """
+    match = _ICCS_RE.fullmatch(move)
+    if match is None:
+        raise ValueError(f"not an ICCS move: {move!r}")
+    f1, r1, f2, r2 = match.groups()
+    return f"{f1}{int(r1) + 1}{f2}{int(r2) + 1}"
+
+
+def fairy_to_iccs(text: str) -> str:
+    """A Fairy-Stockfish move (ranks 1-10) as ICCS (ranks 0-9); ``ValueError`` if unreadable.
+
+    >>> fairy_to_iccs("a1a10")
+    'a0a9'
+    """
+    match = _FAIRY_RE.fullmatch(text)
+    if match is None:
+        hint = " (rank 0 does not exist in ranks 1-10: try coords='iccs')" if "0" in text else ""
+        raise ValueError(f"not a move in ranks 1-10: {text!r}{hint}")
+    f1, r1, f2, r2 = match.groups()
+    return f"{f1}{int(r1) - 1}{f2}{int(r2) - 1}"
+
+
+def _iccs_checked(text: str) -> str:
+    if _ICCS_RE.fullmatch(text) is None:
+        hint = " (rank 10 does not exist in ranks 0-9: try coords='fairy')" if "10" in text else ""
+        raise ValueError(f"not an ICCS move: {text!r}{hint}")
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class EngineOption:
+    """An option the engine announced: ``option name Hash type spin default 16 ...``."""
+
+    name: str
+    type: str
+    default: str | None = None
+    min: int | None = None
+    max: int | None = None
+    vars: tuple[str, ...] = ()
+
+    def value_text(self, value: object) -> str | None:
+        """``value`` as the engine wants it; :class:`EngineConfigError` if it does not fit.
+
+        >>> EngineOption("Hash", "spin", "16", 1, 1024).value_text(64)
+        '64'
+        >>> EngineOption("Ponder", "check", "false").value_text(True)
+        'true'
+        """
+        kind = self.type.lower()
+        if kind == "button":
+            return None
+        if value is None:
+            raise EngineConfigError(f"option {self.name!r} ({kind}) needs a value")
+        if kind == "check":
+            if isinstance(value, bool):
+                return "true" if value else "false"
+            text = str(value).strip().lower()
+            if text in ("true", "1", "yes", "on"):
+                return "true"
+            if text in ("false", "0", "no", "off"):
+                return "false"
+            raise EngineConfigError(f"option {self.name!r} wants true or false, not {value!r}")
+        if kind == "spin":
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                raise EngineConfigError(
+                    f"option {self.name!r} wants a whole number, not {value!r}"
+                ) from None
+            if (self.min is not None and number < self.min) or (
+                self.max is not None and number > self.max
+            ):
+                raise EngineConfigError(
+                    f"option {self.name!r} must be from {self.min} to {self.max}, not {number}"
+                )
+            return str(number)
+        if kind == "combo" and self.vars:
+            text = str(value)
+            for choice in self.vars:
+                if choice.lower() == text.lower():
+                    return choice
+            raise EngineConfigError(
+                f"option {self.name!r} must be one of {', '.join(self.vars)}; not {value!r}"
+            )
+        return str(value)
+
+
+def parse_option(line: str) -> EngineOption | None:
+    """Read an ``option ...`` line (UCI, or UCCI where ``name`` may be left out).
+
+    >>> parse_option("option name Skill Level type spin default 20 min -20 max 20")
+    EngineOption(name='Skill Level', type='spin', default='20', min=-20, max=20, vars=())
+    >>> parse_option("option usemillisec type check default false").name
+    'usemillisec'
+    """
+    tokens = line.split()
+    if len(tokens) < 2 or tokens[0] != "option":
+        return None
+    fields: dict[str, list[str]] = {}
+    vars_: list[str] = []
+    key = "name"
+    start = 2 if tokens[1] == "name" else 1
+    values: list[str] = []
+    for token in tokens[start:]:
+        if token in _OPTION_KEYWORDS and not (key == "name" and token == "name"):
+            if key == "var":
+                vars_.append(" ".join(values))
+            else:
+                fields[key] = values
+            key, values = token, []
+        else:
+            values.append(token)
+    if key == "var":
+        vars_.append(" ".join(values))
+    else:
+        fields[key] = values
+    name = " ".join(fields.get("name", []))
+    if not name:
+        return None
+
+    def number(field: str) -> int | None:
+        text = " ".join(fields.get(field, []))
+        try:
+            return int(text)
+        except ValueError:
+            return None
+
+    default = fields.get("default")
+    return EngineOption(
+        name=name,
+        type=" ".join(fields.get("type", [])) or "string",
+        default=None if default is None else " ".join(default),
+        min=number("min"),
+        max=number("max"),
+        vars=tuple(vars_),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SearchInfo:
+    """The engine's last ``info`` line worth keeping (``pv`` in ICCS)."""
+
+    depth: int | None = None
+    score_cp: int | None = None
+    mate: int | None = None
+    nodes: int | None = None
+    time_ms: int | None = None
+    pv: tuple[str, ...] = ()
+
+
+def losing_repetition_moves(board: xiangqi.Board) -> list[str]:
+    """The legal moves that would lose on the spot by the board's repetition rule.
+
+    These are the moves a bot must not play: under the default ``axf`` rules, the
+    move that completes a perpetual check or chase.  The engines get them as
+    ``banmoves`` (UCCI) or left out of ``searchmoves`` (UCI).
+
+    >>> losing_repetition_moves(xiangqi.Board())
+    []
+    """
+    work = board.copy()
+    mover = work.turn
+    losing: list[str] = []
+    for move in list(work.legal_moves()):
+        work.push(move)
+        try:
+            if work.is_repetition():
+                outcome = work.outcome()
+                if outcome is not None and outcome.winner is not None and outcome.winner != mover:
+                    losing.append(str(move))
+        finally:
+            work.pop()
+    return losing
+
+
+def _split_command(command: str | Sequence[str]) -> list[str]:
+    argv = shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
+    if not argv:
+        raise ValueError("empty engine command")
+    return argv
+
+
+class XiangqiEngine(Bot):
+    """What the UCI and UCCI adapters share: process, options, limits, move checks.
+
+    Subclasses say how to greet the engine, set an option, start a game, send
+    the position and build ``go``.  Keyword arguments:
+
+    - ``options``: engine options, ``{"Threads": 1, "Hash": 16}``; checked against
+      what the engine announced (unknown names and bad values raise
+      :class:`EngineConfigError`).
+    - ``depth``, ``nodes``, ``movetime``: a fixed search limit (benchmarks); when
+      any is given the clock is not sent.
+    - ``overhead_ms``: kept back from the engine's own clock for the network.
+    - ``default_movetime_ms``: the think time in untimed games.
+    - ``timeout_margin_ms``: how long past its time the engine may be silent
+      before it counts as hung; ``search_timeout_ms`` the wait for a depth or
+      nodes search in an untimed game.
+    - ``avoid_losing_repetition``: keep the engine from a move that loses by
+      the repetition rules (perpetual check or chase).
+    """
+
+    name: ClassVar[str] = "xiangqi-engine"
+    variants: ClassVar[tuple[str, ...]] = ("xiangqi",)
+    quit_command: ClassVar[str] = "quit"
+
+    def __init__(
+        self,
+        command: str | Sequence[str],
+        *,
+        options: Mapping[str, object] | None = None,
+        depth: int | None = None,
+        nodes: int | None = None,
+        movetime: int | None = None,
+        cwd: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+        overhead_ms: int = 100,
+        default_movetime_ms: int = 1000,
+        timeout_margin_ms: int = 1000,
+        search_timeout_ms: int = 60_000,
+        handshake_timeout_s: float = 10.0,
+        avoid_losing_repetition: bool = True,
+    ) -> None:
+        for label, limit in (("depth", depth), ("nodes", nodes), ("movetime", movetime)):
+            if limit is not None and limit < 1:
+                raise ValueError(f"{label} must be at least 1, not {limit}")
+        argv = _split_command(command)
+        self.options: dict[str, object] = dict(options or {})
+        self.depth = depth
+        self.nodes = nodes
+        self.movetime = movetime
+        self.overhead_ms = overhead_ms
+        self.default_movetime_ms = default_movetime_ms
+        self.timeout_margin_ms = timeout_margin_ms
+        self.search_timeout_ms = search_timeout_ms
+        self.handshake_timeout_s = handshake_timeout_s
+        self.avoid_losing_repetition = avoid_losing_repetition
+        self.process = EngineProcess(argv, cwd=cwd, env=env)
+        self.engine_name = self.process.name
+        self.engine_author = ""
+        self.engine_options: dict[str, EngineOption] = {}
+        self.last_info = SearchInfo()
+        #: The last ``go`` line sent (for logs and tests).
+        self.last_go = ""
+        #: Engine restarts after a crash or a hang.
+        self.restarts = 0
+        self._banned: list[str] = []
+        self._broken = False
+        self._start()
+
+    # -- protocol hooks (subclasses) --------------------------------------------
+
+    def _handshake(self) -> None:
+        raise NotImplementedError
+
+    def _configure(self) -> None:
+        """Send the options (after the handshake, before the first ``isready``)."""
+        for key, value in self.options.items():
+            self._set_option(key, value)
+
+    def _option_command(self, option: EngineOption, value: str | None) -> str:
+        raise NotImplementedError
+
+    def _new_game_commands(self) -> list[str]:
+        return []
+
+    def _to_engine(self, iccs: str) -> str:
+        return iccs
+
+    def _from_engine(self, text: str) -> str:
+        return _iccs_checked(text)
+
+    def _position_commands(self, board: xiangqi.Board, banned: list[str]) -> list[str]:
+        raise NotImplementedError
+
+    def _go_command(self, state: GameState, board: xiangqi.Board, banned: list[str]) -> str:
+        raise NotImplementedError
+
+    # -- lifetime ------------------------------------------------------------------
+
+    def _start(self) -> None:
+        self.process.start()
+        try:
+            self._handshake()
+            self._configure()
+            self._sync()
+        except EngineError:
+            self.process.kill()
+            raise
+
+    def _sync(self) -> None:
+        self.process.send("isready")
+        self.process.expect(
+            lambda line: line.strip() == "readyok",
+            self.handshake_timeout_s,
+            what="readyok (after isready)",
+        )
+
+    def _ensure_running(self) -> None:
+        if self._broken or not self.process.running:
+            log.warning("%s: restarting the engine", self.engine_name)
+            self.process.kill()
+            self.restarts += 1
+            self._broken = False
+            self._start()
+
+    def _fail(self) -> None:
+        """The engine crashed or hung: kill it now, start a fresh one next time."""
+        self._broken = True
+        self.process.kill()
+
+    def close(self) -> None:
+        """Send ``quit``, then make sure the engine process is gone."""
+        self.process.close(self.quit_command)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.engine_name!r} {self.process!r}>"
+
+    # -- options ---------------------------------------------------------------
+
+    def _on_hello_line(self, line: str) -> None:
+        """Collect ``id name``, ``id author`` and ``option`` lines of the handshake."""
+        tokens = line.split()
+        if len(tokens) >= 3 and tokens[0] == "id" and tokens[1] == "name":
+            self.engine_name = " ".join(tokens[2:])
+        elif len(tokens) >= 3 and tokens[0] == "id" and tokens[1] == "author":
+            self.engine_author = " ".join(tokens[2:])
+        elif tokens and tokens[0] == "option":
+            option = parse_option(line)
+            if option is not None:
+                self.engine_options[option.name] = option
+
+    def _find_option(self, key: str) -> EngineOption | None:
+        wanted = key.lower()
+        for name, option in self.engine_options.items():
+            if name.lower() == wanted:
+                return option
+        return None
+
+    def _set_option(self, key: str, value: object) -> None:
+        option = self._find_option(key)
+        if option is None:
+            if self.engine_options:
+                known = ", ".join(sorted(self.engine_options))
+                raise EngineConfigError(
+                    f"{self.engine_name} has no option {key!r}; it has: {known}"
+                )
+            option = EngineOption(key, "string")  # the engine lists none: send as given
+        self.process.send(self._option_command(option, option.value_text(value)))
+
+    # -- the bot ------------------------------------------------------------------
+
+    @staticmethod
+    def _board_of(state: GameState) -> xiangqi.Board:
+        if state.variant != "xiangqi" or not isinstance(state.board, xiangqi.Board):
+            raise ValueError(f"a xiangqi engine cannot play {state.variant}")
+        return state.board
+
+    def set_banned_moves(self, moves: Iterable[str]) -> None:
+        """Forbid these moves (ICCS) in the next search only, e.g. for repetition rules."""
+        self._banned = [str(xiangqi.Move.from_iccs(text)) for text in moves]
+
+    def on_game_start(self, state: GameState) -> None:
+        self._board_of(state)
+        self._ensure_running()
+        self._banned = []
+        try:
+            for command in self._new_game_commands():
+                self.process.send(command)
+            self._sync()
+        except (EngineTimeout, EngineCrashed):
+            self._fail()
+            raise
+
+    def choose_move(self, state: GameState) -> str:
+        """Ask the engine; return its move in ICCS once the rules accept it.
+
+        Raises :class:`IllegalEngineMove` (the engine stays up),
+        :class:`EngineTimeout` or :class:`EngineCrashed` (the engine is killed
+        and a fresh one starts for the next game or move).
+        """
+        board = self._board_of(state)
+        self._ensure_running()
+        banned = self._banned_moves(board)
+        wait_s = self.wait_limit_ms(state) / 1000
+        self.last_info = SearchInfo()
+        try:
+            for command in self._position_commands(board, banned):
+                self.process.send(command)
+            self.last_go = self._go_command(state, board, banned)
+            self.process.send(self.last_go)
+            reply = self.process.expect(
+                self._is_bestmove, wait_s, on_line=self._on_search_line, what="bestmove"
+            )
+        except (EngineTimeout, EngineCrashed):
+            self._fail()
+            raise
+        return self._read_bestmove(reply, board)
+
+    def _banned_moves(self, board: xiangqi.Board) -> list[str]:
+        banned = list(self._banned)
+        self._banned = []
+        if self.avoid_losing_repetition:
+            banned += [m for m in losing_repetition_moves(board) if m not in banned]
+        if banned and len(banned) >= sum(1 for _ in board.legal_moves()):
+            return []  # every move loses: let the engine pick one
+        return banned
+
+    # -- time ----------------------------------------------------------------------
+
+    def wait_limit_ms(self, state: GameState) -> int:
+        """How long a search may take before the engine counts as hung.
+
+        Fixed ``movetime``: that plus the margin.  Fixed depth or nodes:
+        ``search_timeout_ms`` (at most the engine's clock) plus the margin.
+        Per-move games: the think time plus the margin.  Fischer clocks: the
+        engine's own remaining time plus the margin (an engine may well spend
+        more than an average share on a move; past its clock it has lost anyway).
+        Untimed: ``default_movetime_ms`` plus the margin.
+        """
+        if self.depth is not None or self.nodes is not None or self.movetime is not None:
+            if self.depth is None and self.nodes is None and self.movetime is not None:
+                base = self.movetime
+            else:
+                base = self.search_timeout_ms
+                if self.movetime is not None:
+                    base = min(base, self.movetime)
+                if state.my_time_ms is not None and not state.per_move_ms:
+                    base = min(base, max(state.my_time_ms, 0))
+        elif state.per_move_ms:
+            base = think_time_ms(state, overhead_ms=self.overhead_ms)
+        elif state.my_time_ms is not None:
+            base = max(state.my_time_ms, 0)
+        else:
+            base = self.default_movetime_ms
+        return base + self.timeout_margin_ms
+
+    def _fixed_limits(self) -> list[str]:
+        parts: list[str] = []
+        if self.depth is not None:
+            parts += ["depth", str(self.depth)]
+        if self.nodes is not None:
+            parts += ["nodes", str(self.nodes)]
+        if self.movetime is not None:
+            parts += ["movetime", str(self.movetime)]
+        return parts
+
+    def _clock_ms(self, state: GameState, seat: int) -> int:
+        """A seat's clock as sent to the engine: its own less the overhead."""
+        assert state.remaining_ms is not None
+        left = state.remaining_ms[seat]
+        if seat == state.seat:
+            left -= self.overhead_ms
+        return max(1, left)
+
+    # -- replies ---------------------------------------------------------------------
+
+    @staticmethod
+    def _is_bestmove(line: str) -> bool:
+        word = line.split(maxsplit=1)[0] if line.strip() else ""
+        return word in ("bestmove", "nobestmove")
+
+    def _on_search_line(self, line: str) -> None:
+        tokens = line.split()
+        if not tokens or tokens[0] != "info":
+            if tokens:
+                log.debug("%s: ignoring %r", self.engine_name, line)
+            return
+        info = _parse_info(tokens, self._from_engine)
+        if info is not None:
+            self.last_info = info
+
+    def _read_bestmove(self, reply: str, board: xiangqi.Board) -> str:
+        tokens = reply.split()
+        fen = board.fen()
+        if tokens[0] == "nobestmove" or len(tokens) < 2 or tokens[1] in _NO_MOVE:
+            raise IllegalEngineMove("the engine gave no move", reply=reply, move="", position=fen)
+        text = tokens[1]
+        try:
+            iccs = self._from_engine(text.lower())
+            move = xiangqi.Move.from_iccs(iccs)
+        except (ValueError, InvalidMoveError) as exc:
+            raise IllegalEngineMove(
+                f"unreadable engine move {text!r}: {exc}", reply=reply, move=text, position=fen
+            ) from None
+        if not board.is_legal(move):
+            raise IllegalEngineMove(
+                f"illegal engine move {text!r} (ICCS {iccs})", reply=reply, move=text, position=fen
+            )
+        return str(move)
+
+
+def _parse_info(tokens: list[str], convert: Callable[[str], str]) -> SearchInfo | None:
+    """Depth, score, nodes, time and pv from an ``info`` line (``None`` if it has none)."""
+    values: dict[str, int] = {}
+    pv: list[str] = []
+    i = 1
+    while i < len(tokens):
+        token = tokens[i]
+        if token in ("depth", "nodes", "time") and i + 1 < len(tokens):
+            with contextlib.suppress(ValueError):
+                values[token] = int(tokens[i + 1])
+            i += 2
+        elif token == "score" and i + 2 < len(tokens):
+            with contextlib.suppress(ValueError):
+                values[tokens[i + 1]] = int(tokens[i + 2])
+            i += 3
+        elif token == "pv":
+            for text in tokens[i + 1 :]:
+                try:
+                    pv.append(convert(text))
+                except ValueError:
+                    break
+            break
+        elif token == "string":
+            break
+        else:
+            i += 1
+    if "depth" not in values and not pv:
+        return None
+    return SearchInfo(
+        depth=values.get("depth"),
+        score_cp=values.get("cp"),
+        mate=values.get("mate"),
+        nodes=values.get("nodes"),
+        time_ms=values.get("time"),
+        pv=tuple(pv),
+    )
+
+
+class UciEngine(XiangqiEngine):
+    """A xiangqi engine speaking UCI: Fairy-Stockfish, Pikafish and the like.
+
+    ``variant_option`` is the ``UCI_Variant`` value set when the engine has that
+    option (``None`` never sets it; Pikafish has none).  ``coords`` picks how
+    ranks are numbered on the wire (see :data:`Coords`).  Other keywords: see
+    :class:`XiangqiEngine`.
+
+    Time control to ``go``: Red is UCI's white.  Fischer clocks give
+    ``go wtime .. btime .. winc .. binc ..`` (the engine's own clock less
+    ``overhead_ms``); a per-move limit gives ``go movetime <per move - overhead>``;
+    an untimed game ``go movetime <default_movetime_ms>``; a fixed
+    ``depth``/``nodes``/``movetime`` replaces all of these.
+    """
+
+    name: ClassVar[str] = "uci"
+
+    def __init__(
+        self,
+        command: str | Sequence[str],
+        *,
+        variant_option: str | None = "xiangqi",
+        coords: Coords = "auto",
+        **kwargs: Any,
+    ) -> None:
+        if coords not in ("auto", "fairy", "iccs"):
+            raise ValueError(f"coords must be 'auto', 'fairy' or 'iccs', not {coords!r}")
+        self.variant_option = variant_option
+        self.coords_setting: Coords = coords
+        #: The numbering in use: ``fairy`` or ``iccs`` (``auto`` is resolved at start).
+        self.coords: Literal["fairy", "iccs"] = "iccs" if coords == "auto" else coords
+        super().__init__(command, **kwargs)
+
+    def _handshake(self) -> None:
+        self.engine_options = {}
+        self.process.send("uci")
+        self.process.expect(
+            lambda line: line.strip() == "uciok",
+            self.handshake_timeout_s,
+            on_line=self._on_hello_line,
+            what="uciok (after uci)",
+        )
+
+    def _configure(self) -> None:
+        variant = self._find_option("UCI_Variant")
+        if self.coords_setting == "auto":
+            fairy = variant is not None or "fairy-stockfish" in self.engine_name.lower()
+            self.coords = "fairy" if fairy else "iccs"
+            log.debug("%s: coordinates %s", self.engine_name, self.coords)
+        if self.variant_option is not None:
+            if variant is not None:
+                self._set_option(variant.name, self.variant_option)
+            else:
+                log.info("%s has no UCI_Variant option; not setting it", self.engine_name)
+        super()._configure()
+
+    def _option_command(self, option: EngineOption, value: str | None) -> str:
+        if value is None:
+            return f"setoption name {option.name}"
+        return f"setoption name {option.name} value {value}"
+
+    def _new_game_commands(self) -> list[str]:
+        return ["ucinewgame"]
+
+    def _to_engine(self, iccs: str) -> str:
+        return iccs_to_fairy(iccs) if self.coords == "fairy" else iccs
+
+    def _from_engine(self, text: str) -> str:
+        return fairy_to_iccs(text) if self.coords == "fairy" else _iccs_checked(text)
+
+    def _position_commands(self, board: xiangqi.Board, banned: list[str]) -> list[str]:
+        command = f"position fen {board.start_fen}"
+        if board.move_stack:
+            command += " moves " + " ".join(self._to_engine(str(m)) for m in board.move_stack)
+        return [command]
+
+    def _go_command(self, state: GameState, board: xiangqi.Board, banned: list[str]) -> str:
+        parts = ["go"]
+        fixed = self._fixed_limits()
+        if fixed:
+            parts += fixed
+        elif state.per_move_ms:
+            parts += ["movetime", str(think_time_ms(state, overhead_ms=self.overhead_ms))]
+        elif state.remaining_ms is not None:
+            parts += [
+                "wtime",
+                str(self._clock_ms(state, 0)),
+                "btime",
+                str(self._clock_ms(state, 1)),
+            ]
+            parts += ["winc", str(state.increment_ms), "binc", str(state.increment_ms)]
+        else:
+            parts += ["movetime", str(self.default_movetime_ms)]
+        if banned:
+            allowed = sorted(str(m) for m in board.legal_moves() if str(m) not in banned)
+            parts += ["searchmoves", *(self._to_engine(m) for m in allowed)]
+        return " ".join(parts)
