@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -190,7 +191,7 @@ class GamePlayer(threading.Thread):
                     thinking = self._worker.submit(self.bot.choose_move, state)
                     thinking_ply = view.ply
                 else:  # the game is over by rule; the referee's "ended" is on its way
-                    view.wait_for(lambda v: v.finished or v.ply != state.board.ply, 1000)
+                    view.wait_for(partial(_moved_on, ply=state.board.ply), 1000)
                     continue
             if thinking is not None:
                 concurrent.futures.wait([thinking], timeout=THINK_POLL_S)
@@ -414,6 +415,10 @@ class BotRunner:
         )
         self.players[assignment.game_id] = player
         player.start()
+
+
+def _moved_on(view: GameView, *, ply: int) -> bool:
+    return view.finished or view.ply != ply
 
 
 def _with_host(endpoint: str, host: str) -> str:
