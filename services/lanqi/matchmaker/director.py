@@ -77,7 +77,7 @@ class Director:
 
     def _authorise(self, key: str | None) -> None:
         expected = self.service.config.director_key
-        if key is None or not secrets.compare_digest(key, expected):
+        if key is None or not secrets.compare_digest(key.encode(), expected.encode()):
             raise _error("unauthorized", "this needs the tournament director's key")
 
     def _tournament(self, tournament_id: str) -> TournamentRecord:

@@ -315,6 +315,7 @@ class RefereeService:
         )
         assert self.pub is not None
         topic = game_topic(session.game_id)
+        self.pub.getsockopt(zmq.EVENTS)  # apply new subscriptions now (libzmq may defer ~1 ms)
         for event in events:
             self.pub.send_multipart(encode_event(topic, event))
         if ended is not None and result_seq is not None:
@@ -376,7 +377,8 @@ class RefereeService:
     def _create(self, request: CreateGame, identity: bytes, now: float) -> _Outcome:
         key = self.config.admin_key
         if key is not None and not (
-            request.admin_key is not None and secrets.compare_digest(request.admin_key, key)
+            request.admin_key is not None
+            and secrets.compare_digest(request.admin_key.encode(), key.encode())
         ):
             raise RefereeError("unauthorized", "creating games needs this referee's admin key")
         if len(request.players) != 2 or any(len(name) > MAX_NAME for name in request.players):
@@ -400,6 +402,11 @@ class RefereeService:
             tag=request.tag,
         )
         session = GameSession(setup, now, self.config.liveness)
+        over = session.game.outcome()
+        if over is not None:
+            raise RefereeError(
+                "bad_request", f"that position is already over ({over.termination.value})"
+            )
         created = session.created_event(now)
         row = GameRow(
             game_id=setup.game_id,

@@ -186,7 +186,7 @@ class GameSession:
         """The seat holding ``token``; raises ``bad_token``."""
         if token is not None:
             for index, seat in enumerate(self.seats):
-                if secrets.compare_digest(seat.token, token):
+                if secrets.compare_digest(seat.token.encode(), token.encode()):
                     return index
         raise RefereeError("bad_token", "that token holds no seat in this game")
 
@@ -567,6 +567,8 @@ class GameSession:
             draw_offer=self.draw_offer,
             takeback_offer=self.takeback_offer,
             your_seat=your_seat,
+            to_move=None if self.ended else self.game.seat_to_move,
+            winner=self.ended.winner if self.ended else None,
         )
 
     def summary(self) -> GameSummary:

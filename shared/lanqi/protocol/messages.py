@@ -399,6 +399,9 @@ class Snapshot(Reply):
     draw_offer: int | None = field(default=None, metadata=limit(max_value=1))
     takeback_offer: int | None = field(default=None, metadata=limit(max_value=1))
     your_seat: int | None = field(default=None, metadata=limit(max_value=1))
+    #: the seat to move (None once the game is over)
+    to_move: int | None = field(default=None, metadata=limit(max_value=1))
+    winner: int | None = field(default=None, metadata=limit(max_value=1))
 
 
 @register
