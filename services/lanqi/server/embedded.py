@@ -64,7 +64,7 @@ class EmbeddedServer:
             ),
             self.context,
         )
-        self._mm_args = dict(
+        self._mm_config = MatchmakerConfig(
             host=host,
             port=port,
             pub_port=pub_port,
@@ -102,10 +102,8 @@ class EmbeddedServer:
             public_endpoint=f"tcp://{public_host}:{ref_port}",
             public_pub_endpoint=f"tcp://{public_host}:{pub_port}",
         )
-        self.matchmaker = MatchmakerService(
-            MatchmakerConfig(referees=[link], **self._mm_args),  # type: ignore[arg-type]
-            self.context,
-        )
+        self._mm_config.referees = [link]
+        self.matchmaker = MatchmakerService(self._mm_config, self.context)
         self.matchmaker.bind()
         for name, target in (
             ("referee", self.referee.serve_forever),
