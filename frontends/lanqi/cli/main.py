@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "lanqi.cli.selfplay",
         "self-play demo of the rules core: random games of both variants",
     ),
+    "gui": ("lanqi.cli.gui", "the pygame GUI: play online or offline, watch, review (needs [gui])"),
     "serve": ("lanqi.cli.serve", "run the whole server: matchmaker and referee in one process"),
     "tournament": (
         "lanqi.cli.tournament",
@@ -29,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bot": ("lanqi.cli.bot", "put a bot or an engine in the lobby (UCI, UCCI, Gomocup, built-in)"),
     "referee": ("lanqi.cli.referee", "run the referee service (authoritative games)"),
     "matchmaker": ("lanqi.cli.matchmaker", "run the matchmaker (lobby, tournaments) on its own"),
-    "bench": ("lanqi.cli.bench", "benchmarks: movegen, referee"),
+    "bench": ("lanqi.cli.bench", "benchmarks: movegen, referee, tournament"),
 }
 
 

@@ -1,0 +1,113 @@
+"""``lanqi gui``: the pygame GUI (needs the ``gui`` extra: ``pip install 'lanqi[gui]'``).
+
+::
+
+    lanqi gui                                   # the menu
+    lanqi gui --offline xiangqi --ai 4          # against the built-in AI, level 4
+    lanqi gui --offline gomoku                  # two players on one computer
+    lanqi gui --server tcp://host:5050 --name Alice   # straight to the lobby
+    lanqi gui --review game.pgn                 # step through a record
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+from lanqi.protocol.endpoints import MATCHMAKER_PORT
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--server",
+        default=None,
+        help=f"matchmaker endpoint, e.g. tcp://host:{MATCHMAKER_PORT}: connect to the lobby",
+    )
+    parser.add_argument("--name", default=None, help="your name in the lobby")
+    parser.add_argument(
+        "--events", default=None, help="matchmaker event endpoint (default: server port + 1)"
+    )
+    parser.add_argument(
+        "--referee",
+        default=None,
+        help="referee endpoint for watching games (default: the server's host, port 5052)",
+    )
+    parser.add_argument(
+        "--referee-events", default=None, help="referee event endpoint (default: its port + 1)"
+    )
+    parser.add_argument(
+        "--offline",
+        choices=("xiangqi", "gomoku"),
+        default=None,
+        help="play on this computer: two players, or against the AI with --ai",
+    )
+    parser.add_argument(
+        "--ai",
+        type=int,
+        default=None,
+        metavar="LEVEL",
+        help="built-in AI level (xiangqi 1-8, gomoku 1-5)",
+    )
+    parser.add_argument(
+        "--side",
+        choices=("first", "second"),
+        default="first",
+        help="your side against the AI: first (Red / Black stones) or second",
+    )
+    parser.add_argument("--fen", default=None, help="start an offline game from this position")
+    parser.add_argument(
+        "--time",
+        default=None,
+        help="clock of offline games: MINUTES+SECONDS (e.g. 5+3), move:SECONDS or none",
+    )
+    parser.add_argument(
+        "--ai-time", type=int, default=None, metavar="MS", help="the AI's thinking time per move"
+    )
+    parser.add_argument("--review", type=Path, default=None, help="open a PGN or gomoku record")
+    parser.add_argument("--size", default="1180x780", help="window size WIDTHxHEIGHT")
+    parser.add_argument(
+        "--data-dir", default=None, help="where settings and saved games live (default: per user)"
+    )
+
+
+def _size(text: str) -> tuple[int, int]:
+    width, _, height = text.lower().partition("x")
+    return max(640, int(width)), max(480, int(height))
+
+
+def run(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("pygame") is None:
+        print(
+            "lanqi gui: pygame is not installed; install the GUI extra: pip install 'lanqi[gui]'",
+            file=sys.stderr,
+        )
+        return 2
+    from lanqi.gui.app import App, AppConfig
+    from lanqi.paths import data_dir
+
+    try:
+        size = _size(args.size)
+    except ValueError:
+        print(f"lanqi gui: bad --size {args.size!r} (want e.g. 1180x780)", file=sys.stderr)
+        return 2
+    config = AppConfig(
+        data_dir=data_dir(args.data_dir),
+        server=args.server,
+        events=args.events,
+        referee=args.referee,
+        referee_events=args.referee_events,
+        name=args.name,
+        offline=args.offline or ("xiangqi" if args.ai is not None else None),
+        ai=args.ai,
+        side=args.side,
+        fen=args.fen,
+        time=args.time,
+        ai_time_ms=args.ai_time,
+        review=args.review,
+        size=size,
+        connect=bool(args.server and args.name),
+    )
+    app = App(config)
+    return app.run()

@@ -1,0 +1,287 @@
+"""The window, the frame loop and the scene machine.
+
+One :class:`App` owns the window.  Each frame it takes the events with ONE
+``pygame.event.get()``, hands them to the current scene, lets the lobby link
+collect what its agent thread said, then updates and draws the scene.  A scene
+is a small object with ``startup``, ``handle_event``, ``update(dt)``, ``draw``
+and ``cleanup``; :meth:`App.switch` swaps scenes between frames.
+
+Nothing happens at import: :class:`App` calls ``pygame.init()`` when it is made.
+Tests drive :meth:`App.step` themselves with posted events.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pygame
+
+from lanqi.gui import fonts, theme
+from lanqi.gui.net import LobbyAgent, LobbyLink, Note, Refused, derive_endpoint
+from lanqi.gui.settings import Settings
+from lanqi.gui.widgets import draw_text, reset_cache
+from lanqi.protocol.endpoints import REFEREE_PORT
+
+__all__ = ["App", "AppConfig", "Scene"]
+
+log = logging.getLogger(__name__)
+
+FPS = 60
+DEFAULT_SIZE = (1180, 780)
+MIN_SIZE = (640, 480)
+
+
+@dataclass(slots=True)
+class AppConfig:
+    """How the GUI starts (the ``lanqi gui`` flags)."""
+
+    data_dir: Path
+    server: str | None = None
+    events: str | None = None
+    referee: str | None = None
+    referee_events: str | None = None
+    name: str | None = None
+    offline: str | None = None  # "xiangqi" or "gomoku"
+    ai: int | None = None
+    side: str = "first"  # the human's side against the AI: first or second
+    fen: str | None = None
+    time: str | None = None
+    ai_time_ms: int | None = None
+    review: Path | None = None
+    size: tuple[int, int] = DEFAULT_SIZE
+    connect: bool = False  # go straight to the lobby
+    options: dict[str, object] = field(default_factory=dict)
+
+
+class Scene:
+    """One screen of the GUI."""
+
+    app: App
+
+    def startup(self, app: App) -> None:
+        self.app = app
+        self.layout(app.screen.get_size())
+
+    def layout(self, size: tuple[int, int]) -> None:
+        """Place everything for a window of ``size`` (also after a resize)."""
+
+    def handle_event(self, event: pygame.event.Event) -> None:
+        """One input event."""
+
+    def update(self, dt: float) -> None:
+        """Advance ``dt`` seconds."""
+
+    def draw(self, surface: pygame.Surface) -> None:
+        surface.fill(theme.BACKGROUND)
+
+    def cleanup(self) -> None:
+        """The scene is left: stop what it started."""
+
+
+class App:
+    """The GUI: a window and the scene shown in it."""
+
+    def __init__(self, config: AppConfig) -> None:
+        self.config = config
+        # only what the GUI uses: no sound, so no audio device is opened
+        pygame.display.init()
+        pygame.font.init()
+        pygame.display.set_caption("lanqi 象棋 · 五子棋")
+        self.screen = pygame.display.set_mode(config.size, pygame.RESIZABLE)
+        self.clock = pygame.time.Clock()
+        self.settings = Settings.load(config.data_dir)
+        if config.server:
+            self.settings.server = config.server
+        for name in ("events", "referee", "referee_events", "name"):
+            value = getattr(config, name)
+            if value:
+                setattr(self.settings, name, value)
+        self.lobby: LobbyLink | None = None
+        #: where to watch games: (requests, events) of the referee
+        self.referee_endpoints: tuple[str, str] | None = None
+        self.scene: Scene | None = None
+        self._next: Scene | None = None
+        self.running = True
+        self.frames = 0
+        self.notices: list[tuple[str, bool, float]] = []
+
+    # ------------------------------------------------------------ paths
+
+    @property
+    def data_dir(self) -> Path:
+        return self.config.data_dir
+
+    @property
+    def games_dir(self) -> Path:
+        return self.config.data_dir / "games"
+
+    # ------------------------------------------------------------ scenes
+
+    def switch(self, scene: Scene) -> None:
+        """Show ``scene`` from the next frame on."""
+        self._next = scene
+
+    def _swap(self) -> None:
+        scene, self._next = self._next, None
+        if scene is None:
+            return
+        if self.scene is not None:
+            self.scene.cleanup()
+        self.scene = scene
+        scene.startup(self)
+
+    def first_scene(self) -> Scene:
+        """The scene the command line asks for."""
+        from lanqi.gui.scenes.connect import ConnectScene
+        from lanqi.gui.scenes.menu import MenuScene, start_offline
+        from lanqi.gui.scenes.review import open_review
+
+        config = self.config
+        if config.review is not None:
+            return open_review(self, config.review)
+        if config.offline:
+            return start_offline(
+                self,
+                config.offline,
+                ai=config.ai,
+                side=config.side,
+                fen=config.fen,
+                time_control=config.time,
+                ai_time_ms=config.ai_time_ms,
+            )
+        if config.connect or config.server:
+            return ConnectScene(auto=config.connect)
+        return MenuScene()
+
+    # ------------------------------------------------------------ lobby
+
+    def connect(self, server: str, name: str) -> LobbyLink:
+        """Start a lobby agent for ``server`` as ``name`` (closing any other)."""
+        self.disconnect()
+        settings = self.settings
+        events = settings.events or derive_endpoint(server, 1)
+        referee = settings.referee or derive_endpoint(server, port=REFEREE_PORT)
+        referee_events = settings.referee_events or derive_endpoint(referee, 1)
+        agent = LobbyAgent(
+            server,
+            events,
+            name,
+            session=settings.session_for(server, name),
+            referee=referee,
+            referee_pub=referee_events,
+        )
+        link = LobbyLink(agent, server)
+
+        def remember(welcomed_name: str, session: str) -> None:
+            settings.remember_session(server, welcomed_name, session)
+            settings.save()
+
+        link.on_session = remember
+        self.lobby = link
+        self.referee_endpoints = (referee, referee_events)
+        agent.start()
+        return link
+
+    def disconnect(self) -> None:
+        if self.lobby is not None:
+            self.lobby.close()
+            self.lobby = None
+
+    # ------------------------------------------------------------ frames
+
+    def notice(self, text: str, *, error: bool = False) -> None:
+        """A message shown over any scene for a few seconds."""
+        self.notices.append((text, error, time.monotonic()))
+        del self.notices[:-4]
+
+    def resize(self, size: tuple[int, int]) -> None:
+        w, h = max(MIN_SIZE[0], size[0]), max(MIN_SIZE[1], size[1])
+        self.screen = pygame.display.get_surface() or self.screen
+        if (w, h) != self.screen.get_size():
+            self.screen = pygame.display.set_mode((w, h), pygame.RESIZABLE)
+        if self.scene is not None:
+            self.scene.layout((w, h))
+
+    def step(self, dt: float = 1 / FPS) -> bool:
+        """One frame: events, network, update, draw.  False once the app should quit."""
+        self._swap()
+        events = pygame.event.get()
+        for event in events:
+            if event.type == pygame.QUIT:
+                self.running = False
+            elif event.type == pygame.VIDEORESIZE:
+                self.resize((event.w, event.h))
+            elif event.type == pygame.WINDOWSIZECHANGED:
+                self.resize((event.x, event.y))
+            elif self.scene is not None:
+                self.scene.handle_event(event)
+        if self.lobby is not None:
+            self.lobby.pump()
+            if self.scene is not None and not getattr(self.scene, "shows_lobby_notes", False):
+                while self.lobby.notes:
+                    note = self.lobby.notes.popleft()
+                    error = isinstance(note, Refused) or (isinstance(note, Note) and note.error)
+                    text = note.text if isinstance(note, Note) else f"{note.code}: {note.msg}"
+                    self.notice(text, error=error)
+        if self.scene is not None:
+            self.scene.update(dt)
+            self.scene.draw(self.screen)
+        self._draw_notices()
+        pygame.display.flip()
+        self.frames += 1
+        self._swap()
+        return self.running
+
+    def _draw_notices(self) -> None:
+        now = time.monotonic()
+        self.notices = [n for n in self.notices if now - n[2] < 5.0]
+        w, _ = self.screen.get_size()
+        y = 8
+        for text, error, _ in reversed(self.notices):
+            rect = pygame.Rect(0, 0, min(w - 40, 12 + 9 * len(text)), 30)
+            rect.midtop = (w // 2, y)
+            pygame.draw.rect(self.screen, theme.PANEL_DARK, rect, border_radius=6)
+            pygame.draw.rect(self.screen, theme.ERROR if error else theme.ACCENT, rect, 1, 6)
+            draw_text(
+                self.screen,
+                text,
+                rect.center,
+                15,
+                theme.ERROR if error else theme.TEXT,
+                anchor="center",
+                max_width=rect.width - 12,
+            )
+            y += 36
+
+    def run(self) -> int:
+        """The frame loop, at 60 frames a second until the window closes."""
+        if self.scene is None and self._next is None:
+            self.switch(self.first_scene())
+        try:
+            while self.running:
+                dt = self.clock.tick(FPS) / 1000.0
+                self.step(dt)
+        finally:
+            self.close()
+        return 0
+
+    def close(self) -> None:
+        if self.scene is not None:
+            self.scene.cleanup()
+            self.scene = None
+        self.disconnect()
+        self.settings.save()
+        fonts.reset()
+        reset_cache()
+        pygame.quit()
+
+
+def post_keys(keys: Sequence[int]) -> None:
+    """Post key presses (for tests and demos)."""
+    for key in keys:
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, mod=0, unicode=""))
+        pygame.event.post(pygame.event.Event(pygame.KEYUP, key=key, mod=0, unicode=""))

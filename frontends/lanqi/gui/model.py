@@ -1,0 +1,372 @@
+"""What the game screen shows, as plain data: no pygame, no sockets.
+
+A :class:`GameModel` holds one game: the rules object at the live position, the
+moves in wire notation, players, clocks, offers, the result and the chat.  The
+sessions (:mod:`lanqi.gui.sessions`) fill it in; the game scene draws it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from lanqi.games import gomoku, xiangqi
+from lanqi.games.base import Game, MoveError
+from lanqi.games.registry import create_game
+
+__all__ = [
+    "ChatLine",
+    "ClockView",
+    "GameModel",
+    "Pending",
+    "describe_result",
+    "seat_name",
+    "termination_text",
+]
+
+#: termination value -> (Chinese, English)
+_TERMINATIONS: dict[str, tuple[str, str]] = {
+    "checkmate": ("绝杀", "checkmate"),
+    "stalemate": ("困毙", "stalemate: no legal move"),
+    "repetition": ("判和", "repetition"),
+    "perpetual_check": ("长将判负", "perpetual check"),
+    "perpetual_chase": ("长捉判负", "perpetual chase"),
+    "move_limit": ("限着判和", "move limit without capture"),
+    "insufficient_material": ("子力不足", "insufficient material"),
+    "five_in_a_row": ("连珠", "five in a row"),
+    "board_full": ("盘满", "the board is full"),
+    "forbidden_move": ("禁手", "forbidden move"),
+    "resignation": ("认输", "resignation"),
+    "timeout": ("超时", "time out"),
+    "agreement": ("同意和棋", "draw agreed"),
+    "abandoned": ("弃权", "abandoned"),
+    "aborted": ("中止", "aborted"),
+}
+
+
+def seat_name(variant: str, seat: int, *, chinese: bool = False) -> str:
+    """``Red``/``Black`` in xiangqi, ``Black``/``White`` in gomoku (seat 0 moves first)."""
+    if variant == "gomoku":
+        return ("黑方", "白方")[seat] if chinese else ("Black", "White")[seat]
+    return ("红方", "黑方")[seat] if chinese else ("Red", "Black")[seat]
+
+
+def termination_text(termination: str | None) -> str:
+    """A termination code for people: ``绝杀 checkmate``."""
+    if not termination:
+        return ""
+    chinese, english = _TERMINATIONS.get(termination, ("", termination.replace("_", " ")))
+    return f"{chinese} {english}".strip()
+
+
+def describe_result(variant: str, result: str | None, winner: int | None) -> tuple[str, str]:
+    """(headline in Chinese, headline in English) of a finished game."""
+    if winner is None and result in ("1-0", "0-1"):
+        winner = 0 if result == "1-0" else 1
+    if winner is not None:
+        cn = seat_name(variant, winner, chinese=True)[0] + "胜"
+        return cn, f"{seat_name(variant, winner)} wins"
+    if result == "1/2-1/2":
+        return "和棋", "Draw"
+    return "对局结束", "Game over"
+
+
+@dataclass(slots=True)
+class ClockView:
+    """Clocks as last heard, counted down live for the running seat.
+
+    ``remaining_ms`` is what was left at ``at`` (a ``time.monotonic()`` reading);
+    an empty list means the game is untimed.
+    """
+
+    remaining_ms: list[float] = field(default_factory=list)
+    running: int | None = None
+    at: float = 0.0
+
+    @property
+    def timed(self) -> bool:
+        return len(self.remaining_ms) == 2
+
+    def left_ms(self, seat: int, now: float | None = None) -> float | None:
+        if not self.timed:
+            return None
+        left = self.remaining_ms[seat]
+        if self.running == seat:
+            now = time.monotonic() if now is None else now
+            left -= max(0.0, now - self.at) * 1000.0
+        return max(0.0, left)
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLine:
+    name: str
+    text: str
+    system: bool = False
+    room: str = "players"
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A move sent to the referee and shown at once, until the referee answers."""
+
+    ply: int
+    move: str
+
+
+class GameModel:
+    """One game for display: the live position plus everything around it."""
+
+    def __init__(
+        self,
+        variant: str,
+        *,
+        options: Mapping[str, Any] | None = None,
+        start_fen: str | None = None,
+        moves: list[str] | None = None,
+        players: list[str] | None = None,
+    ) -> None:
+        self.variant = variant
+        self.options: dict[str, Any] = {k: v for k, v in dict(options or {}).items() if k != "fen"}
+        self.start_fen = start_fen
+        self.players: list[str] = list(players or ["", ""])
+        self.status = "active"
+        self.result: str | None = None
+        self.termination: str | None = None
+        self.winner: int | None = None
+        self.clock = ClockView()
+        self.draw_offer: int | None = None
+        self.takeback_offer: int | None = None
+        self.casual = True
+        self.connected: list[bool] = []
+        self.chat: list[ChatLine] = []
+        self.headers: dict[str, str] = {}
+        self.moves: list[str] = []
+        self._first_seat: int | None = None
+        self.board: Game = self._new_board()
+        self._texts: dict[str, list[str]] = {}
+        #: bumped whenever the moves change (views cache on it)
+        self.version = 0
+        self.set_moves(list(moves or []))
+
+    # ------------------------------------------------------------ position
+
+    def _new_board(self) -> Game:
+        options = dict(self.options)
+        if self.start_fen:
+            options["fen"] = self.start_fen
+        return create_game(self.variant, **options)
+
+    @property
+    def ply(self) -> int:
+        return len(self.moves)
+
+    @property
+    def finished(self) -> bool:
+        return self.status == "finished"
+
+    @property
+    def seat_to_move(self) -> int:
+        return self.board.seat_to_move
+
+    @property
+    def first_seat(self) -> int:
+        """The seat that made (or makes) the first move of the record."""
+        if self._first_seat is None:
+            self._first_seat = self._new_board().seat_to_move
+        return self._first_seat
+
+    def set_moves(self, moves: list[str]) -> None:
+        """Make the live position the one after ``moves`` (replaying only what changed)."""
+        common = 0
+        for mine, theirs in zip(self.moves, moves, strict=False):
+            if mine != theirs:
+                break
+            common += 1
+        if common == len(self.moves) == len(moves):
+            return
+        if common < len(self.moves) // 2:
+            self.board = self._new_board()
+            self.moves = []
+        else:
+            while len(self.moves) > common:
+                self.board.pop()
+                self.moves.pop()
+        for text in moves[len(self.moves) :]:
+            self.board.push(self.board.parse_move(text))
+            self.moves.append(text)
+        for texts in self._texts.values():
+            del texts[common:]
+        self.version += 1
+
+    def push(self, text: str) -> str:
+        """Play ``text`` on the live position and return it in wire notation.
+
+        Raises the rules' MoveError for a move that is not legal now.
+        """
+        move = self.board.parse_move(text)
+        self.board.push(move)
+        wire = str(move)
+        self.moves.append(wire)
+        self.version += 1
+        return wire
+
+    def pop(self) -> str:
+        self.board.pop()
+        self.version += 1
+        text = self.moves.pop()
+        for texts in self._texts.values():
+            del texts[len(self.moves) :]
+        return text
+
+    def board_at(self, ply: int) -> Game:
+        """A fresh rules object at the position after ``ply`` moves."""
+        if ply >= self.ply:
+            return self.board
+        board = self._new_board()
+        for text in self.moves[:ply]:
+            board.push(board.parse_move(text))
+        return board
+
+    def legal_reason(self, text: str) -> str | None:
+        """Why ``text`` cannot be played now, or None if it can."""
+        if self.finished:
+            return "the game is over"
+        try:
+            self.board.parse_move(text)
+        except MoveError as exc:
+            message = str(exc)
+            if message.startswith("illegal move ") and ": " in message:
+                message = message.split(": ", 1)[1]
+            return message
+        return None
+
+    def in_check(self, board: Game | None = None) -> bool:
+        board = board if board is not None else self.board
+        return isinstance(board, xiangqi.Board) and board.is_check()
+
+    # ------------------------------------------------------------ text
+
+    def move_texts(self, style: str) -> list[str]:
+        """Every move in ``style``: ``chinese``, ``wxf`` or ``iccs`` (gomoku: ``h8``)."""
+        if self.variant != "xiangqi" or style == "iccs":
+            return list(self.moves)
+        texts = self._texts.setdefault(style, [])
+        if len(texts) < len(self.moves):
+            from lanqi.games.xiangqi.notation import move_to
+
+            board = self.board_at(len(texts))
+            if board is self.board:
+                board = self._new_board()
+            assert isinstance(board, xiangqi.Board)
+            for text in self.moves[len(texts) :]:
+                move = xiangqi.Move.from_iccs(text)
+                texts.append(move_to(board, move, style))
+                board.push(move)
+        return texts[: len(self.moves)]
+
+    def headline(self) -> tuple[str, str]:
+        return describe_result(self.variant, self.result, self.winner)
+
+    def finish(self, result: str, termination: str, winner: int | None) -> None:
+        self.status = "finished"
+        self.result, self.termination, self.winner = result, termination, winner
+        self.draw_offer = self.takeback_offer = None
+        if self.clock.timed and self.clock.running is not None:
+            now = time.monotonic()
+            left = self.clock.left_ms(self.clock.running, now) or 0.0
+            self.clock.remaining_ms[self.clock.running] = left
+            self.clock.running = None
+            self.clock.at = now
+
+    def finish_by_rules(self) -> bool:
+        """End the game if the rules say it is over; True if they do."""
+        outcome = self.board.outcome()
+        if outcome is None:
+            return False
+        self.finish(outcome.result(), outcome.termination.value, outcome.winner_seat)
+        return True
+
+    def say(self, text: str) -> None:
+        """A line from the program in the message box."""
+        self.chat.append(ChatLine("", text, system=True))
+
+    # ------------------------------------------------------------ records
+
+    def record_text(self) -> str:
+        """The game as PGN (xiangqi) or as a gomoku record."""
+        headers = dict(self.headers)
+        result = self.result or "*"
+        if self.variant == "xiangqi":
+            from lanqi.games.xiangqi.pgn import write_pgn
+
+            board = self.board
+            assert isinstance(board, xiangqi.Board)
+            headers.setdefault("Red", self.players[0] or "?")
+            headers.setdefault("Black", self.players[1] or "?")
+            headers["Result"] = result
+            if self.termination:
+                headers["Termination"] = self.termination
+            return write_pgn(board, headers, notation="wxf")
+        board_g = self.board
+        assert isinstance(board_g, gomoku.Board)
+        headers.setdefault("Black", self.players[0] or "?")
+        headers.setdefault("White", self.players[1] or "?")
+        headers.pop("Game", None)
+        on_board = board_g.result()
+        headers["Result"] = on_board if on_board != "*" else result
+        if self.termination:
+            headers["Termination"] = self.termination
+        return gomoku.write_record(board_g, headers)
+
+    @classmethod
+    def from_record(cls, text: str) -> list[GameModel]:
+        """Every game of a PGN or gomoku record text; raises ValueError if none can be read."""
+        stripped = text.lstrip("\ufeff")
+        if '[Game "Gomoku"' in stripped or '[Game "gomoku"' in stripped:
+            records = gomoku.read_records(stripped)
+            models = []
+            for headers, board in records:
+                moves = [str(m) for m in board.move_stack]
+                model = cls(
+                    "gomoku",
+                    options=board.options,
+                    start_fen=board.start_fen,
+                    moves=moves,
+                    players=[headers.get("Black", "?"), headers.get("White", "?")],
+                )
+                model.headers = dict(headers)
+                model._finish_from_headers(headers.get("Result", "*"), headers)
+                models.append(model)
+            return models
+        from lanqi.games.xiangqi.pgn import read_pgns
+
+        games = read_pgns(stripped)
+        if not games:
+            raise ValueError("no game found in the text")
+        models = []
+        for game in games:
+            start = game.board.start_fen
+            model = cls(
+                "xiangqi",
+                start_fen=None if start == xiangqi.STARTING_FEN else start,
+                moves=[str(m) for m in game.board.move_stack],
+                players=[game.headers.get("Red", "?"), game.headers.get("Black", "?")],
+            )
+            model.headers = dict(game.headers)
+            model._finish_from_headers(game.result, game.headers)
+            models.append(model)
+        return models
+
+    def _finish_from_headers(self, result: str, headers: Mapping[str, str]) -> None:
+        outcome = self.board.outcome()
+        termination = headers.get("Termination", "")
+        if outcome is not None:
+            self.finish(outcome.result(), termination or outcome.termination.value, None)
+            self.winner = outcome.winner_seat
+        else:
+            winner = {"1-0": 0, "0-1": 1}.get(result)
+            self.finish(result, termination, winner)
+        if result == "*" and outcome is None:
+            self.result = None

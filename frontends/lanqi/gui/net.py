@@ -1,0 +1,675 @@
+"""Networking for the GUI: one agent thread per connection, queues to the GUI.
+
+The GUI thread never touches a socket.  Each agent owns its ZeroMQ sockets
+(they belong to one thread) and talks to the GUI through two thread-safe
+queues: commands in, immutable snapshots and notices out.  The GUI drains the
+out-queue without waiting, once per frame, so a slow or dead server never
+blocks a frame.
+
+- :class:`GameAgent`: one game on a referee, as a player (seat + token) or a
+  spectator: :class:`~lanqi.client.referee.RefereeClient` and
+  :class:`~lanqi.client.referee.GameView` (snapshot, then events in ``seq``
+  order, re-sync on a gap), a heartbeat every second while seated, capped
+  reconnect back-off.
+- :class:`LobbyAgent`: the matchmaker: hello (keeping the session), the lobby
+  lists, seeks, challenges, tournaments and standings, and the private pushes
+  (``game_assigned``, ``challenge_received``).
+- :class:`LobbyLink`: the GUI-side end of a lobby agent: the latest lists and
+  what is waiting to be handled.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import zmq
+
+from lanqi.client.matchmaker import MatchmakerClient, MatchmakerRefused, MatchmakerTimeout
+from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
+from lanqi.protocol import (
+    AcceptChallenge,
+    Assignment,
+    CancelSeek,
+    Challenge,
+    ChallengeClosed,
+    ChallengeCreated,
+    ChallengeReceived,
+    ChatPosted,
+    CreateSeek,
+    DeclineChallenge,
+    GameAssigned,
+    GameSummary,
+    GetStandings,
+    JoinTournament,
+    ListPlayers,
+    ListSeeks,
+    ListTournaments,
+    LobbyEvent,
+    Message,
+    Ok,
+    Ping,
+    PlayerInfo,
+    PlayersList,
+    Seek,
+    SeekCreated,
+    SeekInfo,
+    SeeksList,
+    Standings,
+    TimeControl,
+    TournamentEvent,
+    TournamentInfo,
+    TournamentsList,
+    Welcome,
+    WithdrawTournament,
+)
+from lanqi.protocol.endpoints import TOPIC_LOBBY, tour_topic
+
+__all__ = [
+    "Assigned",
+    "ChallengeGone",
+    "ChallengeIn",
+    "Command",
+    "Failed",
+    "GameAgent",
+    "LobbyAgent",
+    "LobbyLink",
+    "LobbyState",
+    "Note",
+    "Refused",
+    "ViewState",
+    "Welcomed",
+    "derive_endpoint",
+]
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_S = 1.0
+POLL_MS = 20
+QUIET_RESYNC_S = 2.0
+MAX_BACKOFF_S = 8.0
+PING_S = 3.0
+LOBBY_REFRESH_S = 5.0
+LOBBY_DIRTY_S = 0.2
+
+
+def derive_endpoint(endpoint: str, port_offset: int = 0, port: int | None = None) -> str:
+    """``tcp://host:5050`` with another port: ``derive_endpoint(e, 1) == 'tcp://host:5051'``.
+
+    >>> derive_endpoint("tcp://10.0.0.2:5050", 1)
+    'tcp://10.0.0.2:5051'
+    >>> derive_endpoint("tcp://10.0.0.2:5050", port=5052)
+    'tcp://10.0.0.2:5052'
+    """
+    head, _, tail = endpoint.rpartition(":")
+    if not head or not tail.isdigit():
+        return endpoint
+    return f"{head}:{port if port is not None else int(tail) + port_offset}"
+
+
+# ================================================================ messages out
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A request from the GUI to an agent: ``action`` and its arguments."""
+
+    action: str
+    args: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ViewState:
+    """One game as the agent's :class:`GameView` has it, frozen at ``at`` (monotonic)."""
+
+    game_id: str
+    seq: int
+    variant: str
+    options: dict[str, Any]
+    start_fen: str | None
+    moves: tuple[str, ...]
+    status: str
+    result: str | None
+    termination: str | None
+    winner: int | None
+    players: tuple[str, ...]
+    connected: tuple[bool, ...]
+    remaining_ms: tuple[int, ...]
+    running: int | None
+    at: float
+    casual: bool
+    time_control: TimeControl
+    draw_offer: int | None
+    takeback_offer: int | None
+    chat: tuple[ChatPosted, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """The server said no to ``action``: ``code`` is stable, ``msg`` for people."""
+
+    action: str
+    code: str
+    msg: str
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    text: str
+    error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """The agent gave up (join refused, name taken, no server): it has stopped."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Welcomed:
+    welcome: Welcome
+
+
+@dataclass(frozen=True, slots=True)
+class Assigned:
+    game: Assignment
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeIn:
+    challenge: ChallengeReceived
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeGone:
+    closed: ChallengeClosed
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyState:
+    players: tuple[PlayerInfo, ...] = ()
+    seeks: tuple[SeekInfo, ...] = ()
+    tournaments: tuple[TournamentInfo, ...] = ()
+    standings: tuple[Standings, ...] = ()
+    games: tuple[GameSummary, ...] = ()
+    my_seeks: tuple[str, ...] = ()
+    referee_ok: bool = True
+
+
+def _drain(q: queue.SimpleQueue[Command]) -> list[Command]:
+    items: list[Command] = []
+    while True:
+        try:
+            items.append(q.get_nowait())
+        except queue.Empty:
+            return items
+
+
+class _Agent(threading.Thread):
+    """A thread with a command queue in, an event queue out and a stop flag."""
+
+    def __init__(self, name: str, context: zmq.Context[Any] | None) -> None:
+        super().__init__(name=name, daemon=True)
+        self.context = context or zmq.Context.instance()
+        self.commands: queue.SimpleQueue[Command] = queue.SimpleQueue()
+        self.events: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self.stop_event = threading.Event()
+
+    def send(self, action: str, *args: Any) -> None:
+        self.commands.put(Command(action, args))
+
+    def stop(self, wait: float = 0.0) -> None:
+        self.stop_event.set()
+        if wait and self.is_alive():
+            self.join(wait)
+
+    def poll(self) -> list[object]:
+        """Everything the agent said since the last call (never waits)."""
+        items: list[object] = []
+        while True:
+            try:
+                items.append(self.events.get_nowait())
+            except queue.Empty:
+                return items
+
+
+# ================================================================ game agent
+
+
+class GameAgent(_Agent):
+    """Plays (``seat`` + ``token``) or watches one game on a referee."""
+
+    def __init__(
+        self,
+        referee: str,
+        referee_pub: str,
+        game_id: str,
+        *,
+        seat: int | None = None,
+        token: str | None = None,
+        name: str = "",
+        context: zmq.Context[Any] | None = None,
+        timeout_ms: int = 3000,
+    ) -> None:
+        super().__init__(f"lanqi-game-{game_id}", context)
+        self.referee = referee
+        self.referee_pub = referee_pub
+        self.game_id = game_id
+        self.seat = seat if token else None
+        self.token = token
+        self.name = name
+        self.timeout_ms = timeout_ms
+
+    def run(self) -> None:
+        backoff = 0.5
+        while not self.stop_event.is_set():
+            try:
+                with RefereeClient(
+                    self.referee, self.referee_pub, context=self.context, timeout_ms=self.timeout_ms
+                ) as client:
+                    if self.seat is not None and self.token is not None:
+                        client.join(self.game_id, self.seat, self.token)
+                    view = GameView(client, self.game_id)
+                    backoff = 0.5
+                    self._emit(view)
+                    self._serve(client, view)
+                    return
+            except RequestRefused as exc:
+                self.events.put(Failed(f"the referee refused: {exc.msg or exc.code}"))
+                return
+            except (RefereeTimeout, zmq.ZMQError) as exc:
+                if self.stop_event.is_set():
+                    return
+                log.info("game %s: lost the referee (%s); retrying", self.game_id, exc)
+                self.events.put(Note(f"lost the referee; retrying in {backoff:.0f} s", error=True))
+                self.stop_event.wait(backoff)
+                backoff = min(MAX_BACKOFF_S, backoff * 2)
+
+    def _emit(self, view: GameView) -> None:
+        clock = view.clock
+        self.events.put(
+            ViewState(
+                game_id=view.game_id,
+                seq=view.seq,
+                variant=view.variant,
+                options=dict(view.snapshot.options),
+                start_fen=view.snapshot.start_fen,
+                moves=tuple(view.moves),
+                status=view.status,
+                result=view.result,
+                termination=view.termination,
+                winner=view.winner,
+                players=tuple(view.players),
+                connected=tuple(view.connected),
+                remaining_ms=tuple(clock.remaining_ms),
+                running=clock.running if view.status == "active" else None,
+                at=time.monotonic(),
+                casual=view.snapshot.casual,
+                time_control=view.snapshot.time_control,
+                draw_offer=view.draw_offer,
+                takeback_offer=view.takeback_offer,
+                chat=tuple(view.chat),
+            )
+        )
+
+    def _serve(self, client: RefereeClient, view: GameView) -> None:
+        last_beat = 0.0
+        last_event = time.monotonic()
+        while not self.stop_event.is_set():
+            before = (view.seq, len(view.chat), view.resyncs)
+            for command in _drain(self.commands):
+                self._do(client, view, command)
+            now = time.monotonic()
+            seated = self.seat is not None and self.token is not None
+            if seated and not view.finished and now - last_beat >= HEARTBEAT_S:
+                last_beat = now
+                assert self.token is not None
+                try:
+                    client.heartbeat(self.game_id, self.token)
+                except RequestRefused as exc:
+                    log.debug("heartbeat refused: %s", exc)
+            if view.poll(POLL_MS if not view.finished else 5 * POLL_MS):
+                last_event = now
+                while view.poll(0):
+                    pass
+            elif now - last_event > QUIET_RESYNC_S:
+                last_event = now  # a lost last event must not leave us behind
+                view.resync()
+            if (view.seq, len(view.chat), view.resyncs) != before:
+                self._emit(view)
+
+    def _do(self, client: RefereeClient, view: GameView, command: Command) -> None:
+        game_id, token = self.game_id, self.token
+        action, args = command.action, command.args
+        try:
+            if action == "chat":
+                client.chat(game_id, str(args[0]), token=token, name=self.name)
+                return
+            if token is None:
+                self.events.put(Refused(action, "spectator", "spectators cannot do that"))
+                return
+            if action == "move":
+                client.move(game_id, token, int(args[0]), str(args[1]))
+            else:
+                calls: dict[str, Callable[[str, str], Ok]] = {
+                    "resign": client.resign,
+                    "offer_draw": client.offer_draw,
+                    "accept_draw": client.accept_draw,
+                    "decline_draw": client.decline_draw,
+                    "takeback": client.request_takeback,
+                    "accept_takeback": client.accept_takeback,
+                    "decline_takeback": client.decline_takeback,
+                    "abort": client.abort,
+                }
+                call = calls.get(action)
+                if call is None:
+                    log.error("unknown game command %r", action)
+                    return
+                call(game_id, token)
+        except RequestRefused as exc:
+            self.events.put(Refused(action, exc.code, exc.msg))
+            view.resync()
+
+
+# ================================================================ lobby agent
+
+
+class LobbyAgent(_Agent):
+    """The player's connection to the matchmaker (and a referee, for the game list)."""
+
+    def __init__(
+        self,
+        endpoint: str,
+        events_endpoint: str,
+        name: str,
+        *,
+        session: str | None = None,
+        referee: str | None = None,
+        referee_pub: str | None = None,
+        context: zmq.Context[Any] | None = None,
+        timeout_ms: int = 3000,
+    ) -> None:
+        super().__init__("lanqi-lobby", context)
+        self.endpoint = endpoint
+        self.events_endpoint = events_endpoint
+        self.name = name
+        self.session = session
+        self.referee = referee
+        self.referee_pub = referee_pub
+        self.timeout_ms = timeout_ms
+        self._client: MatchmakerClient | None = None
+        self._referee_client: RefereeClient | None = None
+        self._state = LobbyState()
+        self._watched: set[str] = set()
+        self._dirty = True
+        self._last_refresh = 0.0
+        self._last_ping = 0.0
+        self._my_seeks: list[str] = []
+
+    # ------------------------------------------------------------ thread
+
+    def run(self) -> None:
+        backoff = 0.5
+        welcomed = False
+        try:
+            while not self.stop_event.is_set():
+                try:
+                    self._connect()
+                    welcomed = True
+                    backoff = 0.5
+                    self._serve()
+                    return
+                except MatchmakerRefused as exc:
+                    if exc.code == "bad_session" and self.session is not None:
+                        self.session = None
+                        continue
+                    self.events.put(Failed(exc.msg or exc.code))
+                    return
+                except (MatchmakerTimeout, zmq.ZMQError) as exc:
+                    if not welcomed:
+                        self.events.put(Failed(f"no answer from {self.endpoint}"))
+                        return
+                    log.info("lobby: lost the matchmaker (%s); retrying", exc)
+                    self.events.put(Note(f"lost the server; retrying in {backoff:.0f} s", True))
+                    self.stop_event.wait(backoff)
+                    backoff = min(MAX_BACKOFF_S, backoff * 2)
+        finally:
+            self._close()
+
+    def _close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._referee_client is not None:
+            self._referee_client.close()
+            self._referee_client = None
+
+    def _connect(self) -> None:
+        self._close()
+        client = MatchmakerClient(
+            self.endpoint, self.events_endpoint, context=self.context, timeout_ms=self.timeout_ms
+        )
+        self._client = client
+        welcome = client.hello(self.name, session=self.session)
+        self.session = welcome.session
+        self.name = welcome.name
+        self.events.put(Welcomed(welcome))
+        client.subscribe(TOPIC_LOBBY)
+        for tournament_id in self._watched:
+            client.subscribe(tour_topic(tournament_id))
+        if self.referee and self.referee_pub:
+            self._referee_client = RefereeClient(
+                self.referee, self.referee_pub, context=self.context, timeout_ms=1500
+            )
+        self._dirty = True
+
+    def _serve(self) -> None:
+        client = self._client
+        assert client is not None
+        while not self.stop_event.is_set():
+            push = client.next_push(30)
+            while push is not None:
+                self._on_push(push)
+                push = client.next_push(0)
+            event = client.next_event(0)
+            while event is not None:
+                self._on_event(event)
+                event = client.next_event(0)
+            for command in _drain(self.commands):
+                self._do(client, command)
+            now = time.monotonic()
+            if now - self._last_ping >= PING_S:
+                self._last_ping = now
+                client.call(Ping(), Ok)
+            if (self._dirty and now - self._last_refresh >= LOBBY_DIRTY_S) or (
+                now - self._last_refresh >= LOBBY_REFRESH_S
+            ):
+                self._refresh(client)
+
+    # ------------------------------------------------------------ incoming
+
+    def _on_push(self, message: Message) -> None:
+        if isinstance(message, GameAssigned):
+            self.events.put(Assigned(message.game))
+            self._dirty = True
+        elif isinstance(message, ChallengeReceived):
+            self.events.put(ChallengeIn(message))
+        elif isinstance(message, ChallengeClosed):
+            self.events.put(ChallengeGone(message))
+        else:
+            log.debug("lobby: ignoring push %r", message)
+
+    def _on_event(self, message: Message) -> None:
+        if isinstance(message, LobbyEvent):
+            self._dirty = True
+            if message.kind == "seek_removed" and message.seek_id in self._my_seeks:
+                self._my_seeks.remove(message.seek_id)
+        elif isinstance(message, TournamentEvent):
+            self._dirty = True
+            if message.kind == "round" and message.tournament_id in self._watched:
+                self.events.put(Note(f"tournament round {message.round} is paired"))
+
+    # ------------------------------------------------------------ requests
+
+    def _refresh(self, client: MatchmakerClient) -> None:
+        self._dirty = False
+        self._last_refresh = time.monotonic()
+        players = client.call(ListPlayers(), PlayersList).players
+        seeks = client.call(ListSeeks(), SeeksList).seeks
+        tournaments = client.call(ListTournaments(), TournamentsList).tournaments
+        standings = []
+        for tournament_id in sorted(self._watched):
+            try:
+                standings.append(client.call(GetStandings(tournament_id=tournament_id), Standings))
+            except MatchmakerRefused as exc:
+                log.debug("standings of %s: %s", tournament_id, exc)
+        games: tuple[GameSummary, ...] = ()
+        referee_ok = True
+        if self._referee_client is not None:
+            try:
+                games = tuple(self._referee_client.list_games("active").games)
+            except (RefereeTimeout, RequestRefused) as exc:
+                log.debug("no game list from the referee: %s", exc)
+                referee_ok = False
+        live = {s.seek_id for s in seeks}
+        self._my_seeks = [s for s in self._my_seeks if s in live]
+        self._state = LobbyState(
+            players=tuple(players),
+            seeks=tuple(seeks),
+            tournaments=tuple(tournaments),
+            standings=tuple(standings),
+            games=games,
+            my_seeks=tuple(self._my_seeks),
+            referee_ok=referee_ok,
+        )
+        self.events.put(self._state)
+
+    def _do(self, client: MatchmakerClient, command: Command) -> None:
+        action, args = command.action, command.args
+        try:
+            if action == "seek":
+                reply = client.call(CreateSeek(seek=args[0]), SeekCreated)
+                if not reply.paired:
+                    self._my_seeks.append(reply.seek_id)
+            elif action == "cancel_seek":
+                client.call(CancelSeek(seek_id=str(args[0])), Ok)
+                if args[0] in self._my_seeks:
+                    self._my_seeks.remove(args[0])
+            elif action == "challenge":
+                client.call(Challenge(to=str(args[0]), seek=args[1]), ChallengeCreated)
+                self.events.put(Note(f"challenge sent to {args[0]}"))
+            elif action == "accept":
+                client.call(AcceptChallenge(challenge_id=str(args[0])), Ok)
+            elif action == "decline":
+                client.call(DeclineChallenge(challenge_id=str(args[0])), Ok)
+            elif action == "join_tournament":
+                tournament_id = str(args[0])
+                self._watch(client, tournament_id)
+                client.call(JoinTournament(tournament_id=tournament_id), Ok)
+                self.events.put(Note("you are in the tournament: your games will be called"))
+            elif action == "withdraw_tournament":
+                client.call(WithdrawTournament(tournament_id=str(args[0])), Ok)
+            elif action == "watch_tournament":
+                self._watch(client, str(args[0]))
+            elif action == "refresh":
+                pass
+            else:
+                log.error("unknown lobby command %r", action)
+                return
+        except MatchmakerRefused as exc:
+            self.events.put(Refused(action, exc.code, exc.msg))
+        self._dirty = True
+
+    def _watch(self, client: MatchmakerClient, tournament_id: str) -> None:
+        if tournament_id not in self._watched:
+            self._watched.add(tournament_id)
+            client.subscribe(tour_topic(tournament_id))
+
+
+# ================================================================ GUI side
+
+
+@dataclass
+class LobbyLink:
+    """The GUI's end of a :class:`LobbyAgent`: call :meth:`pump` once per frame."""
+
+    agent: LobbyAgent
+    server: str
+    state: LobbyState = field(default_factory=LobbyState)
+    welcome: Welcome | None = None
+    failed: str | None = None
+    assignments: deque[Assignment] = field(default_factory=deque)
+    challenges: dict[str, ChallengeReceived] = field(default_factory=dict)
+    notes: deque[Note | Refused] = field(default_factory=deque)
+    #: game ids already handed to a game screen
+    started_games: set[str] = field(default_factory=set)
+    on_session: Callable[[str, str], None] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.welcome.name if self.welcome else self.agent.name
+
+    @property
+    def connected(self) -> bool:
+        return self.welcome is not None and self.failed is None
+
+    def pump(self) -> None:
+        for item in self.agent.poll():
+            if isinstance(item, LobbyState):
+                self.state = item
+            elif isinstance(item, Welcomed):
+                self.welcome = item.welcome
+                if self.on_session is not None:
+                    self.on_session(item.welcome.name, item.welcome.session)
+                for game in item.welcome.games:
+                    self._assigned(game)
+            elif isinstance(item, Assigned):
+                self._assigned(item.game)
+            elif isinstance(item, ChallengeIn):
+                self.challenges[item.challenge.challenge_id] = item.challenge
+            elif isinstance(item, ChallengeGone):
+                gone = self.challenges.pop(item.closed.challenge_id, None)
+                who = gone.challenger if gone else "the challenge"
+                self.notes.append(Note(f"{who}: challenge {item.closed.how}"))
+            elif isinstance(item, Failed):
+                self.failed = item.text
+            elif isinstance(item, Note | Refused):
+                self.notes.append(item)
+
+    def _assigned(self, game: Assignment) -> None:
+        if game.game_id in self.started_games:
+            return
+        if all(a.game_id != game.game_id for a in self.assignments):
+            self.assignments.append(game)
+
+    def next_assignment(self) -> Assignment | None:
+        while self.assignments:
+            game = self.assignments.popleft()
+            if game.game_id not in self.started_games:
+                self.started_games.add(game.game_id)
+                return game
+        return None
+
+    def send(self, action: str, *args: Any) -> None:
+        self.agent.send(action, *args)
+
+    def accept(self, challenge_id: str) -> None:
+        self.challenges.pop(challenge_id, None)
+        self.send("accept", challenge_id)
+
+    def decline(self, challenge_id: str) -> None:
+        self.challenges.pop(challenge_id, None)
+        self.send("decline", challenge_id)
+
+    def seek(self, seek: Seek) -> None:
+        self.send("seek", seek)
+
+    def close(self) -> None:
+        self.agent.stop(wait=1.0)

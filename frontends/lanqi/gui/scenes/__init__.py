@@ -1,0 +1,1 @@
+"""The screens of the GUI: menu, connect, lobby, game, review."""

@@ -1,0 +1,165 @@
+"""The connect screen: server address and name (remembered in ``gui.json``)."""
+
+from __future__ import annotations
+
+import time
+
+import pygame
+
+from lanqi.gui import theme
+from lanqi.gui.app import App, Scene
+from lanqi.gui.widgets import Button, TextInput, draw_text
+
+__all__ = ["ConnectScene"]
+
+CONNECT_TIMEOUT_S = 8.0
+
+
+class ConnectScene(Scene):
+    """Type the server and a name, press Enter: the lobby opens once the server answers."""
+
+    def __init__(self, *, auto: bool = False) -> None:
+        self.auto = auto
+        self.error = ""
+        self.connecting_since: float | None = None
+        self.fields: list[tuple[str, TextInput]] = []
+        self.buttons: list[Button] = []
+
+    def startup(self, app: App) -> None:
+        settings = app.settings
+        self.server = TextInput(
+            settings.server, placeholder="tcp://host:5050", on_enter=self._enter
+        )
+        self.name = TextInput(settings.name, placeholder="your name", on_enter=self._enter)
+        self.name.max_length = 40
+        self.referee = TextInput(
+            settings.referee,
+            placeholder="referee for watching games (default: the server's host, port 5052)",
+            on_enter=self._enter,
+        )
+        self.fields = [
+            ("服务器 Server", self.server),
+            ("名字 Name", self.name),
+            ("裁判 Referee (optional)", self.referee),
+        ]
+        super().startup(app)
+        target = self.name if not settings.name else self.server
+        target.focus(True)
+        if self.auto and settings.name:
+            self.connect()
+
+    def layout(self, size: tuple[int, int]) -> None:
+        w, h = size
+        width = min(560, w - 60)
+        y = max(140, h // 2 - 150)
+        for _, field in self.fields:
+            field.rect = pygame.Rect(w // 2 - width // 2, y + 22, width, 34)
+            y += 74
+        self.buttons = [
+            Button("连接 Connect", self.connect, rect=pygame.Rect(0, 0, 200, 40), primary=True),
+            Button("返回 Back", self.back, rect=pygame.Rect(0, 0, 140, 40), key="escape"),
+        ]
+        self.buttons[0].rect.topleft = (w // 2 - width // 2, y + 10)
+        self.buttons[1].rect.topright = (w // 2 + width // 2, y + 10)
+
+    def _enter(self, _text: str) -> None:
+        for i, (_, field) in enumerate(self.fields):
+            if field.focused and i + 1 < len(self.fields) and not self.fields[i + 1][1].text:
+                field.focus(False)
+                self.fields[i + 1][1].focus(True)
+                return
+        self.connect()
+
+    def connect(self) -> None:
+        server = self.server.text.strip()
+        name = self.name.text.strip()
+        if not server or not name:
+            self.error = "a server address and a name, please"
+            return
+        if "://" not in server:
+            server = f"tcp://{server}"
+            if server.count(":") < 2:
+                server += ":5050"
+            self.server.text = server
+        settings = self.app.settings
+        settings.server, settings.name = server, name
+        settings.referee = self.referee.text.strip()
+        settings.save()
+        self.error = ""
+        self.connecting_since = time.monotonic()
+        self.app.connect(server, name)
+
+    def back(self) -> None:
+        from lanqi.gui.scenes.menu import MenuScene
+
+        self.app.disconnect()
+        self.app.switch(MenuScene())
+
+    def handle_event(self, event: pygame.event.Event) -> None:
+        for _, field in self.fields:
+            if field.handle_event(event):
+                if event.type == pygame.KEYDOWN and event.key == pygame.K_TAB:
+                    self._next_field()
+                return
+        for button in self.buttons:
+            if button.handle_event(event):
+                return
+        if event.type == pygame.KEYDOWN:
+            if event.key == pygame.K_ESCAPE:
+                self.back()
+            elif event.key == pygame.K_TAB:
+                self._next_field()
+            elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+                self.connect()
+
+    def _next_field(self) -> None:
+        index = next((i for i, (_, f) in enumerate(self.fields) if f.focused), -1)
+        for _, field in self.fields:
+            field.focused = False
+        self.fields[(index + 1) % len(self.fields)][1].focus(True)
+
+    def update(self, dt: float) -> None:
+        for _, field in self.fields:
+            field.update(dt)
+        lobby = self.app.lobby
+        if self.connecting_since is None or lobby is None:
+            return
+        if lobby.failed:
+            self.error = lobby.failed
+            self.connecting_since = None
+            self.app.disconnect()
+        elif lobby.welcome is not None:
+            from lanqi.gui.scenes.lobby import LobbyScene
+
+            self.connecting_since = None
+            self.app.switch(LobbyScene())
+        elif time.monotonic() - self.connecting_since > CONNECT_TIMEOUT_S:
+            self.error = f"no answer from {lobby.server}"
+            self.connecting_since = None
+            self.app.disconnect()
+
+    def draw(self, surface: pygame.Surface) -> None:
+        surface.fill(theme.BACKGROUND)
+        w, _ = surface.get_size()
+        draw_text(
+            surface, "联网对局 Play on the LAN", (w // 2, 50), 34, theme.ACCENT, anchor="midtop"
+        )
+        draw_text(
+            surface,
+            "Start a server with `lanqi serve`, then connect to it here.",
+            (w // 2, 100),
+            16,
+            theme.TEXT_DIM,
+            anchor="midtop",
+        )
+        for label, field in self.fields:
+            draw_text(surface, label, (field.rect.x, field.rect.y - 20), 15, theme.TEXT_DIM)
+            field.draw(surface)
+        for button in self.buttons:
+            button.draw(surface)
+        y = self.buttons[0].rect.bottom + 24
+        if self.connecting_since is not None:
+            dots = "." * (1 + int(time.monotonic() * 3) % 3)
+            draw_text(surface, f"connecting{dots}", (w // 2, y), 16, theme.TEXT, anchor="midtop")
+        elif self.error:
+            draw_text(surface, self.error, (w // 2, y), 16, theme.ERROR, anchor="midtop")

@@ -1,0 +1,441 @@
+"""The lobby: players, seeks, live games and tournaments, kept fresh by the lobby agent.
+
+Click a seek to play it, a player to challenge them, a live game to watch it, a
+tournament to see its standings (and join it).  A game the matchmaker assigns
+to you (a paired seek, an accepted challenge, a tournament round) opens at once.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pygame
+
+from lanqi.gui import theme
+from lanqi.gui.app import App, Scene
+from lanqi.gui.net import LobbyLink, Note, Refused
+from lanqi.gui.sessions import parse_time_control
+from lanqi.gui.widgets import Button, ScrollList, draw_text
+from lanqi.protocol import Seek, SeekInfo, TimeControl
+
+__all__ = ["LobbyScene", "describe_seek", "describe_time"]
+
+TIME_CHOICES = ("none", "3+2", "5+3", "10+5", "15+10", "move:30")
+_FORMATS = {
+    "round_robin": "round robin",
+    "double_round_robin": "double RR",
+    "swiss": "swiss",
+    "knockout": "knockout",
+    "gauntlet": "gauntlet",
+}
+
+
+def describe_time(tc: TimeControl) -> str:
+    """``5+3``, ``30 s/move`` or ``untimed``.
+
+    >>> describe_time(TimeControl(kind="fischer", base_ms=300_000, increment_ms=3000))
+    '5+3'
+    """
+    if tc.kind == "fischer":
+        minutes = tc.base_ms / 60_000
+        base = f"{minutes:g}"
+        return f"{base}+{tc.increment_ms // 1000}"
+    if tc.kind == "per_move":
+        return f"{tc.per_move_ms // 1000} s/move"
+    return "untimed"
+
+
+def describe_seek(seek: Seek) -> str:
+    name = "象棋 xiangqi" if seek.variant == "xiangqi" else "五子棋 gomoku"
+    rated = " rated" if seek.rated else ""
+    return f"{name} · {describe_time(seek.time_control)}{rated}"
+
+
+class LobbyScene(Scene):
+    """Three columns of lists and the buttons that act on what is selected."""
+
+    shows_lobby_notes = True
+
+    def __init__(self) -> None:
+        self.players = ScrollList(
+            row_height=26, columns=3, weights=(4, 1, 1), on_pick=self._pick_player
+        )
+        self.seeks = ScrollList(row_height=26, columns=2, weights=(2, 3), on_pick=self._pick_seek)
+        self.games = ScrollList(row_height=26, columns=2, weights=(3, 2), on_pick=self._pick_game)
+        self.tournaments = ScrollList(
+            row_height=26, columns=2, weights=(1, 1), on_pick=self._pick_tournament
+        )
+        self.standings = ScrollList(row_height=22, columns=4, weights=(3, 2, 2, 1))
+        self.buttons: list[Button] = []
+        self.challenge_buttons: list[Button] = []
+        self.time_choice = "5+3"
+        self.variant = "xiangqi"
+        self.selected_player: str | None = None
+        self.selected_tournament: str | None = None
+        self.message = ""
+        self.message_error = False
+        self._challenge_key: tuple[str, ...] = ()
+
+    @property
+    def link(self) -> LobbyLink | None:
+        return self.app.lobby
+
+    def startup(self, app: App) -> None:
+        self.players.empty_text = "nobody yet"
+        self.seeks.empty_text = "no open seek: make one below"
+        self.games.empty_text = "no game being played"
+        self.tournaments.empty_text = "no tournament"
+        self.standings.empty_text = "pick a tournament to see its standings"
+        super().startup(app)
+
+    # ------------------------------------------------------------ layout
+
+    def layout(self, size: tuple[int, int]) -> None:
+        w, h = size
+        margin, gap = 16, 14
+        top = 70
+        col_w = (w - 2 * margin - 2 * gap) // 3
+        bottom = h - 132
+        x1, x2, x3 = margin, margin + col_w + gap, margin + 2 * (col_w + gap)
+        list_h = bottom - top - 26
+        self.players.rect = pygame.Rect(x1, top + 24, col_w, list_h)
+        self.seeks.rect = pygame.Rect(x2, top + 24, col_w, list_h)
+        half = (list_h - 30) // 2
+        self.games.rect = pygame.Rect(x3, top + 24, col_w, half)
+        self.tournaments.rect = pygame.Rect(x3, top + 24 + half + 30, col_w, half // 2)
+        self.standings.rect = pygame.Rect(
+            x3,
+            self.tournaments.rect.bottom + 6,
+            col_w,
+            top + 24 + list_h - self.tournaments.rect.bottom - 6,
+        )
+        self.headers = {
+            "players": (x1, top),
+            "seeks": (x2, top),
+            "games": (x3, top),
+            "tournaments": (x3, top + 24 + half + 6),
+        }
+        y = bottom + 12
+        bw = (col_w - 8) // 2
+        variant = "象棋 Xiangqi" if self.variant == "xiangqi" else "五子棋 Gomoku"
+        self.buttons = [
+            Button(
+                f"游戏 {variant}", self._toggle_variant, rect=pygame.Rect(x2, y, bw, 34), key="v"
+            ),
+            Button(
+                f"时间 {self.time_choice}",
+                self._toggle_time,
+                rect=pygame.Rect(x2 + bw + 8, y, bw, 34),
+                key="t",
+            ),
+            Button(
+                "发起 Seek a game",
+                self._seek,
+                rect=pygame.Rect(x2, y + 42, col_w, 34),
+                key="s",
+                primary=True,
+            ),
+            Button(
+                "挑战 Challenge",
+                self._challenge,
+                rect=pygame.Rect(x1, y, col_w, 34),
+                key="c",
+                enabled=self.selected_player is not None,
+            ),
+            Button(
+                "加入 Join tournament",
+                self._join,
+                rect=pygame.Rect(x3, y, col_w, 34),
+                key="j",
+                enabled=self.selected_tournament is not None,
+            ),
+            Button("返回 Menu", self._back, rect=pygame.Rect(x1, y + 42, bw, 34), key="escape"),
+            Button(
+                "刷新 Refresh",
+                self._refresh,
+                rect=pygame.Rect(x1 + bw + 8, y + 42, bw, 34),
+                key="r",
+            ),
+            Button(
+                "观战 Watch",
+                self._watch,
+                rect=pygame.Rect(x3, y + 42, col_w, 34),
+                key="w",
+                enabled=self.games.selected is not None,
+            ),
+        ]
+        self._challenge_key = ()
+
+    # ------------------------------------------------------------ actions
+
+    def _seek_spec(self) -> Seek:
+        return Seek(variant=self.variant, time_control=parse_time_control(self.time_choice))
+
+    def _toggle_variant(self) -> None:
+        self.variant = "gomoku" if self.variant == "xiangqi" else "xiangqi"
+        self.layout(self.app.screen.get_size())
+
+    def _toggle_time(self) -> None:
+        index = TIME_CHOICES.index(self.time_choice) if self.time_choice in TIME_CHOICES else 0
+        self.time_choice = TIME_CHOICES[(index + 1) % len(TIME_CHOICES)]
+        self.layout(self.app.screen.get_size())
+
+    def _seek(self) -> None:
+        if self.link is not None:
+            self.link.seek(self._seek_spec())
+            self.say("seek posted: waiting for an opponent")
+
+    def _challenge(self) -> None:
+        if self.link is not None and self.selected_player:
+            self.link.send("challenge", self.selected_player, self._seek_spec())
+
+    def _join(self) -> None:
+        if self.link is not None and self.selected_tournament:
+            self.link.send("join_tournament", self.selected_tournament)
+
+    def _back(self) -> None:
+        from lanqi.gui.scenes.menu import MenuScene
+
+        self.app.disconnect()
+        self.app.switch(MenuScene())
+
+    def _refresh(self) -> None:
+        if self.link is not None:
+            self.link.send("refresh")
+
+    def _watch(self) -> None:
+        if self.games.selected is not None:
+            self._pick_game(self.games.selected)
+
+    def say(self, text: str, *, error: bool = False) -> None:
+        self.message, self.message_error = text, error
+
+    def _pick_player(self, index: int) -> None:
+        link = self.link
+        if link is None or index >= len(link.state.players):
+            return
+        player = link.state.players[index]
+        if player.name == link.name:
+            self.say("that is you")
+            self.selected_player = None
+        else:
+            self.selected_player = player.name
+            self.say(f"press Challenge to invite {player.name}")
+        self.layout(self.app.screen.get_size())
+
+    def _seek_rows(self) -> list[SeekInfo]:
+        return list(self.link.state.seeks) if self.link is not None else []
+
+    def _pick_seek(self, index: int) -> None:
+        link = self.link
+        seeks = self._seek_rows()
+        if link is None or index >= len(seeks):
+            return
+        info = seeks[index]
+        if info.seek_id in link.state.my_seeks or info.player == link.name:
+            link.send("cancel_seek", info.seek_id)
+            self.say("seek cancelled")
+            return
+        wanted = {"first": "second", "second": "first"}.get(info.seek.color, "any")
+        seek = Seek(
+            variant=info.seek.variant,
+            options=dict(info.seek.options),
+            time_control=info.seek.time_control,
+            rated=info.seek.rated,
+            color=wanted,
+        )
+        link.seek(seek)
+        self.say(f"playing {info.player}…")
+
+    def _pick_game(self, index: int) -> None:
+        from lanqi.gui.scenes.game import open_spectate
+
+        link = self.link
+        if link is None or index >= len(link.state.games):
+            return
+        game = link.state.games[index]
+        try:
+            self.app.switch(open_spectate(self.app, game))
+        except ValueError as exc:
+            self.say(str(exc), error=True)
+
+    def _pick_tournament(self, index: int) -> None:
+        link = self.link
+        if link is None or index >= len(link.state.tournaments):
+            return
+        tournament = link.state.tournaments[index]
+        self.selected_tournament = tournament.tournament_id
+        link.send("watch_tournament", tournament.tournament_id)
+        self.layout(self.app.screen.get_size())
+
+    # ------------------------------------------------------------ frames
+
+    def handle_event(self, event: pygame.event.Event) -> None:
+        for button in self.challenge_buttons + self.buttons:
+            if button.handle_event(event):
+                return
+        for widget in (self.players, self.seeks, self.games, self.tournaments, self.standings):
+            if widget.handle_event(event):
+                if widget is self.games:
+                    self.layout(self.app.screen.get_size())
+                return
+        if event.type == pygame.KEYDOWN:
+            name = pygame.key.name(event.key)
+            for button in self.challenge_buttons + self.buttons:
+                if button.key == name and button.enabled:
+                    button.on_click()
+                    return
+
+    def update(self, dt: float) -> None:
+        link = self.link
+        if link is None:
+            self._back()
+            return
+        if link.failed:
+            self.say(link.failed, error=True)
+        while link.notes:
+            note = link.notes.popleft()
+            if isinstance(note, Refused):
+                self.say(f"{note.code}: {note.msg}", error=True)
+            elif isinstance(note, Note):
+                self.say(note.text, error=note.error)
+        game = link.next_assignment()
+        if game is not None:
+            from lanqi.gui.scenes.game import open_assignment
+
+            self.app.switch(open_assignment(self.app, game))
+            return
+        self._fill(link)
+
+    def _fill(self, link: LobbyLink) -> None:
+        state = link.state
+        state_players = list(state.players)
+        self.players.set_rows(
+            [
+                (
+                    ("● " if p.online else "○ ")
+                    + p.name
+                    + (" (you)" if p.name == link.name else ""),
+                    "bot" if p.kind == "bot" else "",
+                    f"{p.rating:.0f}",
+                )
+                for p in state_players
+            ]
+        )
+        self.players.colors = {
+            i: (theme.TEXT if p.online else theme.TEXT_DIM) for i, p in enumerate(state_players)
+        }
+        seeks = self._seek_rows()
+        self.seeks.set_rows(
+            [
+                (
+                    info.player + (" (yours)" if info.seek_id in state.my_seeks else ""),
+                    describe_seek(info.seek),
+                )
+                for info in seeks
+            ]
+        )
+        self.games.set_rows(
+            [(" – ".join(g.players), f"{g.variant} · ply {g.ply}") for g in state.games]
+        )
+        if not state.referee_ok:
+            self.games.empty_text = "the referee does not answer (set it on the connect screen)"
+        self.tournaments.set_rows(
+            [
+                (
+                    t.spec.name,
+                    f"{_FORMATS.get(t.spec.format, t.spec.format)} · {t.status}"
+                    f" · {len(t.players)}p",
+                )
+                for t in state.tournaments
+            ]
+        )
+        rows: list[tuple[str, str, str, str]] = []
+        for standing in state.standings:
+            if standing.tournament.tournament_id != self.selected_tournament:
+                continue
+            info = standing.tournament
+            rows.append((f"{info.spec.name}", f"round {info.round}", info.status, ""))
+            for row in standing.rows:
+                rows.append(
+                    (
+                        f"{row.rank}. {row.player}",
+                        f"{row.points:g} pts",
+                        f"{row.wins}-{row.draws}-{row.losses}",
+                        f"{row.games} g",
+                    )
+                )
+        self.standings.set_rows(rows)
+        self._challenges(link)
+
+    def _challenges(self, link: LobbyLink) -> None:
+        key = tuple(sorted(link.challenges))
+        if key == self._challenge_key:
+            return
+        self._challenge_key = key
+        self.challenge_buttons = []
+        w, _ = self.app.screen.get_size()
+        for i, challenge in enumerate(list(link.challenges.values())[:2]):
+            y = 8 + i * 30
+            cid = challenge.challenge_id
+            self.challenge_buttons.append(
+                Button(
+                    "接受 Accept",
+                    functools.partial(link.accept, cid),
+                    rect=pygame.Rect(w - 260, y, 120, 26),
+                    primary=True,
+                    key="y" if i == 0 else "",
+                )
+            )
+            self.challenge_buttons.append(
+                Button(
+                    "拒绝 Decline",
+                    functools.partial(link.decline, cid),
+                    rect=pygame.Rect(w - 132, y, 120, 26),
+                    key="x" if i == 0 else "",
+                )
+            )
+
+    def draw(self, surface: pygame.Surface) -> None:
+        surface.fill(theme.BACKGROUND)
+        link = self.link
+        if link is None:
+            return
+        w, h = surface.get_size()
+        draw_text(surface, "大厅 Lobby", (16, 12), 28, theme.ACCENT)
+        who = f"{link.name} @ {link.server}" if link.connected else f"connecting to {link.server}…"
+        draw_text(surface, who, (180, 22), 15, theme.TEXT_DIM, max_width=w - 480)
+        for i, challenge in enumerate(list(link.challenges.values())[:2]):
+            text = f"{challenge.challenger} challenges you: {describe_seek(challenge.seek)}"
+            draw_text(
+                surface,
+                text,
+                (w - 270, 12 + i * 30),
+                15,
+                theme.ACCENT,
+                anchor="topright",
+                max_width=w - 560,
+            )
+        titles = {
+            "players": "棋手 Players",
+            "seeks": "约战 Open seeks (click to play)",
+            "games": "对局 Live games (click to watch)",
+            "tournaments": "比赛 Tournaments",
+        }
+        for key, pos in self.headers.items():
+            draw_text(surface, titles[key], pos, 17, theme.TEXT)
+        for widget in (self.players, self.seeks, self.games, self.tournaments, self.standings):
+            widget.draw(surface)
+        for button in self.buttons + self.challenge_buttons:
+            button.draw(surface)
+        if self.message:
+            color = theme.ERROR if self.message_error else theme.GOOD
+            draw_text(
+                surface,
+                self.message,
+                (w // 2, h - 6),
+                15,
+                color,
+                anchor="midbottom",
+                max_width=w - 40,
+            )

@@ -1,0 +1,241 @@
+"""The start screen: play online, two players, against the computer, review; settings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pygame
+
+from lanqi.gui import theme
+from lanqi.gui.app import App, Scene
+from lanqi.gui.fonts import BOARD_FONT
+from lanqi.gui.sessions import AISession, LocalSession, Session
+from lanqi.gui.widgets import Button, draw_text
+
+__all__ = ["MenuScene", "start_offline"]
+
+TIME_CHOICES = ("none", "5+3", "10+5", "15+10", "move:30")
+XIANGQI_LEVELS = 8
+GOMOKU_LEVELS = 5
+
+
+def start_offline(
+    app: App,
+    variant: str,
+    *,
+    ai: int | None = None,
+    side: str = "first",
+    fen: str | None = None,
+    time_control: str | None = None,
+    ai_time_ms: int | None = None,
+    seed: int | None = None,
+) -> Scene:
+    """A game screen for a game on this computer: two players, or one against the AI."""
+    from lanqi.gui.scenes.game import GameScene
+
+    tc = time_control or app.settings.local_time
+    options = dict(app.config.options)
+    session: Session
+    if ai is None:
+        session = LocalSession(variant, options=options, start_fen=fen, time_control=tc)
+    else:
+        session = AISession(
+            variant,
+            level=ai,
+            human_seat=0 if side in ("first", "red", "black-stones") else 1,
+            options=options,
+            start_fen=fen,
+            time_control=tc,
+            ai_time_ms=ai_time_ms,
+            seed=seed,
+            human_name=app.settings.name or "You",
+        )
+    return GameScene(session, back=MenuScene)
+
+
+class MenuScene(Scene):
+    """Big buttons for the modes, small ones for the settings."""
+
+    def __init__(self) -> None:
+        self.buttons: list[Button] = []
+        self.focus = 0
+        self.human_first = True
+
+    def startup(self, app: App) -> None:
+        super().startup(app)
+        pygame.key.set_repeat(300, 40)
+
+    def _offline(self, variant: str, ai: bool) -> Callable[[], None]:
+        def start() -> None:
+            settings = self.app.settings
+            level = settings.ai_level
+            if variant == "gomoku":
+                level = min(level, GOMOKU_LEVELS)
+            self.app.switch(
+                start_offline(
+                    self.app,
+                    variant,
+                    ai=level if ai else None,
+                    side="first" if self.human_first else "second",
+                    ai_time_ms=self.app.config.ai_time_ms,
+                )
+            )
+
+        return start
+
+    def _online(self) -> None:
+        from lanqi.gui.scenes.connect import ConnectScene
+        from lanqi.gui.scenes.lobby import LobbyScene
+
+        lobby = self.app.lobby
+        if lobby is not None and lobby.connected:
+            self.app.switch(LobbyScene())
+        else:
+            self.app.switch(ConnectScene())
+
+    def _review(self) -> None:
+        from lanqi.gui.scenes.review import OpenScene
+
+        self.app.switch(OpenScene())
+
+    def _quit(self) -> None:
+        self.app.running = False
+
+    def _level(self, delta: int) -> None:
+        settings = self.app.settings
+        settings.ai_level = max(1, min(XIANGQI_LEVELS, settings.ai_level + delta))
+        settings.save()
+        self.layout(self.app.screen.get_size())
+
+    def _next_level(self) -> None:
+        settings = self.app.settings
+        settings.ai_level = settings.ai_level % XIANGQI_LEVELS + 1
+        settings.save()
+        self.layout(self.app.screen.get_size())
+
+    def _time(self) -> None:
+        settings = self.app.settings
+        current = settings.local_time if settings.local_time in TIME_CHOICES else "none"
+        settings.local_time = TIME_CHOICES[(TIME_CHOICES.index(current) + 1) % len(TIME_CHOICES)]
+        settings.save()
+        self.layout(self.app.screen.get_size())
+
+    def _latin(self) -> None:
+        self.app.settings.latin = not self.app.settings.latin
+        self.app.settings.save()
+        self.layout(self.app.screen.get_size())
+
+    def _notation(self) -> None:
+        settings = self.app.settings
+        settings.notation = "wxf" if settings.notation == "chinese" else "chinese"
+        settings.save()
+        self.layout(self.app.screen.get_size())
+
+    def _side(self) -> None:
+        self.human_first = not self.human_first
+        self.layout(self.app.screen.get_size())
+
+    def layout(self, size: tuple[int, int]) -> None:
+        w, h = size
+        settings = self.app.settings
+        main = [
+            ("联网对局  Play online (LAN)", self._online, "1"),
+            ("双人象棋  Xiangqi: two players", self._offline("xiangqi", False), "2"),
+            ("双人五子棋  Gomoku: two players", self._offline("gomoku", False), "3"),
+            ("人机象棋  Xiangqi vs computer", self._offline("xiangqi", True), "4"),
+            ("人机五子棋  Gomoku vs computer", self._offline("gomoku", True), "5"),
+            ("复盘  Review a record", self._review, "6"),
+            ("退出  Quit", self._quit, "q"),
+        ]
+        bw = min(440, w - 60)
+        bh = max(34, min(48, (h - 260) // 11))
+        top = max(150, h // 2 - (len(main) * (bh + 10)) // 2 - 30)
+        self.buttons = []
+        for i, (label, action, key) in enumerate(main):
+            rect = pygame.Rect(0, 0, bw, bh)
+            rect.midtop = (w // 2, top + i * (bh + 10))
+            self.buttons.append(Button(label, action, rect=rect, key=key, primary=i == 0))
+        y = top + len(main) * (bh + 10) + 14
+        side = "先手 first" if self.human_first else "后手 second"
+        time_label = "none" if settings.local_time == "none" else settings.local_time
+        small = [
+            ("−", lambda: self._level(-1), "minus"),
+            (f"电脑级别 AI level {settings.ai_level}", self._next_level, ""),
+            ("+", lambda: self._level(1), "equals"),
+            (f"你 You: {side}", self._side, ""),
+            (f"时间 Clock: {time_label}", self._time, ""),
+            ("棋子 Pieces: " + ("ABC" if settings.latin else "汉字"), self._latin, "l"),
+            (
+                "着法 Notation: " + ("WXF" if settings.notation == "wxf" else "中文"),
+                self._notation,
+                "n",
+            ),
+        ]
+        widths = [40, 170, 40, 160, 170, 150, 170]
+        total = sum(widths) + 8 * (len(widths) - 1)
+        scale = min(1.0, (w - 40) / total)
+        x = w // 2 - round(total * scale) // 2
+        for (label, action, key), base in zip(small, widths, strict=True):
+            width = round(base * scale)
+            rect = pygame.Rect(x, y, width, 32)
+            self.buttons.append(Button(label, action, rect=rect, key=key))
+            x += width + round(8 * scale)
+        self.focus = min(self.focus, len(self.buttons) - 1)
+
+    def handle_event(self, event: pygame.event.Event) -> None:
+        for button in self.buttons:
+            if button.handle_event(event):
+                return
+        if event.type != pygame.KEYDOWN:
+            return
+        if event.key in (pygame.K_DOWN, pygame.K_TAB):
+            self.focus = (self.focus + 1) % len(self.buttons)
+        elif event.key == pygame.K_UP:
+            self.focus = (self.focus - 1) % len(self.buttons)
+        elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE):
+            self.buttons[self.focus].on_click()
+        elif event.key == pygame.K_ESCAPE:
+            self._quit()
+        else:
+            name = pygame.key.name(event.key)
+            for button in self.buttons:
+                if button.key and button.key == name:
+                    button.on_click()
+                    return
+
+    def draw(self, surface: pygame.Surface) -> None:
+        surface.fill(theme.BACKGROUND)
+        w, _ = surface.get_size()
+        draw_text(
+            surface,
+            "象棋 · 五子棋",
+            (w // 2, 40),
+            54,
+            theme.ACCENT,
+            anchor="midtop",
+            name=BOARD_FONT,
+        )
+        draw_text(
+            surface,
+            "lanqi — LAN Xiangqi & Gomoku",
+            (w // 2, 110),
+            18,
+            theme.TEXT_DIM,
+            anchor="midtop",
+        )
+        self._draw_pieces(surface, w)
+        for i, button in enumerate(self.buttons):
+            button.focused = i == self.focus
+            button.draw(surface)
+        hint = "↑↓ + Enter, or the keys 1–6 · Esc quits · gomoku AI levels go up to 5"
+        bottom = self.buttons[-1].rect.bottom + 28 if self.buttons else 0
+        draw_text(surface, hint, (w // 2, bottom), 14, theme.TEXT_DIM, anchor="midtop")
+
+    def _draw_pieces(self, surface: pygame.Surface, w: int) -> None:
+        for i, (char, ink) in enumerate((("帥", theme.RED), ("將", theme.BLACK))):
+            x = w // 2 + (-1 if i == 0 else 1) * 230
+            center = (x, 72)
+            pygame.draw.circle(surface, theme.PIECE_RIM, center, 34)
+            pygame.draw.circle(surface, theme.PIECE_FACE, center, 31)
+            pygame.draw.circle(surface, ink, center, 27, 3)
+            draw_text(surface, char, center, 36, ink, anchor="center", name=BOARD_FONT)

@@ -1,0 +1,154 @@
+"""Opening records for review: PGN (xiangqi) and the gomoku record format."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pygame
+
+from lanqi.gui import theme
+from lanqi.gui.app import App, Scene
+from lanqi.gui.model import GameModel
+from lanqi.gui.sessions import ReviewSession
+from lanqi.gui.widgets import Button, ScrollList, TextInput, draw_text
+
+__all__ = ["OpenScene", "load_record", "open_review"]
+
+SUFFIXES = (".pgn", ".txt", ".gmk", ".rec")
+
+
+def load_record(path: Path) -> list[GameModel]:
+    """Every game in the file at ``path``; raises ValueError (or OSError) if it cannot."""
+    text = path.read_text(encoding="utf-8-sig")
+    return GameModel.from_record(text)
+
+
+def open_review(app: App, path: Path, *, back: Callable[[], Scene] | None = None) -> Scene:
+    """The game screen reviewing ``path``, or the open screen saying why it cannot.
+
+    ``back`` makes the scene that Esc returns to (the menu by default).
+    """
+    from lanqi.gui.scenes.game import GameScene
+    from lanqi.gui.scenes.menu import MenuScene
+
+    try:
+        games = load_record(path)
+    except (OSError, ValueError) as exc:
+        failed = OpenScene()
+        failed.error = f"{path}: {exc}"
+        return failed
+    session = ReviewSession(games, source=path.name)
+    scene = GameScene(session, back=back or MenuScene)
+    scene.view_ply = 0 if games[0].ply else None
+    return scene
+
+
+class OpenScene(Scene):
+    """A path field and the records found in the data directory and here."""
+
+    def __init__(self) -> None:
+        self.error = ""
+        self.files: list[Path] = []
+        self.list = ScrollList(row_height=26, columns=2, on_pick=self._pick)
+        self.path = TextInput(placeholder="path to a .pgn or gomoku record", on_enter=self._open)
+        self.buttons: list[Button] = []
+
+    def startup(self, app: App) -> None:
+        super().startup(app)
+        self.files = self._scan(app)
+        self.list.set_rows([(p.name, str(p.parent)) for p in self.files])
+        self.list.empty_text = f"no record in {app.games_dir} (games you save land there)"
+        self.path.focus(True)
+
+    @staticmethod
+    def _scan(app: App) -> list[Path]:
+        found: list[Path] = []
+        for folder in (app.games_dir, Path.cwd()):
+            try:
+                entries = sorted(folder.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)
+            except OSError:
+                continue
+            found.extend(p for p in entries if p.is_file() and p.suffix.lower() in SUFFIXES)
+        return found[:200]
+
+    def layout(self, size: tuple[int, int]) -> None:
+        w, h = size
+        width = min(800, w - 40)
+        left = w // 2 - width // 2
+        self.path.rect = pygame.Rect(left, 110, width - 130, 34)
+        self.list.rect = pygame.Rect(left, 190, width, h - 270)
+        self.buttons = [
+            Button(
+                "打开 Open",
+                lambda: self._open(self.path.text),
+                primary=True,
+                rect=pygame.Rect(left + width - 120, 110, 120, 34),
+            ),
+            Button("返回 Back", self._back, rect=pygame.Rect(left, h - 64, 140, 38), key="escape"),
+        ]
+
+    def _pick(self, index: int) -> None:
+        if 0 <= index < len(self.files):
+            self._open(str(self.files[index]))
+
+    def _open(self, text: str) -> None:
+        if not text.strip():
+            self.error = "type a path or pick a file"
+            return
+        path = Path(text.strip()).expanduser()
+        scene = open_review(self.app, path)
+        if isinstance(scene, OpenScene):
+            self.error = scene.error
+            return
+        self.app.switch(scene)
+
+    def _back(self) -> None:
+        from lanqi.gui.scenes.menu import MenuScene
+
+        self.app.switch(MenuScene())
+
+    def handle_event(self, event: pygame.event.Event) -> None:
+        if self.path.handle_event(event):
+            if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
+                self._back()
+            return
+        for button in self.buttons:
+            if button.handle_event(event):
+                return
+        if self.list.handle_event(event):
+            return
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
+            self._back()
+
+    def update(self, dt: float) -> None:
+        self.path.update(dt)
+
+    def draw(self, surface: pygame.Surface) -> None:
+        surface.fill(theme.BACKGROUND)
+        w, h = surface.get_size()
+        draw_text(surface, "复盘 Review a record", (w // 2, 30), 32, theme.ACCENT, anchor="midtop")
+        draw_text(
+            surface, "文件 File", (self.path.rect.x, self.path.rect.y - 22), 15, theme.TEXT_DIM
+        )
+        self.path.draw(surface)
+        draw_text(
+            surface,
+            "最近 Records found",
+            (self.list.rect.x, self.list.rect.y - 24),
+            15,
+            theme.TEXT_DIM,
+        )
+        self.list.draw(surface)
+        for button in self.buttons:
+            button.draw(surface)
+        if self.error:
+            draw_text(
+                surface,
+                self.error,
+                (w // 2, h - 100),
+                15,
+                theme.ERROR,
+                anchor="midtop",
+                max_width=w - 40,
+            )

@@ -1,0 +1,703 @@
+"""Where the moves of a game come from: the game screen talks to one session.
+
+- :class:`LocalSession`: two people on one computer (both seats are local).
+- :class:`AISession`: one person against a built-in AI, which thinks in a
+  worker thread so no frame ever waits for it.
+- :class:`OnlineSession`: a seat (or a spectator's view) of a game on a
+  referee, through a :class:`~lanqi.gui.net.GameAgent` thread.
+- :class:`ReviewSession`: records read from a file, to step through.
+
+A session owns a :class:`~lanqi.gui.model.GameModel`.  The screen calls
+:meth:`Session.update` once per frame, :meth:`Session.play` for a move the
+player made (already checked against the rules), and :meth:`Session.act` for
+the buttons that :meth:`Session.actions` offers.  No pygame here.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from lanqi.bot.base import Bot, GameState
+from lanqi.clock import GameClock
+from lanqi.gui.model import ChatLine, ClockView, GameModel, Pending, seat_name, termination_text
+from lanqi.gui.net import Failed, GameAgent, LobbyLink, Note, Refused, ViewState
+from lanqi.protocol import Assignment, Seek, TimeControl
+
+__all__ = [
+    "AISession",
+    "Action",
+    "LocalSession",
+    "Notice",
+    "OnlineSession",
+    "ReviewSession",
+    "Session",
+    "make_ai",
+    "parse_time_control",
+]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A button the session offers now: ``key`` is its keyboard shortcut."""
+
+    id: str
+    label: str
+    key: str = ""
+    enabled: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    text: str
+    error: bool = False
+    at: float = 0.0
+
+
+def parse_time_control(text: str) -> TimeControl:
+    """``none``, ``5+3`` (minutes + seconds increment) or ``move:30`` (seconds per move).
+
+    >>> parse_time_control("5+3")
+    TimeControl(kind='fischer', base_ms=300000, increment_ms=3000, per_move_ms=0, join_within_ms=0)
+    """
+    text = text.strip().lower()
+    if text in ("", "none", "untimed"):
+        return TimeControl()
+    if text.startswith("move:"):
+        return TimeControl(kind="per_move", per_move_ms=int(float(text[5:]) * 1000))
+    minutes, _, seconds = text.partition("+")
+    return TimeControl(
+        kind="fischer",
+        base_ms=int(float(minutes) * 60_000),
+        increment_ms=int(float(seconds or 0) * 1000),
+    )
+
+
+def make_ai(
+    variant: str, level: int, *, time_ms: int | None = None, seed: int | None = None
+) -> Bot:
+    """The built-in AI of ``variant`` at ``level`` (xiangqi 1-8, gomoku 1-5)."""
+    if variant == "xiangqi":
+        from lanqi.bot.xiangqi_ai import XiangqiAI
+
+        return XiangqiAI(level=max(1, min(8, level)), seed=seed, move_time_ms=time_ms)
+    from lanqi.bot.gomoku_ai import GomokuAI
+
+    return GomokuAI(level=max(1, min(5, level)), seed=seed, time_ms=time_ms)
+
+
+class Session:
+    """The base of every session: a model, the local seats, notices."""
+
+    kind = "session"
+
+    def __init__(self, model: GameModel) -> None:
+        self.model = model
+        #: seats whose moves are made on this screen
+        self.my_seats: frozenset[int] = frozenset()
+        self.notices: list[Notice] = []
+        self.title = ""
+        #: a problem that ends the session (a refused join, say)
+        self.failed: str | None = None
+
+    # ------------------------------------------------------------ queries
+
+    @property
+    def can_chat(self) -> bool:
+        return False
+
+    def busy(self) -> bool:
+        """True while a move is on its way (the AI thinks, the referee has not answered)."""
+        return False
+
+    def can_move(self) -> bool:
+        model = self.model
+        return (
+            model.status == "active"
+            and model.seat_to_move in self.my_seats
+            and not self.busy()
+            and self.failed is None
+        )
+
+    def bottom_seat(self) -> int:
+        """The seat shown at the bottom of the board, before any flip."""
+        if len(self.my_seats) == 1:
+            return next(iter(self.my_seats))
+        return 0
+
+    def actions(self) -> list[Action]:
+        return []
+
+    # ------------------------------------------------------------ doing
+
+    def notice(self, text: str, *, error: bool = False) -> None:
+        self.notices.append(Notice(text, error, time.monotonic()))
+        del self.notices[:-20]
+
+    def update(self, now: float) -> None:
+        """Called once per frame."""
+
+    def play(self, text: str) -> bool:
+        """Play a move of a local seat; False (with a notice) if it cannot be played."""
+        raise NotImplementedError
+
+    def act(self, action_id: str) -> None:
+        log.debug("%s: no action %r", self.kind, action_id)
+
+    def chat(self, text: str) -> None:
+        """Say something in the game's chat."""
+
+    def close(self) -> None:
+        """Stop threads; the session is not used afterwards."""
+
+
+# ================================================================ local games
+
+
+class LocalSession(Session):
+    """Two people on one computer; optional clocks (``time_control`` like ``5+3``)."""
+
+    kind = "local"
+
+    def __init__(
+        self,
+        variant: str,
+        *,
+        options: Mapping[str, Any] | None = None,
+        start_fen: str | None = None,
+        time_control: str = "none",
+        players: list[str] | None = None,
+    ) -> None:
+        self._setup = (variant, dict(options or {}), start_fen, list(players or []))
+        self.time_control = parse_time_control(time_control)
+        super().__init__(self._new_model())
+        self.my_seats = frozenset({0, 1})
+        self.title = "双人对局 Two players"
+        self.game_clock: GameClock | None = None
+        self._start_clock()
+
+    def _new_model(self) -> GameModel:
+        variant, options, start_fen, players = self._setup
+        names = players or [seat_name(variant, 0), seat_name(variant, 1)]
+        model = GameModel(variant, options=options, start_fen=start_fen, players=names)
+        model.finish_by_rules()
+        return model
+
+    # ------------------------------------------------------------ clock
+
+    def _start_clock(self) -> None:
+        tc = self.time_control
+        if tc.kind == "none":
+            self.game_clock = None
+            self.model.clock = ClockView()
+            return
+        self.game_clock = GameClock(
+            tc.kind, base_ms=tc.base_ms, increment_ms=tc.increment_ms, per_move_ms=tc.per_move_ms
+        )
+        if not self.model.finished:
+            self.game_clock.start(self.model.seat_to_move, time.monotonic() * 1000)
+        self._show_clock()
+
+    def _show_clock(self) -> None:
+        clock = self.game_clock
+        if clock is None:
+            return
+        now = time.monotonic()
+        state = clock.state(now * 1000)
+        running = clock.running if not self.model.finished else None
+        self.model.clock = ClockView(list(state.remaining_ms), running, now)
+
+    def update(self, now: float) -> None:
+        clock = self.game_clock
+        if clock is None or self.model.finished:
+            return
+        flagged = clock.flagged(now * 1000)
+        if flagged is not None:
+            clock.stop(now * 1000)
+            self.model.finish("1-0" if flagged == 1 else "0-1", "timeout", 1 - flagged)
+            self._show_clock()
+
+    # ------------------------------------------------------------ moves
+
+    def play(self, text: str) -> bool:
+        reason = self.model.legal_reason(text)
+        if reason is not None:
+            self.notice(reason, error=True)
+            return False
+        if self.model.seat_to_move not in self.my_seats:
+            self.notice("it is not your move", error=True)
+            return False
+        self._commit(text)
+        return True
+
+    def _commit(self, text: str) -> None:
+        model = self.model
+        seat = model.seat_to_move
+        model.push(text)
+        if self.game_clock is not None:
+            self.game_clock.press(seat, time.monotonic() * 1000)
+        model.draw_offer = None
+        if model.finish_by_rules() and self.game_clock is not None:
+            self.game_clock.stop(time.monotonic() * 1000)
+        self._show_clock()
+
+    # ------------------------------------------------------------ buttons
+
+    def actions(self) -> list[Action]:
+        model = self.model
+        active = model.status == "active"
+        return [
+            Action("takeback", "悔棋 Undo", "T", enabled=model.ply > 0 and active),
+            Action("offer_draw", "和棋 Draw", "D", enabled=active),
+            Action("resign", "认输 Resign", "R", enabled=active),
+            Action("new_game", "再来一局 New game", "G"),
+        ]
+
+    def act(self, action_id: str) -> None:
+        model = self.model
+        if action_id == "new_game":
+            self.new_game()
+        elif model.status != "active":
+            return
+        elif action_id == "takeback" and model.ply > 0:
+            self.take_back()
+        elif action_id == "offer_draw":
+            model.finish("1/2-1/2", "agreement", None)
+            self._stop_clock()
+        elif action_id == "resign":
+            loser = self._resigning_seat()
+            model.finish("1-0" if loser == 1 else "0-1", "resignation", 1 - loser)
+            self._stop_clock()
+
+    def _resigning_seat(self) -> int:
+        return self.model.seat_to_move
+
+    def _stop_clock(self) -> None:
+        if self.game_clock is not None:
+            self.game_clock.stop(time.monotonic() * 1000)
+        self._show_clock()
+
+    def take_back(self, plies: int = 1) -> None:
+        model = self.model
+        for _ in range(min(plies, model.ply)):
+            model.pop()
+        if self.game_clock is not None:
+            self.game_clock.start(model.seat_to_move, time.monotonic() * 1000)
+        self._show_clock()
+
+    def new_game(self) -> None:
+        self.model = self._new_model()
+        self._start_clock()
+
+
+class AISession(LocalSession):
+    """One person against the built-in AI (which thinks in a worker thread)."""
+
+    kind = "ai"
+
+    def __init__(
+        self,
+        variant: str,
+        *,
+        level: int = 3,
+        human_seat: int = 0,
+        options: Mapping[str, Any] | None = None,
+        start_fen: str | None = None,
+        time_control: str = "none",
+        ai_time_ms: int | None = None,
+        seed: int | None = None,
+        ai_factory: Callable[[], Bot] | None = None,
+        human_name: str = "",
+    ) -> None:
+        self.level = level
+        self.human_seat = human_seat
+        self.ai_seat = 1 - human_seat
+        ai_name = f"电脑 Computer L{level}"
+        names = [human_name or "You", ai_name]
+        if human_seat == 1:
+            names.reverse()
+        self._make_ai = ai_factory or (
+            lambda: make_ai(variant, level, time_ms=ai_time_ms, seed=seed)
+        )
+        self.ai: Bot = self._make_ai()
+        self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="lanqi-ai")
+        self._future: concurrent.futures.Future[str] | None = None
+        self._future_ply = -1
+        self._generation = 0
+        self._future_generation = -1
+        super().__init__(
+            variant,
+            options=options,
+            start_fen=start_fen,
+            time_control=time_control,
+            players=names,
+        )
+        self.my_seats = frozenset({human_seat})
+        self.title = f"人机对局 vs Computer · level {level}"
+
+    def busy(self) -> bool:
+        return self._future is not None
+
+    def thinking(self) -> bool:
+        return self._future is not None and not self.model.finished
+
+    def update(self, now: float) -> None:
+        super().update(now)
+        model = self.model
+        future = self._future
+        if future is not None and future.done():
+            self._future = None
+            current = self._future_generation == self._generation and model.ply == self._future_ply
+            if current and model.status == "active":
+                try:
+                    text = future.result()
+                    self._commit(text)
+                except Exception as exc:  # the AI failed: it loses, the GUI goes on
+                    log.exception("the AI failed to move")
+                    self.notice(f"the computer failed: {exc}", error=True)
+                    model.finish(
+                        "1-0" if self.ai_seat == 1 else "0-1", "resignation", self.human_seat
+                    )
+                    self._stop_clock()
+        if self._future is None and model.status == "active" and model.seat_to_move == self.ai_seat:
+            self._think()
+
+    def _think(self) -> None:
+        model = self.model
+        clock = model.clock
+        remaining: tuple[int, int] | None = None
+        if clock.timed:
+            now = time.monotonic()
+            remaining = (int(clock.left_ms(0, now) or 0), int(clock.left_ms(1, now) or 0))
+        state = GameState.start(
+            model.variant,
+            seat=self.ai_seat,
+            options=model.options,
+            start_fen=model.start_fen,
+            moves=list(model.moves),
+            remaining_ms=remaining,
+            increment_ms=self.time_control.increment_ms,
+            per_move_ms=self.time_control.per_move_ms,
+        )
+        self._future_ply = model.ply
+        self._future_generation = self._generation
+        self._future = self._executor.submit(self.ai.choose_move, state)
+
+    def actions(self) -> list[Action]:
+        model = self.model
+        active = model.status == "active"
+        mine = sum(1 for ply in range(model.ply) if (ply + model.first_seat) % 2 == self.human_seat)
+        return [
+            Action("takeback", "悔棋 Takeback", "T", enabled=active and mine > 0),
+            Action("offer_draw", "求和 Offer draw", "D", enabled=active),
+            Action("resign", "认输 Resign", "R", enabled=active),
+            Action("new_game", "再来一局 New game", "G"),
+        ]
+
+    def act(self, action_id: str) -> None:
+        model = self.model
+        if action_id == "offer_draw" and model.status == "active":
+            self.notice("电脑拒绝和棋 The computer declines the draw")
+            return
+        if action_id == "takeback" and model.status == "active":
+            self._generation += 1  # whatever the AI is thinking about is void now
+            self._future = None
+            plies = 1 if model.seat_to_move == self.ai_seat else 2
+            self.take_back(plies)
+            return
+        if action_id == "new_game":
+            self._generation += 1
+            self._future = None
+        super().act(action_id)
+
+    def _resigning_seat(self) -> int:
+        return self.human_seat
+
+    def close(self) -> None:
+        self._generation += 1
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        self.ai.close()
+
+
+# ================================================================ online
+
+
+class OnlineSession(Session):
+    """A game on a referee: your seat (``assignment``) or a spectator's view."""
+
+    kind = "online"
+
+    def __init__(
+        self,
+        agent: GameAgent,
+        *,
+        variant: str,
+        options: Mapping[str, Any] | None = None,
+        players: list[str] | None = None,
+        assignment: Assignment | None = None,
+        lobby: LobbyLink | None = None,
+        name: str = "",
+    ) -> None:
+        super().__init__(GameModel(variant, options=options, players=players))
+        self.model.status = "waiting"
+        self.agent = agent
+        self.assignment = assignment
+        self.lobby = lobby
+        self.name = name
+        self.seat = assignment.seat if assignment is not None else None
+        self.my_seats = frozenset({self.seat}) if self.seat is not None else frozenset()
+        self.kind = "online" if self.seat is not None else "spectate"
+        self.pending: Pending | None = None
+        self.view: ViewState | None = None
+        self._chat_seen = 0
+        self._confirm_resign = 0.0
+        where = "联网对局 Online game" if self.seat is not None else "观战 Watching"
+        if assignment is not None and assignment.tournament_id:
+            where = f"比赛 Tournament round {assignment.round}"
+        self.title = where
+        if not agent.is_alive():
+            agent.start()
+
+    @property
+    def can_chat(self) -> bool:
+        return True
+
+    @property
+    def game_id(self) -> str:
+        return self.agent.game_id
+
+    def busy(self) -> bool:
+        return self.pending is not None
+
+    def update(self, now: float) -> None:
+        for item in self.agent.poll():
+            if isinstance(item, ViewState):
+                self._apply(item)
+            elif isinstance(item, Refused):
+                if item.action == "move":
+                    self.pending = None
+                    self._apply_moves()
+                self.notice(f"{_label(item.action)}: {item.msg or item.code}", error=True)
+            elif isinstance(item, Failed):
+                self.failed = item.text
+                self.notice(item.text, error=True)
+            elif isinstance(item, Note):
+                self.notice(item.text, error=item.error)
+
+    def _apply(self, view: ViewState) -> None:
+        old = self.view
+        self.view = view
+        model = self.model
+        if model.variant != view.variant or (old is None and view.start_fen != model.start_fen):
+            self.model = model = GameModel(
+                view.variant, options=view.options, start_fen=view.start_fen
+            )
+        if self.pending is not None and (
+            len(view.moves) > self.pending.ply or view.status != "active"
+        ):
+            self.pending = None
+        self._apply_moves()
+        model.players = [p or seat_name(view.variant, i) for i, p in enumerate(view.players)]
+        model.connected = list(view.connected)
+        model.casual = view.casual
+        model.clock = ClockView([float(t) for t in view.remaining_ms], view.running, view.at)
+        if view.status == "finished" and not model.finished:
+            model.finish(view.result or "*", view.termination or "", view.winner)
+        elif view.status != "finished":
+            model.status = view.status
+            model.result = model.termination = None
+            model.winner = None
+        self._offers(old, view)
+        model.draw_offer, model.takeback_offer = view.draw_offer, view.takeback_offer
+        for chat in view.chat[self._chat_seen :]:
+            model.chat.append(ChatLine(chat.name or "?", chat.text, room=chat.room))
+        self._chat_seen = len(view.chat)
+
+    def _apply_moves(self) -> None:
+        view = self.view
+        if view is None:
+            return
+        moves = list(view.moves)
+        if self.pending is not None and len(moves) == self.pending.ply:
+            moves.append(self.pending.move)
+        try:
+            self.model.set_moves(moves)
+        except ValueError as exc:  # a pending move the referee has not taken
+            log.info("dropping a local move: %s", exc)
+            self.pending = None
+            self.model.set_moves(list(view.moves))
+
+    def _offers(self, old: ViewState | None, new: ViewState) -> None:
+        variant = new.variant
+        if old is not None:
+            same_ply = len(new.moves) == len(old.moves)
+            offer_gone = old.draw_offer is not None and new.draw_offer is None
+            if offer_gone and new.status == "active" and same_ply:
+                self.model.say("draw declined")
+            if len(new.moves) < len(old.moves):
+                self.model.say(f"{len(old.moves) - len(new.moves)} move(s) taken back")
+            elif old.takeback_offer is not None and new.takeback_offer is None and same_ply:
+                self.model.say("takeback refused")
+            if old.status != "finished" and new.status == "finished":
+                cn, en = self.model.headline()
+                why = termination_text(new.termination)
+                self.model.say(f"{cn} {en} · {why}" if why else f"{cn} {en}")
+        if new.draw_offer is not None and (old is None or old.draw_offer != new.draw_offer):
+            who = seat_name(variant, new.draw_offer)
+            self.model.say(f"{who} offers a draw")
+            if new.draw_offer != self.seat and self.seat is not None:
+                self.notice(f"{who} offers a draw: D accepts, X declines")
+        if new.takeback_offer is not None and (
+            old is None or old.takeback_offer != new.takeback_offer
+        ):
+            who = seat_name(variant, new.takeback_offer)
+            self.model.say(f"{who} asks to take back a move")
+            if new.takeback_offer != self.seat and self.seat is not None:
+                self.notice(f"{who} asks for a takeback: T accepts, X declines")
+
+    def play(self, text: str) -> bool:
+        model = self.model
+        if self.seat is None:
+            self.notice("spectators cannot move", error=True)
+            return False
+        if self.pending is not None:
+            self.notice("wait: your last move is on its way", error=True)
+            return False
+        reason = model.legal_reason(text)
+        if reason is None and model.seat_to_move != self.seat:
+            reason = "it is not your move"
+        if reason is not None:
+            self.notice(reason, error=True)
+            return False
+        ply = model.ply
+        wire = model.push(text)
+        self.pending = Pending(ply, wire)
+        self.agent.send("move", ply, wire)
+        return True
+
+    def _my_moves(self) -> int:
+        model = self.model
+        return sum(1 for ply in range(model.ply) if (ply + model.first_seat) % 2 == self.seat)
+
+    def actions(self) -> list[Action]:
+        model = self.model
+        if self.seat is None:
+            return []
+        them = 1 - self.seat
+        actions: list[Action] = []
+        if model.status == "active":
+            if model.draw_offer == them:
+                actions.append(Action("accept_draw", "同意和棋 Accept draw", "D"))
+                actions.append(Action("decline_draw", "拒绝 Decline", "X"))
+            else:
+                asked = model.draw_offer == self.seat
+                label = "已求和 Draw offered" if asked else "求和 Offer draw"
+                actions.append(Action("offer_draw", label, "D", enabled=not asked))
+            if model.casual:
+                if model.takeback_offer == them:
+                    actions.append(Action("accept_takeback", "同意悔棋 Allow takeback", "T"))
+                    actions.append(Action("decline_takeback", "拒绝悔棋 Refuse", "X"))
+                else:
+                    asked = model.takeback_offer == self.seat
+                    actions.append(
+                        Action(
+                            "takeback",
+                            "已请求 Takeback asked" if asked else "悔棋 Takeback",
+                            "T",
+                            enabled=not asked and self._my_moves() > 0,
+                        )
+                    )
+            confirm = time.monotonic() - self._confirm_resign < 3.0
+            label = "确认认输? Confirm resign" if confirm else "认输 Resign"
+            actions.append(Action("resign", label, "R"))
+        elif model.finished and self._rematch_seek() is not None:
+            actions.append(Action("rematch", "再来一局 Rematch", "G"))
+        return actions
+
+    def _rematch_seek(self) -> Seek | None:
+        a = self.assignment
+        if a is None or self.lobby is None or a.tournament_id or len(a.players) != 2:
+            return None
+        return Seek(variant=a.variant, options=dict(a.options), time_control=a.time_control)
+
+    def act(self, action_id: str) -> None:
+        if action_id == "rematch":
+            seek = self._rematch_seek()
+            if seek is not None and self.lobby is not None and self.assignment is not None:
+                opponent = self.assignment.players[1 - self.assignment.seat]
+                self.lobby.send("challenge", opponent, seek)
+            return
+        if action_id == "resign":
+            now = time.monotonic()
+            if now - self._confirm_resign > 3.0:
+                self._confirm_resign = now
+                self.notice("press R (or the button) again to resign")
+                return
+            self._confirm_resign = 0.0
+        if action_id in (
+            "resign",
+            "offer_draw",
+            "accept_draw",
+            "decline_draw",
+            "takeback",
+            "accept_takeback",
+            "decline_takeback",
+        ):
+            self.agent.send(action_id)
+
+    def chat(self, text: str) -> None:
+        text = text.strip()
+        if text:
+            self.agent.send("chat", text[:500])
+
+    def close(self) -> None:
+        self.agent.stop()
+
+
+def _label(action: str) -> str:
+    return action.replace("_", " ")
+
+
+# ================================================================ review
+
+
+class ReviewSession(Session):
+    """Games read from a record file, stepped through on the game screen."""
+
+    kind = "review"
+
+    def __init__(self, games: list[GameModel], *, source: str = "") -> None:
+        if not games:
+            raise ValueError("no game to review")
+        super().__init__(games[0])
+        self.games = games
+        self.index = 0
+        self.source = source
+        self.title = f"复盘 Review · {source}" if source else "复盘 Review"
+
+    def play(self, text: str) -> bool:
+        self.notice("this is a record: use ←/→ to step through it", error=True)
+        return False
+
+    def actions(self) -> list[Action]:
+        if len(self.games) < 2:
+            return []
+        return [
+            Action("prev_game", "◀ Previous game", "page up", enabled=self.index > 0),
+            Action(
+                "next_game", "Next game ▶", "page down", enabled=self.index + 1 < len(self.games)
+            ),
+        ]
+
+    def act(self, action_id: str) -> None:
+        step = {"prev_game": -1, "next_game": 1}.get(action_id, 0)
+        index = self.index + step
+        if step and 0 <= index < len(self.games):
+            self.index = index
+            self.model = self.games[index]

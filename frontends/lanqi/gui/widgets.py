@@ -1,0 +1,352 @@
+"""Small widgets drawn with pygame: text, buttons, a text field, a scrolling list."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import pygame
+
+from lanqi.gui import theme
+from lanqi.gui.fonts import UI_FONT, font, font_for
+
+__all__ = [
+    "Button",
+    "ScrollList",
+    "TextInput",
+    "draw_text",
+    "fit_text",
+    "rendered",
+    "reset_cache",
+    "wrap_text",
+]
+
+
+def draw_text(
+    surface: pygame.Surface,
+    text: str,
+    pos: tuple[int, int],
+    size: int,
+    color: theme.Color = theme.TEXT,
+    *,
+    anchor: str = "topleft",
+    name: str = UI_FONT,
+    max_width: int | None = None,
+) -> pygame.Rect:
+    """Draw one line of ``text``; ``anchor`` is a pygame.Rect attribute (``center``...)."""
+    if max_width is not None:
+        text = fit_text(text, size, max_width, name=name)
+    image = rendered(text, size, color, name)
+    rect = image.get_rect(**{anchor: pos})
+    surface.blit(image, rect)
+    return rect
+
+
+_RENDERED: dict[tuple[str, int, tuple[int, ...], str], pygame.Surface] = {}
+_RENDERED_MAX = 800
+
+
+def rendered(text: str, size: int, color: theme.Color, name: str = UI_FONT) -> pygame.Surface:
+    """``text`` drawn once and kept (most labels are the same from frame to frame)."""
+    key = (text, size, tuple(color), name)
+    image = _RENDERED.get(key)
+    if image is None:
+        if len(_RENDERED) >= _RENDERED_MAX:
+            _RENDERED.clear()
+        image = _RENDERED[key] = font_for(text, name, size).render(text, True, color)
+    return image
+
+
+def reset_cache() -> None:
+    """Forget the rendered texts (they belong to one pygame session)."""
+    _RENDERED.clear()
+
+
+def fit_text(text: str, size: int, width: int, *, name: str = UI_FONT) -> str:
+    """``text``, cut with an ellipsis to fit ``width`` pixels."""
+    face = font_for(text, name, size)
+    if face.size(text)[0] <= width:
+        return text
+    while text and face.size(text + "…")[0] > width:
+        text = text[:-1]
+    return text + "…"
+
+
+def wrap_text(text: str, size: int, width: int, *, name: str = UI_FONT) -> list[str]:
+    """Split ``text`` into lines that fit ``width`` (at spaces, or anywhere for CJK)."""
+    face = font_for(text, name, size)
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for word in paragraph.split(" "):
+            candidate = f"{line} {word}" if line else word
+            if face.size(candidate)[0] <= width:
+                line = candidate
+                continue
+            if line:
+                lines.append(line)
+            line = ""
+            for ch in word:
+                if face.size(line + ch)[0] > width and line:
+                    lines.append(line)
+                    line = ""
+                line += ch
+        lines.append(line)
+    return lines
+
+
+@dataclass
+class Button:
+    """A clickable button; ``key`` (a pygame key name) is shown as its shortcut."""
+
+    label: str
+    on_click: Callable[[], None]
+    rect: pygame.Rect = field(default_factory=lambda: pygame.Rect(0, 0, 0, 0))
+    enabled: bool = True
+    key: str = ""
+    primary: bool = False
+    selected: bool = False
+    id: str = ""
+    focused: bool = False
+
+    def handle_event(self, event: pygame.event.Event) -> bool:
+        """Click on release inside the button; True if the event was used."""
+        if not self.enabled:
+            return False
+        if (
+            event.type == pygame.MOUSEBUTTONUP
+            and event.button == 1
+            and self.rect.collidepoint(event.pos)
+        ):
+            self.on_click()
+            return True
+        return event.type == pygame.MOUSEBUTTONDOWN and self.rect.collidepoint(event.pos)
+
+    def draw(self, surface: pygame.Surface) -> None:
+        hover = self.enabled and self.rect.collidepoint(pygame.mouse.get_pos())
+        if not self.enabled:
+            color = theme.BUTTON_DISABLED
+        elif self.primary or self.selected:
+            color = theme.BUTTON_PRIMARY
+        else:
+            color = theme.BUTTON
+        if hover or self.focused:
+            color = tuple(min(255, c + 28) for c in color)  # type: ignore[assignment]
+        radius = max(4, self.rect.height // 5)
+        pygame.draw.rect(surface, color, self.rect, border_radius=radius)
+        edge = theme.ACCENT if self.focused else theme.PANEL_LINE
+        pygame.draw.rect(surface, edge, self.rect, 1, border_radius=radius)
+        size = max(11, min(22, round(self.rect.height * 0.42)))
+        ink = theme.TEXT if self.enabled else theme.TEXT_DIM
+        label = self.label
+        hint = self.key.upper() if len(self.key) == 1 else ""
+        inner = self.rect.width - 10
+        if hint:
+            hint_w = font(UI_FONT, max(9, size - 4)).size(hint)[0] + 8
+            inner -= hint_w
+            draw_text(
+                surface,
+                hint,
+                (self.rect.right - 6, self.rect.centery),
+                max(9, size - 4),
+                theme.TEXT_DIM,
+                anchor="midright",
+            )
+            center = (self.rect.centerx - hint_w // 2, self.rect.centery)
+        else:
+            center = self.rect.center
+        draw_text(surface, label, center, size, ink, anchor="center", max_width=inner)
+
+
+class TextInput:
+    """A one-line text field: click or :meth:`focus` to type, Enter calls ``on_enter``."""
+
+    def __init__(
+        self,
+        text: str = "",
+        *,
+        placeholder: str = "",
+        on_enter: Callable[[str], None] | None = None,
+        max_length: int = 200,
+    ) -> None:
+        self.text = text
+        self.placeholder = placeholder
+        self.on_enter = on_enter
+        self.max_length = max_length
+        self.rect = pygame.Rect(0, 0, 0, 0)
+        self.focused = False
+        self._blink = 0.0
+
+    def focus(self, on: bool = True) -> None:
+        self.focused = on
+        if on:
+            pygame.key.start_text_input()
+            pygame.key.set_text_input_rect(self.rect)
+
+    def handle_event(self, event: pygame.event.Event) -> bool:
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            inside = self.rect.collidepoint(event.pos)
+            self.focus(inside)
+            return inside
+        if not self.focused:
+            return False
+        if event.type == pygame.TEXTINPUT:
+            self.text = (self.text + event.text)[: self.max_length]
+            return True
+        if event.type == pygame.KEYDOWN:
+            if event.key == pygame.K_BACKSPACE:
+                self.text = self.text[:-1]
+            elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+                if self.on_enter is not None:
+                    self.on_enter(self.text)
+            elif event.key == pygame.K_ESCAPE:
+                self.focused = False
+            elif event.key == pygame.K_v and event.mod & pygame.KMOD_CTRL:
+                self._paste()
+            return True  # every other key belongs to the field while it has focus
+        return False
+
+    def _paste(self) -> None:
+        try:
+            if not pygame.scrap.get_init():
+                pygame.scrap.init()
+            raw = pygame.scrap.get(pygame.SCRAP_TEXT)
+        except pygame.error:
+            return
+        if raw:
+            data = raw.decode("utf-8", "replace").replace("\x00", "")
+            self.text = (self.text + data.replace("\n", " ").strip())[: self.max_length]
+
+    def update(self, dt: float) -> None:
+        self._blink = (self._blink + dt) % 1.0
+
+    def draw(self, surface: pygame.Surface) -> None:
+        pygame.draw.rect(surface, theme.INPUT, self.rect, border_radius=4)
+        edge = theme.ACCENT if self.focused else theme.PANEL_LINE
+        pygame.draw.rect(surface, edge, self.rect, 1, border_radius=4)
+        size = max(11, min(20, round(self.rect.height * 0.5)))
+        inner = self.rect.inflate(-12, 0)
+        face = font(UI_FONT, size)
+        if self.text:
+            shown = self.text
+            while shown and face.size(shown)[0] > inner.width - 4:
+                shown = shown[1:]
+            rect = draw_text(surface, shown, inner.midleft, size, theme.TEXT, anchor="midleft")
+            caret_x = rect.right + 1
+        else:
+            draw_text(
+                surface,
+                self.placeholder,
+                inner.midleft,
+                size,
+                theme.TEXT_DIM,
+                anchor="midleft",
+                max_width=inner.width,
+            )
+            caret_x = inner.left
+        if self.focused and self._blink < 0.55:
+            top = self.rect.centery - size // 2 - 1
+            pygame.draw.line(surface, theme.TEXT, (caret_x, top), (caret_x, top + size + 2), 1)
+
+
+class ScrollList:
+    """Rows of text in a box; the wheel scrolls, a click selects and calls ``on_pick``."""
+
+    def __init__(
+        self,
+        *,
+        row_height: int = 24,
+        on_pick: Callable[[int], None] | None = None,
+        columns: int = 1,
+        weights: Sequence[float] | None = None,
+    ) -> None:
+        self.rect = pygame.Rect(0, 0, 0, 0)
+        self.row_height = row_height
+        self.rows: Sequence[Sequence[str]] = []
+        self.on_pick = on_pick
+        self.selected: int | None = None
+        self.scroll = 0
+        self.columns = columns
+        self.weights = list(weights or [1.0] * columns)
+        self.empty_text = ""
+        self.colors: dict[int, theme.Color] = {}
+
+    @property
+    def visible_rows(self) -> int:
+        return max(1, self.rect.height // self.row_height)
+
+    def set_rows(self, rows: Sequence[Sequence[str]]) -> None:
+        self.rows = rows
+        self.scroll = max(0, min(self.scroll, len(rows) - self.visible_rows))
+
+    def scroll_to(self, index: int) -> None:
+        if index < self.scroll:
+            self.scroll = index
+        elif index >= self.scroll + self.visible_rows:
+            self.scroll = index - self.visible_rows + 1
+        self.scroll = max(0, min(self.scroll, max(0, len(self.rows) - self.visible_rows)))
+
+    def row_at(self, pos: tuple[int, int]) -> int | None:
+        if not self.rect.collidepoint(pos):
+            return None
+        index = self.scroll + (pos[1] - self.rect.top) // self.row_height
+        return index if 0 <= index < len(self.rows) else None
+
+    def handle_event(self, event: pygame.event.Event) -> bool:
+        if event.type == pygame.MOUSEWHEEL:
+            if self.rect.collidepoint(pygame.mouse.get_pos()):
+                limit = max(0, len(self.rows) - self.visible_rows)
+                self.scroll = max(0, min(limit, self.scroll - event.y))
+                return True
+            return False
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            index = self.row_at(event.pos)
+            if index is not None:
+                self.selected = index
+                if self.on_pick is not None:
+                    self.on_pick(index)
+                return True
+            return self.rect.collidepoint(event.pos)
+        return False
+
+    def draw(self, surface: pygame.Surface, *, size: int = 15) -> None:
+        pygame.draw.rect(surface, theme.PANEL_DARK, self.rect, border_radius=4)
+        clip = surface.get_clip()
+        surface.set_clip(self.rect)
+        if not self.rows and self.empty_text:
+            draw_text(
+                surface,
+                self.empty_text,
+                (self.rect.x + 8, self.rect.y + 6),
+                size,
+                theme.TEXT_DIM,
+                max_width=self.rect.width - 12,
+            )
+        total = sum(self.weights) or 1.0
+        widths = [round((self.rect.width - 8) * w / total) for w in self.weights]
+        starts = [self.rect.x + 6 + sum(widths[:j]) for j in range(len(widths))]
+        for i in range(self.scroll, min(len(self.rows), self.scroll + self.visible_rows + 1)):
+            y = self.rect.y + (i - self.scroll) * self.row_height
+            row_rect = pygame.Rect(self.rect.x, y, self.rect.width, self.row_height)
+            if i == self.selected:
+                pygame.draw.rect(surface, theme.SELECTED_ROW, row_rect)
+            color = self.colors.get(i, theme.TEXT)
+            for j, cell in enumerate(self.rows[i][: self.columns]):
+                draw_text(
+                    surface,
+                    cell,
+                    (starts[j], y + self.row_height // 2),
+                    size,
+                    color,
+                    anchor="midleft",
+                    max_width=widths[j] - 6,
+                )
+        surface.set_clip(clip)
+        if len(self.rows) > self.visible_rows:  # a scroll bar
+            total = len(self.rows)
+            bar_h = max(12, self.rect.height * self.visible_rows // total)
+            top = self.rect.y + (self.rect.height - bar_h) * self.scroll // max(
+                1, total - self.visible_rows
+            )
+            bar = pygame.Rect(self.rect.right - 4, top, 3, bar_h)
+            pygame.draw.rect(surface, theme.PANEL_LINE, bar)
