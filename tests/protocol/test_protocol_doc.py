@@ -1,11 +1,15 @@
 """docs/protocol.md keeps up with the code: every message type and error code is
-documented, and every example in it is a valid message of the current protocol."""
+documented (with the service that raises it), every field table matches its
+dataclass (names, order, types, limits, defaults), and every example in it is a
+valid message of the current protocol on the right topic."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import re
+import types
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -13,16 +17,20 @@ import msgpack
 import pytest
 
 import lanqi.protocol
-from lanqi.protocol import PROTOCOL_VERSION, GameEvent, decode, message_types
-from lanqi.protocol.schema import Struct, to_wire
+from lanqi.protocol import PROTOCOL_VERSION, GameEvent, Message, decode, message_types
+from lanqi.protocol.schema import DEFAULT_MAX_ITEMS, DEFAULT_MAX_STR, Struct, to_wire
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "protocol.md"
-SOURCES = [
-    *sorted((ROOT / "shared" / "lanqi" / "protocol").glob("*.py")),
-    *sorted((ROOT / "services" / "lanqi" / "referee").glob("*.py")),
-]
-RAISED_CODE = re.compile(r'\b(?:RefereeError|GameEndedError|ProtocolError)\(\s*"([a-z_]+)"')
+#: where each service's error codes come from; the shared codec speaks for both
+SOURCES = {
+    "both": sorted((ROOT / "shared" / "lanqi" / "protocol").glob("*.py")),
+    "referee": sorted((ROOT / "services" / "lanqi" / "referee").glob("*.py")),
+    "matchmaker": sorted((ROOT / "services" / "lanqi" / "matchmaker").glob("*.py")),
+}
+RAISED_CODE = re.compile(
+    r'\b(?:RefereeError|GameEndedError|ProtocolError|MatchmakerError|_error)\(\s*"([a-z_]+)"'
+)
 REPLIED_CODE = re.compile(r'\bcode="([a-z_]+)"')
 
 
@@ -66,17 +74,53 @@ def test_every_message_type_is_documented() -> None:
     assert not missing, f"docs/protocol.md does not document message type(s) {missing}"
 
 
+def raised_codes() -> dict[str, set[str]]:
+    """Service ("both", "referee", "matchmaker") -> the error codes its sources raise."""
+    found: dict[str, set[str]] = {}
+    for service, paths in SOURCES.items():
+        codes: set[str] = set()
+        for path in paths:
+            source = path.read_text(encoding="utf-8")
+            codes.update(RAISED_CODE.findall(source))
+            codes.update(REPLIED_CODE.findall(source))
+        found[service] = codes
+    found["both"].add("bad_version")  # raised with the code on its own line in codec.py
+    return found
+
+
+def error_table() -> dict[str, str]:
+    """The code table of the Errors section: code -> its "raised by" cell."""
+    body = sections()["Errors"]
+    table = re.search(r"^\| code \| raised by \|.*\n\|[-|]+\|\n((?:\|.*\n?)*)", body, flags=re.M)
+    assert table, "no '| code | raised by |' table in the Errors section"
+    rows = {}
+    for line in table.group(1).splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        code = re.fullmatch(r"`([a-z_]+)`", cells[0])
+        assert code and len(cells) == 3, f"bad error table row {line!r}"
+        rows[code.group(1)] = cells[1]
+    return rows
+
+
 def test_every_error_code_is_in_the_error_table() -> None:
-    codes: set[str] = set()
-    for path in SOURCES:
-        source = path.read_text(encoding="utf-8")
-        codes.update(RAISED_CODE.findall(source))
-        codes.update(REPLIED_CODE.findall(source))
-    assert {"bad_message", "unknown_type", "bad_token", "internal"} <= codes  # the scan works
-    codes.add("bad_version")  # raised with the code on its own line in codec.py
+    codes = raised_codes()
+    assert {"bad_message", "unknown_type"} <= codes["both"]  # the scan works
+    assert {"bad_token", "internal"} <= codes["referee"]
+    assert {"no_session", "unknown_tournament", "internal"} <= codes["matchmaker"]
+    table = error_table()
     documented = named_in_headings_or_table_rows(doc_text())
-    missing = sorted(codes - documented)
+    everything = set().union(*codes.values())
+    missing = sorted(everything - documented)
     assert not missing, f"docs/protocol.md does not explain error code(s) {missing}"
+    not_in_table = sorted(everything - set(table))
+    assert not not_in_table, f"the error table lacks {not_in_table}"
+    for code, raised_by in table.items():
+        for service in ("referee", "matchmaker"):
+            raises = code in codes[service] or code in codes["both"]
+            marked = raised_by in ("both", service)
+            assert raises == marked, (
+                f"error {code!r}: raised by the {service}? the code says {raises}, the doc {marked}"
+            )
 
 
 def test_every_message_with_its_own_section_has_an_example() -> None:
@@ -87,36 +131,149 @@ def test_every_message_with_its_own_section_has_an_example() -> None:
     assert not missing, f"no example of {missing}"
 
 
-def documented_field_tables() -> dict[str, list[str]]:
-    """Section name -> the fields its table lists (sections with a ``| field |`` table)."""
+def sections() -> dict[str, str]:
+    """Heading name (the first word, without backticks) -> the text up to the next heading."""
     parts = re.split(r"^(#{2,4} .*)$", doc_text(), flags=re.M)
-    tables = {}
+    found = {}
     for head, body in zip(parts[1::2], parts[2::2], strict=True):
         name = re.match(r"#+ `?([A-Za-z_]+)`?", head)
-        if name and re.search(r"^\| field \|", body, flags=re.M):
-            tables[name.group(1)] = re.findall(r"^\| `([a-z_]+)` \|", body, flags=re.M)
+        if name:
+            found[name.group(1)] = body
+    return found
+
+
+def documented_field_tables() -> dict[str, list[dict[str, str]]]:
+    """Section name -> the rows of its ``| field |`` table, as {column: cell}."""
+    tables = {}
+    for name, body in sections().items():
+        table = re.search(r"^\| field \|.*\n\|[-|]+\|\n((?:\|.*\n?)*)", body, flags=re.M)
+        if not table:
+            continue
+        header = body[table.start() :].splitlines()[0]
+        columns = [c.strip() for c in header.strip().strip("|").split("|")]
+        rows = []
+        for line in table.group(1).splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            rows.append(dict(zip(columns, cells, strict=False)))
+        tables[name] = rows
     return tables
 
 
-def test_field_tables_list_exactly_the_fields_of_the_code() -> None:
+def documented_class(name: str) -> type[Struct] | None:
+    cls = message_types().get(name) or getattr(lanqi.protocol, name, None)
+    return cls if isinstance(cls, type) and issubclass(cls, Struct) else None
+
+
+def documented_fields(cls: type[Struct]) -> list[dataclasses.Field[Any]]:
+    fields = [f for f in dataclasses.fields(cls) if f.name not in ("id", "re")]  # type: ignore[arg-type]
+    if issubclass(cls, GameEvent):  # every event's game_id and seq are described once
+        fields = [f for f in fields if f.name not in ("game_id", "seq")]
+    return fields
+
+
+def type_text(tp: Any) -> str:
+    """How a field's type is written in the tables: ``str``, ``int or nil``, ``list of Seek``."""
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        (inner,) = [a for a in typing.get_args(tp) if a is not type(None)]
+        return f"{type_text(inner)} or nil"
+    if typing.get_origin(tp) is list:
+        (item,) = typing.get_args(tp)
+        return f"list of {type_text(item)}"
+    if typing.get_origin(tp) is dict:
+        return "map"
+    if isinstance(tp, type) and issubclass(tp, Message):
+        return f"{tp.T} maps"  # a message nested in a reply (results_since)
+    return {str: "str", int: "int", bool: "bool", float: "number"}.get(tp) or tp.__name__
+
+
+def limit_numbers(tp: Any, meta: dict[str, Any]) -> list[int]:
+    """The numbers the limit cell must show (empty: the cell must be empty)."""
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        (tp,) = [a for a in typing.get_args(tp) if a is not type(None)]
+    if typing.get_origin(tp) in (list, dict):
+        return [meta.get("max_len", DEFAULT_MAX_ITEMS)]
+    if tp is str:
+        return [meta.get("max_len", DEFAULT_MAX_STR)]
+    if tp is int:
+        return [v for v in (meta.get("min"), meta.get("max")) if v]
+    return []
+
+
+def default_text(f: dataclasses.Field[Any]) -> str | None:
+    """The default cell (None: anything but "required", e.g. a nested value's defaults)."""
+    if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+        return "required"
+    if f.default is not dataclasses.MISSING:
+        value = f.default
+    else:
+        factory: Any = f.default_factory
+        value = factory()
+    if isinstance(value, Struct):
+        return None
+    return f"`{json.dumps(value, ensure_ascii=False)}`"
+
+
+def test_field_tables_match_the_code() -> None:
     tables = documented_field_tables()
-    assert {"move", "snapshot", "moved", "TimeControl"} <= set(tables)
-    for name, listed in tables.items():
-        cls = message_types().get(name) or getattr(lanqi.protocol, name, None)
-        if not (isinstance(cls, type) and issubclass(cls, Struct)):
+    assert {"move", "snapshot", "moved", "TimeControl", "hello", "Assignment", "lobby"} <= set(
+        tables
+    )
+    for name, rows in tables.items():
+        cls = documented_class(name)
+        if cls is None:
             continue  # e.g. the error reply's table lives under "Errors"
-        fields = [f.name for f in dataclasses.fields(cls) if f.name not in ("id", "re")]
-        if issubclass(cls, GameEvent):  # every event's game_id and seq are described once
-            fields = [f for f in fields if f not in ("game_id", "seq")]
-        assert listed == fields, f"the table of {name} lists {listed}, the code has {fields}"
+        fields = documented_fields(cls)
+        listed = [row["field"].strip("`") for row in rows]
+        assert listed == [f.name for f in fields], f"the table of {name} lists {listed}"
+        hints = typing.get_type_hints(cls)
+        for row, f in zip(rows, fields, strict=True):
+            where = f"{name}.{f.name}"
+            assert row["type"] == type_text(hints[f.name]), f"{where}: type {row['type']!r}"
+            cell = re.sub(r"[\s\u202f\u00a0,]", "", row["limit"])
+            wanted = limit_numbers(hints[f.name], dict(f.metadata))
+            for number in wanted:
+                found = re.search(rf"(?<!\d){number}(?!\d)", cell)
+                assert found, f"{where}: limit {row['limit']!r}, the code says {number}"
+            if not wanted:
+                assert not cell, f"{where}: the code sets no limit, the doc says {row['limit']!r}"
+            if "default" in row:
+                expected = default_text(f)
+                if expected is None:
+                    assert row["default"] != "required", f"{where}: has a default"
+                else:
+                    assert row["default"] == expected, f"{where}: default {row['default']!r}"
+
+
+def test_every_message_with_fields_has_a_table_or_shares_one() -> None:
+    """A message section shows its fields in a table, or says "same fields as `x`"
+    of a message whose table lists the same fields."""
+    tables, texts = documented_field_tables(), sections()
+    for tag, cls in message_types().items():
+        fields = [f.name for f in documented_fields(cls)]
+        if not fields or tag in tables or tag == "error":  # error: under "Errors"
+            continue
+        assert tag in texts, f"no section for {tag}"
+        same = re.search(r"same fields as\s+`([a-z_]+)`", texts[tag])
+        assert same, f"no field table for {tag}, and no 'same fields as'"
+        other = [row["field"].strip("`") for row in tables[same.group(1)]]
+        assert other == fields, f"{tag} has {fields}, not the fields of {same.group(1)}"
+
+
+def expected_topic(payload: dict[str, Any]) -> str:
+    if payload["t"] == "result":
+        return "results"
+    if payload["t"] == "lobby":
+        return "lobby"
+    if payload["t"] == "tour_event":
+        return f"tour/{payload['tournament_id']}"
+    return f"game/{payload['game_id']}"
 
 
 @pytest.mark.parametrize("value", example_values(), ids=lambda v: str(v)[:60])
 def test_every_example_is_an_exact_message_of_this_protocol(value: Any) -> None:
     if isinstance(value, list):  # an event: [topic, payload]
         topic, payload = value
-        expected = "results" if payload["t"] == "result" else f"game/{payload['game_id']}"
-        assert topic == expected
+        assert topic == expected_topic(payload)
     else:
         payload = value
     assert payload["v"] == PROTOCOL_VERSION
