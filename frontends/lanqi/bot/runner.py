@@ -20,12 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import zmq
 
 from lanqi.bot.base import Bot, GameState
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
+from lanqi.games.base import Game
 from lanqi.protocol import (
     AcceptChallenge,
     Assignment,
@@ -116,6 +117,9 @@ class GamePlayer(threading.Thread):
         self.termination: str | None = None
         self.error: str | None = None
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        self._board: Game | None = None  # the position after _board_moves
+        self._board_moves: list[str] = []
+        self._board_start: str | None = None
 
     def state(self, view: GameView) -> GameState:
         a = self.assignment
@@ -123,13 +127,14 @@ class GamePlayer(threading.Thread):
         remaining = None
         if tc.kind != "none" and len(view.clock.remaining_ms) == 2:
             remaining = (view.clock.remaining_ms[0], view.clock.remaining_ms[1])
-        state = GameState.start(
-            a.variant,
-            seat=a.seat,
-            options=dict(a.options),
-            start_fen=view.snapshot.start_fen,
-            moves=list(view.moves),
+        state = GameState(
             game_id=a.game_id,
+            variant=a.variant,
+            options=dict(a.options),
+            seat=a.seat,
+            board=self._board_at(view),
+            moves=list(view.moves),
+            start_fen=view.snapshot.start_fen,
             remaining_ms=remaining,
             increment_ms=tc.increment_ms,
             per_move_ms=tc.per_move_ms,
@@ -137,6 +142,31 @@ class GamePlayer(threading.Thread):
         state.opponent = a.players[1 - a.seat] if len(a.players) == 2 else ""
         state.rated = a.rated
         return state
+
+    def _board_at(self, view: GameView) -> Game:
+        """The board after the view's moves: the last one, brought up to date with the
+        new moves only (replaying the whole game for every move costs O(plies) each,
+        most of a random bot's time in long games), handed out as a copy so a bot that
+        pushes moves on it cannot spoil it.  A takeback or a new start rebuilds it."""
+        a = self.assignment
+        moves, start = view.moves, view.snapshot.start_fen
+        known = len(self._board_moves)
+        board = self._board
+        if board is None or start != self._board_start or moves[:known] != self._board_moves:
+            board = GameState.start(
+                a.variant, options=dict(a.options), start_fen=start, moves=list(moves)
+            ).board
+            self._board, self._board_moves, self._board_start = board, list(moves), start
+        else:
+            for text in moves[known:]:
+                board.push(board.parse_move(text))
+            self._board_moves.extend(moves[known:])
+        copy = getattr(board, "copy", None)
+        if callable(copy):
+            return cast(Game, copy())
+        return GameState.start(
+            a.variant, options=dict(a.options), start_fen=start, moves=list(moves)
+        ).board
 
     def run(self) -> None:
         a = self.assignment
@@ -307,6 +337,16 @@ class BotRunner:
         self._pending.clear()
         if self.session_file is not None and self.session_file.exists():
             self._session = self.session_file.read_text(encoding="utf-8").strip() or None
+        self._hello()
+        self._last_reply = time.monotonic()
+
+    def _hello(self) -> None:
+        now = time.monotonic()
+        if any(
+            isinstance(p.request, Hello) and now - p.sent_at < PING_MS / 1000
+            for p in self._pending.values()
+        ):
+            return  # one hello in flight is enough (one lost with a dead server is not)
         self._send(
             Hello(
                 id=self._id(),
@@ -316,7 +356,6 @@ class BotRunner:
                 session=self._session,
             )
         )
-        self._last_reply = time.monotonic()
 
     def run(self) -> None:
         """Serve until ``stop`` is set: reconnect with back-off when the matchmaker is silent."""
@@ -398,6 +437,10 @@ class BotRunner:
                 if self.session_file is not None and self.session_file.exists():
                     self.session_file.unlink()
                 self._connect()
+            elif message.code == "no_session":
+                # the matchmaker restarted and no longer knows this connection: the
+                # socket reconnected by itself, so no silence ever triggers _connect()
+                self._hello()
             elif not (what == "tour_join" and message.code == "already_joined"):
                 log.warning("matchmaker refused %s: %s %s", what, message.code, message.msg)
 

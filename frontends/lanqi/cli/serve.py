@@ -80,7 +80,11 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"lanqi server ready: lobby {server.matchmaker_endpoint} (events "
         f"{server.matchmaker_pub_endpoint}), referee {server.referee.endpoint}, data {folder}\n"
-        f"director key in {folder / 'director.key'}",
+        + (
+            "director key: the one given with --director-key"  # no file is written then
+            if args.director_key
+            else f"director key in {folder / 'director.key'}"
+        ),
         flush=True,
     )
     code = 0

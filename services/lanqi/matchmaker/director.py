@@ -170,7 +170,10 @@ class Director:
         players, _ = self._players(record)
         if len(players) < 2:
             return []
-        schedule, _ = self._schedule(record)
+        try:
+            schedule, _ = self._schedule(record)
+        except TournamentError:  # open, and not valid yet (a Swiss with too few entrants)
+            return []
         rows = schedule.standings(self._results(self.store.pairings(record.tournament_id)))
         return [
             StandingInfo(
@@ -225,6 +228,10 @@ class Director:
     def join(self, request: JoinTournament, identity: bytes, now: float) -> Message:
         record = self._tournament(request.tournament_id)
         player_id = self._entrant(request, identity)
+        entered = self.store.entrants(record.tournament_id)
+        if any(e[0] == player_id and not e[3] for e in entered):
+            # before "closed": a bot re-joining after a reconnect is simply in already
+            raise _error("already_joined", "already entered")
         late = record.status in ("running", "paused")
         if record.status == "finished" or (late and record.spec["format"] != Format.SWISS):
             raise _error("closed", "entries are closed for this tournament")
@@ -316,7 +323,10 @@ class Director:
             raise _error("bad_request", "format must be pgn, txt, csv or html")
         if len(players) < 2:
             return ""
-        schedule, _ = self._schedule(record)
+        try:
+            schedule, _ = self._schedule(record)
+        except TournamentError:  # open, and not valid yet: nothing to show
+            return ""
         results = self._results(self.store.pairings(record.tournament_id))
         rows = schedule.standings(results)
         table = schedule.crosstable(results)

@@ -82,9 +82,9 @@ class RefereeLink:
         self._next_id += 1
         return self._next_id
 
-    def send(self, request: Message) -> None:
+    def send(self, request: Message, flags: int = 0) -> None:
         assert self.dealer is not None
-        self.dealer.send_multipart(encode(request))
+        self.dealer.send_multipart(encode(request), flags)
 
     def expect(self, request: Request, order: GameOrder, now: float) -> None:
         self.pending[request.id] = _Pending(order, now)

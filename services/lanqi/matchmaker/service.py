@@ -5,8 +5,9 @@ results).  Clients say ``hello`` first; the reply carries a session token that
 keeps their identity across reconnects.  Pairing a seek, an accepted challenge
 or a tournament round turns into a ``create_game`` to the least busy referee;
 when it answers, each player is sent a private ``game_assigned`` with its seat
-token.  Results come from the referees' ``results`` topic and, after a restart,
-from ``results_since`` (reconciling), and are recorded once per game.
+token.  Results come from the referees' ``results`` topic and from
+``results_since`` (reconciling: after a restart, on a gap in ``result_seq``, and
+every few seconds while games are in progress), and are recorded once per game.
 """
 
 from __future__ import annotations
@@ -90,6 +91,10 @@ IDLE_POLL_MS = 200
 MAX_BATCH = 256
 CREATE_TIMEOUT_MS = 5_000.0
 RECONCILE_PAGE = 200
+#: while games are in progress (or a referee has not answered the reconcile at start),
+#: ask it this often for results we did not hear on its ``results`` topic: PUB/SUB may
+#: drop, and a dropped last result shows no gap in ``result_seq``
+RECONCILE_EVERY_MS = 2_000.0
 
 
 @dataclass(slots=True)
@@ -147,6 +152,7 @@ class MatchmakerService:
         self.director = Director(self)
         self._stopping = False
         self._reconciled: set[str] = set()
+        self._next_reconcile = 0.0
         self._handlers: dict[type[Message], Callable[[Any, bytes, float], Message]] = {
             Hello: self._hello,
             Ping: self._ping,
@@ -203,9 +209,19 @@ class MatchmakerService:
 
     def reconcile(self) -> None:
         """Ask every referee for the results recorded since our cursor."""
+        self._next_reconcile = _now_ms() + RECONCILE_EVERY_MS
         for link in self.config.referees:
-            after = self.store.referee_cursor(link.name)
-            link.send(ResultsSince(id=link.next_id(), after=after, limit=RECONCILE_PAGE))
+            self._ask_results(link, self.store.referee_cursor(link.name))
+
+    def _ask_results(self, link: RefereeLink, after: int) -> None:
+        try:  # never block the loop on a referee that is down (its queue may be full)
+            link.send(
+                ResultsSince(id=link.next_id(), after=after, limit=RECONCILE_PAGE), zmq.NOBLOCK
+            )
+        except zmq.Again:
+            log.warning(
+                "referee %s is not taking requests; results are asked again later", link.name
+            )
 
     def stop(self) -> None:
         self._stopping = True
@@ -582,10 +598,14 @@ class MatchmakerService:
                 for result in reply.results:
                     self.apply_result(link, result)
                 if len(reply.results) >= RECONCILE_PAGE:
-                    after = max(r.result_seq for r in reply.results)
-                    link.send(ResultsSince(id=link.next_id(), after=after, limit=RECONCILE_PAGE))
+                    self._ask_results(link, max(r.result_seq for r in reply.results))
                 else:
+                    first = link.name not in self._reconciled
                     self._reconciled.add(link.name)
+                    if first and self.reconciled():
+                        # the director decided nothing until now: a round the missed
+                        # results completed is paired here, not at some later result
+                        self.director.resume_all()
                     self.director.tick(_now_ms())
             elif isinstance(reply, ErrorReply):
                 order = link.take(reply.re)
@@ -656,6 +676,9 @@ class MatchmakerService:
                 log.error("bad result from %s: %s", link.name, exc)
                 continue
             if isinstance(message, GameResult):
+                cursor = self.store.referee_cursor(link.name)
+                if message.result_seq > cursor + 1:  # we missed some: fetch them too
+                    self._ask_results(link, cursor)
                 self.apply_result(link, message)
 
     def apply_result(self, link: RefereeLink, result: GameResult) -> None:
@@ -720,6 +743,11 @@ class MatchmakerService:
                     )
         for challenge in [c for c in self.challenges.values() if now >= c.expires_at]:
             self._close_challenge(challenge, "expired")
+        if now >= self._next_reconcile:
+            self._next_reconcile = now + RECONCILE_EVERY_MS
+            for link in self.config.referees:
+                if link.games_in_progress or link.name not in self._reconciled:
+                    self._ask_results(link, self.store.referee_cursor(link.name))
         for link in self.config.referees:
             for order in link.overdue(now, CREATE_TIMEOUT_MS):
                 log.warning("referee %s did not answer create_game; trying again", link.name)
