@@ -14,8 +14,9 @@ import secrets
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from lanqi.games.registry import UnknownVariantError, create_game, restore_game
+from lanqi.games.registry import restore_game
 from lanqi.matchmaker.errors import MatchmakerError
+from lanqi.matchmaker.lobby import check_game
 from lanqi.matchmaker.referees import GameOrder
 from lanqi.matchmaker.store import PairingRecord, TournamentRecord
 from lanqi.protocol import (
@@ -55,6 +56,7 @@ __all__ = ["Director"]
 log = logging.getLogger(__name__)
 
 RETRY_MS = 5_000.0
+MAX_ENTRANTS = 256  # as many as a tournament_info may list
 
 
 def _error(code: str, msg: str) -> MatchmakerError:
@@ -95,7 +97,8 @@ class Director:
         players, withdrawn = [], set()
         for player_id, seed, _joined, gone in self.store.entrants(record.tournament_id):
             info = self.store.player(player_id)
-            players.append(Player(player_id, info.name if info else player_id, 1500.0, seed))
+            name, rating = (info.name, info.rating) if info else (player_id, 1500.0)
+            players.append(Player(player_id, name, rating, seed))
             if gone:
                 withdrawn.add(player_id)
         return players, withdrawn
@@ -179,12 +182,12 @@ class Director:
             StandingInfo(
                 rank=row.rank,
                 player=row.player.name,
-                points=row.points,
+                points=float(row.points),
                 games=row.games,
                 wins=row.wins,
                 draws=row.draws,
                 losses=row.losses,
-                tiebreaks={k: round(v, 2) for k, v in row.tiebreaks.items()},
+                tiebreaks={k: float(round(v, 2)) for k, v in row.tiebreaks.items()},
             )
             for row in rows
         ]
@@ -204,10 +207,7 @@ class Director:
             Format(spec.format)
         except ValueError:
             raise _error("bad_request", f"unknown format {spec.format!r}") from None
-        try:
-            create_game(spec.variant, **dict(spec.options))
-        except (UnknownVariantError, ValueError) as exc:
-            raise _error("bad_request", str(exc)) from None
+        check_game(spec.variant, spec.options, spec.time_control)
         tournament_id = uuid.uuid4().hex[:10]
         self.store.add_tournament(
             TournamentRecord(tournament_id, struct_to_wire(spec), "open", 0, int(now))
@@ -235,6 +235,8 @@ class Director:
         late = record.status in ("running", "paused")
         if record.status == "finished" or (late and record.spec["format"] != Format.SWISS):
             raise _error("closed", "entries are closed for this tournament")
+        if len([e for e in entered if not e[3]]) >= MAX_ENTRANTS:
+            raise _error("full", f"the tournament has its {MAX_ENTRANTS} players")
         if not self.store.add_entrant(record.tournament_id, player_id, record.round):
             raise _error("already_joined", "already entered")
         self._publish(record.tournament_id, "joined", player=self._name(player_id))
@@ -243,6 +245,8 @@ class Director:
     def withdraw(self, request: WithdrawTournament, identity: bytes, now: float) -> Message:
         record = self._tournament(request.tournament_id)
         player_id = self._entrant(request, identity)
+        if record.status == "finished":
+            raise _error("closed", "the tournament is over")
         if not self.store.withdraw(record.tournament_id, player_id):
             raise _error("not_entered", "not entered in this tournament")
         self._publish(record.tournament_id, "withdrawn", player=self._name(player_id))
@@ -253,13 +257,13 @@ class Director:
         record = self._tournament(request.tournament_id)
         if record.status != "open":
             raise _error("not_allowed", f"the tournament is {record.status}, not open")
+        try:
+            self._schedule(record)  # refuse before anything changes
+        except TournamentError as exc:
+            raise _error("bad_request", str(exc)) from None
         entrants = [e for e in self.store.entrants(record.tournament_id) if not e[3]]
         by_rating = sorted(entrants, key=lambda e: (-self.store.player(e[0]).rating, e[1]))
         self.store.set_seeds(record.tournament_id, [e[0] for e in by_rating])
-        try:
-            self._schedule(self._tournament(record.tournament_id))
-        except TournamentError as exc:
-            raise _error("bad_request", str(exc)) from None
         self.store.set_tournament_status(record.tournament_id, "running")
         self._publish(record.tournament_id, "started")
         self.advance(record.tournament_id, now)
@@ -272,7 +276,9 @@ class Director:
             raise _error("not_allowed", f"the tournament is {record.status}, not {want}")
         self.store.set_tournament_status(record.tournament_id, to)
         kind = {"paused": "paused", "running": "resumed", "finished": "finished"}[to]
-        self._publish(record.tournament_id, kind, standings=self._standing_rows(record))
+        self._publish(
+            record.tournament_id, kind, round=record.round, standings=self._standing_rows(record)
+        )
         return Ok(re=request.id)
 
     def pause(self, request: PauseTournament, identity: bytes, now: float) -> Message:
@@ -289,7 +295,12 @@ class Director:
         if record.status == "finished":
             raise _error("not_allowed", "the tournament is already finished")
         self.store.set_tournament_status(record.tournament_id, "finished")
-        self._publish(record.tournament_id, "finished", standings=self._standing_rows(record))
+        self._publish(
+            record.tournament_id,
+            "finished",
+            round=record.round,
+            standings=self._standing_rows(record),
+        )
         return Ok(re=request.id)
 
     def list_all(self, request: ListTournaments, identity: bytes, now: float) -> Message:

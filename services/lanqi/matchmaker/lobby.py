@@ -2,7 +2,13 @@
 
 Pure logic; the service owns the state and the sockets.
 
->>> from lanqi.protocol import Seek
+>>> from collections.abc import Mapping
+from typing import Any
+
+from lanqi.clock import ClockError, GameClock
+from lanqi.matchmaker.errors import MatchmakerError
+from lanqi.games.registry import UnknownVariantError, create_game
+from lanqi.protocol import Seek, TimeControl
 >>> a = Seek(variant="xiangqi", color="first")
 >>> b = Seek(variant="xiangqi", color="any")
 >>> compatible(a, b), seats_for(a, b, coin=1)
@@ -11,11 +17,16 @@ Pure logic; the service owns the state and the sockets.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from lanqi.protocol import Seek
+from lanqi.clock import ClockError, GameClock
+from lanqi.games.registry import UnknownVariantError, create_game
+from lanqi.matchmaker.errors import MatchmakerError
+from lanqi.protocol import Seek, TimeControl
 
-__all__ = ["COLORS", "OpenChallenge", "OpenSeek", "compatible", "seats_for"]
+__all__ = ["COLORS", "OpenChallenge", "OpenSeek", "check_game", "compatible", "seats_for"]
 
 COLORS = ("any", "first", "second")
 
@@ -54,3 +65,18 @@ def seats_for(a: Seek, b: Seek, coin: int) -> tuple[int, int]:
     if a.color == "second" or b.color == "first":
         return 1, 0
     return (0, 1) if coin == 0 else (1, 0)
+
+
+def check_game(variant: str, options: Mapping[str, Any], tc: TimeControl) -> dict[str, Any]:
+    """Options in normal form for a game that can be played; ``bad_request`` otherwise."""
+    try:
+        game = create_game(variant, **dict(options))
+        GameClock(
+            tc.kind, base_ms=tc.base_ms, increment_ms=tc.increment_ms, per_move_ms=tc.per_move_ms
+        )
+    except (UnknownVariantError, ClockError, ValueError) as exc:
+        raise MatchmakerError("bad_request", str(exc)) from None
+    normal = dict(game.options)
+    if "fen" in options:
+        normal["fen"] = options["fen"]
+    return normal

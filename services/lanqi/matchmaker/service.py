@@ -12,6 +12,7 @@ every few seconds while games are in progress), and are recorded once per game.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import secrets
 import time
@@ -25,7 +26,14 @@ import zmq
 
 from lanqi.matchmaker.director import Director
 from lanqi.matchmaker.errors import MatchmakerError
-from lanqi.matchmaker.lobby import COLORS, OpenChallenge, OpenSeek, compatible, seats_for
+from lanqi.matchmaker.lobby import (
+    COLORS,
+    OpenChallenge,
+    OpenSeek,
+    check_game,
+    compatible,
+    seats_for,
+)
 from lanqi.matchmaker.ratings_book import DEFAULT_RATING, rate_game
 from lanqi.matchmaker.referees import GameOrder, RefereeLink
 from lanqi.matchmaker.store import GameRecord, MatchmakerStore, PlayerRecord
@@ -91,6 +99,7 @@ IDLE_POLL_MS = 200
 MAX_BATCH = 256
 CREATE_TIMEOUT_MS = 5_000.0
 RECONCILE_PAGE = 200
+MAX_WELCOME_GAMES = 64  # as many as a welcome may carry
 #: while games are in progress (or a referee has not answered the reconcile at start),
 #: ask it this often for results we did not hear on its ``results`` topic: PUB/SUB may
 #: drop, and a dropped last result shows no gap in ``result_seq``
@@ -297,9 +306,14 @@ class MatchmakerService:
             return ErrorReply(re=request_id, code="internal", msg="internal error; see the log")
 
     def push(self, player_id: str, message: Message) -> bool:
-        """Send a private message to a connected player; False if offline."""
+        """Send a private message to a player's connection; False if it has none.
+
+        A player shown offline (silent for a while) may still be connected, so the
+        message is sent anyway; a connection that is gone drops it, and the player
+        finds its games again in the ``welcome`` of its next ``hello``.
+        """
         client = self.clients.get(player_id)
-        if client is None or not client.online or self.router is None:
+        if client is None or self.router is None:
             return False
         try:
             self.router.send_multipart([client.identity, *encode(message)], zmq.NOBLOCK)
@@ -368,6 +382,9 @@ class MatchmakerService:
         old = self.clients.get(record.player_id)
         if old is not None and old.identity != identity:
             self.by_identity.pop(old.identity, None)
+        previous = self.by_identity.get(identity)
+        if previous is not None and previous != record.player_id:
+            self.clients.pop(previous, None)  # this connection now speaks for another player
         self.clients[record.player_id] = _Client(record.player_id, identity, now)
         self.by_identity[identity] = record.player_id
         self.publish(TOPIC_LOBBY, LobbyEvent(kind="presence", player=record.name, online=True))
@@ -375,7 +392,7 @@ class MatchmakerService:
             self._assignment(g, g.player_ids.index(record.player_id))
             for g in self.store.games(status="playing")
             if record.player_id in g.player_ids
-        ]
+        ][-MAX_WELCOME_GAMES:]
         return Welcome(
             re=request.id,
             player_id=record.player_id,
@@ -403,27 +420,16 @@ class MatchmakerService:
             )
         return PlayersList(re=request.id, players=players[:1000])
 
-    def _check_seek(self, seek: Seek) -> None:
-        from lanqi.clock import ClockError, GameClock
-        from lanqi.games.registry import UnknownVariantError, create_game
-
+    def _check_seek(self, seek: Seek) -> Seek:
+        """The seek with its options in normal form (so equal games compare equal)."""
         if seek.color not in COLORS:
             raise MatchmakerError("bad_request", f"color must be one of {', '.join(COLORS)}")
-        try:
-            create_game(seek.variant, **dict(seek.options))
-            tc = seek.time_control
-            GameClock(
-                tc.kind,
-                base_ms=tc.base_ms,
-                increment_ms=tc.increment_ms,
-                per_move_ms=tc.per_move_ms,
-            )
-        except (UnknownVariantError, ClockError, ValueError) as exc:
-            raise MatchmakerError("bad_request", str(exc)) from None
+        options = check_game(seek.variant, seek.options, seek.time_control)
+        return dataclasses.replace(seek, options=options)
 
     def _seek(self, request: CreateSeek, identity: bytes, now: float) -> Message:
         player = self.player_of(identity)
-        self._check_seek(request.seek)
+        request = dataclasses.replace(request, seek=self._check_seek(request.seek))
         for open_seek in list(self.seeks.values()):
             if open_seek.player_id != player.player_id and compatible(open_seek.seek, request.seek):
                 del self.seeks[open_seek.seek_id]
@@ -478,7 +484,7 @@ class MatchmakerService:
         client = self.clients.get(target.player_id)
         if client is None or not client.online:
             raise MatchmakerError("offline", f"{target.name} is not online")
-        self._check_seek(request.seek)
+        request = dataclasses.replace(request, seek=self._check_seek(request.seek))
         challenge_id = uuid.uuid4().hex[:12]
         self.challenges[challenge_id] = OpenChallenge(
             challenge_id,
@@ -572,7 +578,7 @@ class MatchmakerService:
             options=order.options,
             time_control=struct_from_wire(TimeControl, order.time_control),
             players=list(order.names),
-            casual=False,
+            casual=not order.rated and order.tournament_id is None,
             admin_key=link.admin_key,
             tag=order.tournament_id or "",
         )
@@ -612,6 +618,12 @@ class MatchmakerService:
                 log.error("referee %s refused a request: %s %s", link.name, reply.code, reply.msg)
                 if order is not None and order.tournament_id is not None:
                     self.director.game_failed(order, f"{reply.code}: {reply.msg}")
+                elif order is not None:  # a lobby game: tell both players it did not happen
+                    failed = ErrorReply(
+                        code="game_failed", msg=f"the referee refused the game: {reply.msg}"
+                    )
+                    for player_id in order.player_ids:
+                        self.push(player_id, failed)
 
     def _game_created(self, link: RefereeLink, order: GameOrder, reply: GameCreated) -> None:
         record = GameRecord(
