@@ -1263,27 +1263,51 @@ class SearchBoard(Board):
 
     def make_code(self, code: int) -> int:
         """Play a move code (no legality check, no history); returns the captured piece."""
+        # _make inlined, plus the hash.
         sqs = self._squares
         f = code >> 7
         t = code & 127
         p = sqs[f]
         cap = sqs[t]
+        sqs[t] = p
+        sqs[f] = 0
+        us = self._turn
+        mine = self._pieces[us]
+        mine.discard(f)
+        mine.add(t)
+        zp = ZOBRIST[p]
         if cap:
-            self._hash ^= ZOBRIST[p][f] ^ ZOBRIST[p][t] ^ ZOBRIST[cap][t] ^ ZOBRIST_BLACK
+            self._pieces[1 - us].discard(t)
+            self._hash ^= zp[f] ^ zp[t] ^ ZOBRIST[cap][t] ^ ZOBRIST_BLACK
         else:
-            self._hash ^= ZOBRIST[p][f] ^ ZOBRIST[p][t] ^ ZOBRIST_BLACK
-        return self._make(code)
+            self._hash ^= zp[f] ^ zp[t] ^ ZOBRIST_BLACK
+        if p & 7 == KING:
+            self._kings[us] = t
+        self._turn = 1 - us
+        return cap
 
     def unmake_code(self, code: int, captured: int) -> None:
         """Take back :meth:`make_code` (pass the piece it returned)."""
+        # _unmake inlined, plus the hash.
+        sqs = self._squares
         f = code >> 7
         t = code & 127
-        p = self._squares[t]
+        p = sqs[t]
+        sqs[f] = p
+        sqs[t] = captured
+        us = 1 - self._turn
+        self._turn = us
+        mine = self._pieces[us]
+        mine.discard(t)
+        mine.add(f)
+        zp = ZOBRIST[p]
         if captured:
-            self._hash ^= ZOBRIST[p][f] ^ ZOBRIST[p][t] ^ ZOBRIST[captured][t] ^ ZOBRIST_BLACK
+            self._pieces[1 - us].add(t)
+            self._hash ^= zp[f] ^ zp[t] ^ ZOBRIST[captured][t] ^ ZOBRIST_BLACK
         else:
-            self._hash ^= ZOBRIST[p][f] ^ ZOBRIST[p][t] ^ ZOBRIST_BLACK
-        self._unmake(code, captured)
+            self._hash ^= zp[f] ^ zp[t] ^ ZOBRIST_BLACK
+        if p & 7 == KING:
+            self._kings[us] = f
 
     def make_null(self) -> None:
         """Pass the move (for null-move pruning); undo with :meth:`unmake_null`."""
@@ -1301,8 +1325,37 @@ class SearchBoard(Board):
         return self._pseudo_codes()
 
     def is_attacked_code(self, sq: int, by: int) -> bool:
-        """Does side ``by`` (0 Red, 1 Black) attack ``sq``?  Fast; for general squares."""
-        return self._is_attacked(sq, by)
+        """Does side ``by`` (0 Red, 1 Black) attack the general's square ``sq``?
+
+        The same answer as ``_is_attacked``, written for speed: the search asks it
+        once or twice a node.
+        """
+        sqs = self._squares
+        shift = by << 3
+        horse = HORSE | shift
+        for f, leg in HORSE_ATTACKERS[sq]:
+            if sqs[f] == horse and not sqs[leg]:
+                return True
+        pawn = PAWN | shift
+        for f in PAWN_ATTACKERS[by][sq]:
+            if sqs[f] == pawn:
+                return True
+        rook = ROOK | shift
+        king = KING | shift
+        cannon = CANNON | shift
+        for ray in RAYS[sq]:
+            screen = False
+            for s in ray:
+                p = sqs[s]
+                if p:
+                    if screen:
+                        if p == cannon:
+                            return True
+                        break
+                    if p in (rook, king):
+                        return True
+                    screen = True
+        return False
 
     def capture_codes(self) -> list[int]:
         """Pseudo-legal captures of the side to move, as move codes."""
@@ -1366,3 +1419,6 @@ class SearchBoard(Board):
             out.append((replay._hash, replay.is_check()))
         out.reverse()
         return out
+
+
+__all__ += ["SearchBoard"]
