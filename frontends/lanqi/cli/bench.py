@@ -1,13 +1,16 @@
 """``lanqi bench``: benchmarks.
 
 ``lanqi bench movegen`` times perft (see lanqi.bench.movegen); ``lanqi bench referee``
-loads a referee process with many concurrent games (see lanqi.bench.referee).
+loads a referee process with many concurrent games (see lanqi.bench.referee);
+``lanqi bench tournament`` plays a round robin of random bots through a real server
+(see lanqi.bench.tournament).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -79,13 +82,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     referee.add_argument(
         "--seed", type=int, default=1, help="seed of the random scripted games (default 1)"
     )
+    _configure_tournament(sub)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.bench == "tournament":
+        return _run_tournament(args)
     if args.bench == "referee":
         return _run_referee(args)
     if args.bench != "movegen":
-        print("lanqi bench: name a benchmark: movegen, referee", file=sys.stderr)
+        print("lanqi bench: name a benchmark: movegen, referee, tournament", file=sys.stderr)
         return 2
     from lanqi.bench.movegen import find_cchess, format_report, run_movegen
 
@@ -131,5 +137,66 @@ def _run_referee(args: argparse.Namespace) -> int:
         print(f"  {line}", file=sys.stderr, flush=True)
 
     report = run_referee_bench(config, progress)
+    print(format_report(report))
+    return 0 if report.ok else 1
+
+
+def _configure_tournament(sub: Any) -> None:
+    tournament = sub.add_parser(
+        "tournament",
+        help="games per minute of a whole round robin of random bots through a real server",
+        description="Start `lanqi serve` and random-move bots (`lanqi bot` processes), play a "
+        "double round robin at full speed (16 players: 240 games), and print games per "
+        "minute, moves per second and how the CPU time splits between the services and the "
+        "bots.  See docs/bench.md.",
+    )
+    tournament.add_argument(
+        "--players", type=int, default=16, help="bots in the event, 2-64 (default 16)"
+    )
+    tournament.add_argument(
+        "--variant",
+        choices=["xiangqi", "gomoku"],
+        default="xiangqi",
+        help="game to play (default xiangqi)",
+    )
+    tournament.add_argument(
+        "--single", action="store_true", help="a single round robin (default: double)"
+    )
+    tournament.add_argument(
+        "--bot-processes",
+        type=int,
+        default=1,
+        metavar="N",
+        help="spread the bots over N `lanqi bot` processes (default 1)",
+    )
+    tournament.add_argument(
+        "--timeout",
+        type=float,
+        default=900.0,
+        help="give up if the event is not finished after this many seconds (default 900)",
+    )
+    tournament.add_argument("--seed", type=int, default=1, help="seed of the bots (default 1)")
+
+
+def _run_tournament(args: argparse.Namespace) -> int:
+    from lanqi.bench.tournament import TournamentBenchConfig, format_report, run_tournament_bench
+
+    try:
+        config = TournamentBenchConfig(
+            players=args.players,
+            variant=args.variant,
+            single=args.single,
+            bot_processes=args.bot_processes,
+            timeout_s=args.timeout,
+            seed=args.seed,
+        )
+    except ValueError as exc:
+        print(f"lanqi bench tournament: {exc}", file=sys.stderr)
+        return 2
+
+    def progress(line: str) -> None:
+        print(f"  {line}", file=sys.stderr, flush=True)
+
+    report = run_tournament_bench(config, progress)
     print(format_report(report))
     return 0 if report.ok else 1
