@@ -125,6 +125,10 @@ class RefereeService:
         self.pub_endpoint = ""
         self._stopping = False
         self._next_timer = 0.0
+        #: frames to publish once the open batch commits (None: no batch open)
+        self._outbox: list[list[bytes]] | None = None
+        #: games whose events the open batch holds (rebuilt if it fails to commit)
+        self._touched: set[str] | None = None
         self._handlers: dict[type[Message], Callable[[Any, bytes, float], _Outcome]] = {
             CreateGame: self._create,
             Join: self._join,
@@ -163,6 +167,7 @@ class RefereeService:
         self.endpoint = self._bind(router, self.config.port)
         self.pub_endpoint = self._bind(pub, self.config.pub_port)
         self.router, self.pub = router, pub
+        self.store.start_checkpoints()
         self.recover()
         log.info("referee listening on %s, publishing on %s", self.endpoint, self.pub_endpoint)
 
@@ -239,22 +244,72 @@ class RefereeService:
     # ------------------------------------------------------------ request handling
 
     def handle_ready(self) -> None:
-        """Drain waiting requests (up to MAX_BATCH), answer each after its events are stored."""
+        """Drain the waiting requests (up to MAX_BATCH) and handle them as one batch.
+
+        Group commit: the events of the whole batch are stored in one transaction;
+        only after it has committed are they published and the replies sent.
+        """
         assert self.router is not None
+        batch = []
         for _ in range(MAX_BATCH):
             try:
-                frames = self.router.recv_multipart(zmq.NOBLOCK)
+                batch.append(self.router.recv_multipart(zmq.NOBLOCK))
             except zmq.Again:
-                return
-            self.handle_frames(frames)
+                break
+        if batch:
+            self.handle_batch(batch)
+
+    def handle_batch(self, batch: list[list[bytes]]) -> None:
+        assert self.router is not None
+        replies: list[tuple[bytes, Message]] = []
+        self._outbox = []
+        self._touched = set()
+        try:
+            with self.store.batch():
+                for frames in batch:
+                    if len(frames) < 2:
+                        continue  # not a DEALER message: nothing to answer
+                    replies.append((frames[0], self.handle_payload(frames[0], frames[1:])))
+        except Exception:  # the batch did not commit: none of it happened
+            log.exception("could not commit a batch of %d requests", len(batch))
+            for game_id in self._touched:
+                self._reload(game_id)
+            self._outbox = []
+            replies = [
+                (
+                    identity,
+                    ErrorReply(
+                        re=getattr(reply, "re", None),
+                        code="internal",
+                        msg="could not store the event; send it again",
+                    ),
+                )
+                for identity, reply in replies
+            ]
+        outbox, self._outbox = self._outbox, None
+        self._touched = None
+        self._flush(outbox or [])
+        for identity, reply in replies:
+            self.router.send_multipart([identity, *encode(reply)])
 
     def handle_frames(self, frames: list[bytes]) -> None:
-        assert self.router is not None
-        if len(frames) < 2:
-            return  # not a DEALER message: nothing to answer
-        identity = frames[0]
-        reply = self.handle_payload(identity, frames[1:])
-        self.router.send_multipart([identity, *encode(reply)])
+        """Handle one request on its own (a batch of one)."""
+        self.handle_batch([frames])
+
+    def _send_event(self, frames: list[bytes]) -> None:
+        """Publish now, or after the batch commits when one is open."""
+        if self._outbox is not None:
+            self._outbox.append(frames)
+        else:
+            self._flush([frames])
+
+    def _flush(self, outbox: list[list[bytes]]) -> None:
+        if not outbox:
+            return
+        assert self.pub is not None
+        self.pub.getsockopt(zmq.EVENTS)  # apply new subscriptions now (libzmq may defer ~1 ms)
+        for frames in outbox:
+            self.pub.send_multipart(frames)
 
     def handle_payload(self, identity: bytes, frames: list[bytes]) -> Message:
         """Decode, dispatch, store and publish; returns the reply.  Never raises for bad input."""
@@ -302,7 +357,11 @@ class RefereeService:
         if not events:
             return
         wall = _wall_ms()
-        stored = [StoredEvent(e.seq, e.T, encode(e)[0], wall) for e in events]
+        payloads = [encode(e)[0] for e in events]  # encoded once: stored and published
+        stored = [
+            StoredEvent(e.seq, e.T, payload, wall)
+            for e, payload in zip(events, payloads, strict=True)
+        ]
         ended = next((e for e in events if isinstance(e, GameEnded)), None)
         finish = None
         if ended is not None:
@@ -313,15 +372,13 @@ class RefereeService:
             status=None if finish is not None or session.status == "finished" else session.status,
             finish=finish,
         )
-        assert self.pub is not None
-        topic = game_topic(session.game_id)
-        self.pub.getsockopt(zmq.EVENTS)  # apply new subscriptions now (libzmq may defer ~1 ms)
-        for event in events:
-            self.pub.send_multipart(encode_event(topic, event))
+        if self._touched is not None:
+            self._touched.add(session.game_id)
+        topic = game_topic(session.game_id).encode()
+        for payload in payloads:
+            self._send_event([topic, payload])
         if ended is not None and result_seq is not None:
-            self.pub.send_multipart(
-                encode_event(TOPIC_RESULTS, self._result(session, ended, result_seq))
-            )
+            self._send_event(encode_event(TOPIC_RESULTS, self._result(session, ended, result_seq)))
             self.active.pop(session.game_id, None)
             self.finished[session.game_id] = session
             while len(self.finished) > FINISHED_CACHE:
@@ -424,8 +481,9 @@ class RefereeService:
         stored = StoredEvent(created.seq, created.T, encode(created)[0], row.created_ms)
         self.store.create_game(row, [stored])
         self.active[setup.game_id] = session
-        assert self.pub is not None
-        self.pub.send_multipart(encode_event(game_topic(setup.game_id), created))
+        if self._touched is not None:
+            self._touched.add(setup.game_id)
+        self._send_event(encode_event(game_topic(setup.game_id), created))
         self._schedule(session)
         log.info("created %s game %s: %s", setup.variant, setup.game_id, " vs ".join(setup.players))
         return _Outcome(GameCreated(re=request.id, game_id=setup.game_id, tokens=setup.tokens))

@@ -68,6 +68,9 @@ PIECE_NAMES = {
     CANNON: "cannon",
     PAWN: "soldier",
 }
+#: FEN letter of each piece code (type | colour << 3)
+_FEN_LETTERS = ("", "K", "A", "B", "N", "R", "C", "P", "", "k", "a", "b", "n", "r", "c", "p")
+_DIGITS = tuple(str(n) for n in range(10))
 _CONSTANT_NAMES = ("", "KING", "ADVISOR", "ELEPHANT", "HORSE", "ROOK", "CANNON", "PAWN")
 
 
@@ -556,26 +559,28 @@ class Board:
 
     def fen(self) -> str:
         """The position in engine FEN (``w`` = Red to move)."""
+        side = "b" if self._turn else "w"
+        return f"{self.board_fen()} {side} - - {self.halfmove_clock} {self.fullmove_number}"
+
+    def board_fen(self) -> str:
+        """The placement part of the FEN (ranks 9 to 0)."""
+        sqs = self._squares
         rows = []
-        for rank in range(9, -1, -1):
-            row, empty = "", 0
-            for file in range(9):
-                code = self._squares[square(file, rank)]
+        for base in range(81, -1, -9):
+            row = []
+            empty = 0
+            for code in sqs[base : base + 9]:
                 if code:
                     if empty:
-                        row += str(empty)
+                        row.append(_DIGITS[empty])
                         empty = 0
-                    row += Piece.from_code(code).symbol()
+                    row.append(_FEN_LETTERS[code])
                 else:
                     empty += 1
             if empty:
-                row += str(empty)
-            rows.append(row)
-        side = "b" if self._turn else "w"
-        return f"{'/'.join(rows)} {side} - - {self.halfmove_clock} {self.fullmove_number}"
-
-    def board_fen(self) -> str:
-        return self.fen().split()[0]
+                row.append(_DIGITS[empty])
+            rows.append("".join(row))
+        return "/".join(rows)
 
     def copy(self, *, stack: bool = True) -> Board:
         """A copy of the board; with ``stack=False`` the history is dropped."""
