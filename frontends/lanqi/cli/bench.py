@@ -15,6 +15,24 @@ from typing import Any
 
 def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="bench", metavar="BENCHMARK")
+    strength = sub.add_parser(
+        "strength",
+        help="built-in AIs against Fairy-Stockfish (xiangqi) and greedy/random (gomoku)",
+        description="Score, Elo difference with a 95%% interval and time per move of the "
+        "built-in xiangqi AI against Fairy-Stockfish at fixed depths, and of the gomoku AI "
+        "against the greedy one-ply player and the random player.",
+    )
+    strength.add_argument("--games", type=int, default=10, help="xiangqi games per depth")
+    strength.add_argument(
+        "--depths", default="3,5,7", help="Fairy-Stockfish depths, comma separated (default 3,5,7)"
+    )
+    strength.add_argument(
+        "--move-ms", type=int, default=1000, help="the AIs' time per move in ms (default 1000)"
+    )
+    strength.add_argument("--level", type=int, default=8, help="xiangqi AI level (default 8)")
+    strength.add_argument(
+        "--gomoku-games", type=int, default=20, help="gomoku games against greedy (default 20)"
+    )
     movegen = sub.add_parser(
         "movegen",
         help="perft nodes per second of the xiangqi move generator (and of cchess if installed)",
@@ -85,13 +103,40 @@ def configure(parser: argparse.ArgumentParser) -> None:
     _configure_tournament(sub)
 
 
+def _run_strength(args: argparse.Namespace) -> int:
+    from lanqi.bench.strength import format_report, run_strength
+
+    try:
+        depths = tuple(int(d) for d in str(args.depths).split(",") if d.strip())
+    except ValueError:
+        print("lanqi bench strength: --depths takes numbers like 3,5,7", file=sys.stderr)
+        return 2
+    if args.games < 1 or args.gomoku_games < 1 or args.move_ms < 10 or not depths:
+        print("lanqi bench strength: games >= 1, --move-ms >= 10, some depth", file=sys.stderr)
+        return 2
+    reports = run_strength(
+        games=args.games,
+        move_ms=args.move_ms,
+        depths=depths,
+        level=args.level,
+        gomoku_games=args.gomoku_games,
+    )
+    print(format_report(reports))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.bench == "strength":
+        return _run_strength(args)
     if args.bench == "tournament":
         return _run_tournament(args)
     if args.bench == "referee":
         return _run_referee(args)
     if args.bench != "movegen":
-        print("lanqi bench: name a benchmark: movegen, referee, tournament", file=sys.stderr)
+        print(
+            "lanqi bench: name a benchmark: movegen, referee, tournament, strength",
+            file=sys.stderr,
+        )
         return 2
     from lanqi.bench.movegen import find_cchess, format_report, run_movegen
 

@@ -30,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bot": ("lanqi.cli.bot", "put a bot or an engine in the lobby (UCI, UCCI, Gomocup, built-in)"),
     "referee": ("lanqi.cli.referee", "run the referee service (authoritative games)"),
     "matchmaker": ("lanqi.cli.matchmaker", "run the matchmaker (lobby, tournaments) on its own"),
-    "bench": ("lanqi.cli.bench", "benchmarks: movegen, referee, tournament"),
+    "bench": ("lanqi.cli.bench", "benchmarks: movegen, referee, tournament, strength"),
 }
 
 

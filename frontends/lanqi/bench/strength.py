@@ -1,0 +1,194 @@
+"""``lanqi bench strength``: how well the built-in AIs play (a benchmark, not a test).
+
+Xiangqi: the built-in AI against Fairy-Stockfish limited to a fixed depth, colours
+alternating.  Gomoku: the built-in AI against the greedy one-ply player and the
+random player.  Games are played locally through the rules core (no server), so
+the figures measure the players only.  For each match it prints the score, the
+Elo difference with a 95% interval, how the games ended, and the AI's search
+speed where it reports one.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+
+from lanqi.bot.base import Bot, GameState
+
+__all__ = ["MatchReport", "elo_interval", "play_match", "run_strength"]
+
+FAIRY = "/usr/games/fairy-stockfish"
+
+
+@dataclass(slots=True)
+class MatchReport:
+    name: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    endings: Counter[str] = field(default_factory=Counter)
+    ai_seconds: float = 0.0
+    ai_moves: int = 0
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+
+def elo_interval(wins: int, draws: int, losses: int) -> tuple[float, float, float]:
+    """Elo difference and its 95% interval from a match score (trinomial model).
+
+    >>> elo, low, high = elo_interval(6, 2, 2)
+    >>> round(elo), low < elo < high
+    (147, True)
+    """
+    n = wins + draws + losses
+    if n == 0:
+        return 0.0, -math.inf, math.inf
+
+    def to_elo(score: float) -> float:
+        score = min(max(score, 1e-6), 1 - 1e-6)
+        return -400.0 * math.log10(1.0 / score - 1.0)
+
+    mean = (wins + 0.5 * draws) / n
+    var = (wins * (1 - mean) ** 2 + draws * (0.5 - mean) ** 2 + losses * mean**2) / n
+    margin = 1.96 * math.sqrt(var / n)
+    return to_elo(mean), to_elo(mean - margin), to_elo(mean + margin)
+
+
+def play_game(
+    variant: str, players: list[Bot], *, timed_seat: int = 0, max_plies: int = 300
+) -> tuple[str, str, float, int]:
+    """One local game; returns (result, termination, seconds used by ``timed_seat``, its moves)."""
+    state = GameState.start(variant)
+    spent, moves = 0.0, 0
+    for _ in range(max_plies):
+        outcome = state.board.outcome()
+        if outcome is not None:
+            return outcome.result(), outcome.termination.value, spent, moves
+        seat = state.board.seat_to_move
+        state.seat = seat
+        started = time.perf_counter()
+        move = players[seat].choose_move(state)
+        if seat == timed_seat:
+            spent += time.perf_counter() - started
+            moves += 1
+        state.board.push(state.board.parse_move(move))
+        state.moves.append(move)
+    return "1/2-1/2", "bench_ply_limit", spent, moves
+
+
+def play_match(
+    name: str,
+    variant: str,
+    make_ai: Callable[[], Bot],
+    make_rival: Callable[[], Bot],
+    *,
+    games: int,
+    progress: Callable[[str], None] | None = None,
+) -> MatchReport:
+    """``games`` games, colours alternating; the AI's side of the score."""
+    report = MatchReport(name)
+    ai, rival = make_ai(), make_rival()
+    try:
+        for number in range(games):
+            ai_seat = number % 2
+            players = [ai, rival] if ai_seat == 0 else [rival, ai]
+            result, ending, spent, moves = play_game(variant, players, timed_seat=ai_seat)
+            report.ai_seconds += spent
+            report.ai_moves += moves
+            score = {"1-0": 1.0, "0-1": 0.0}.get(result, 0.5)
+            ai_score = score if ai_seat == 0 else 1.0 - score
+            report.games += 1
+            report.wins += ai_score == 1.0
+            report.draws += ai_score == 0.5
+            report.losses += ai_score == 0.0
+            report.endings[ending] += 1
+            if progress:
+                progress(f"{name}: game {number + 1}/{games}: {result} ({ending})")
+    finally:
+        ai.close()
+        rival.close()
+    return report
+
+
+def format_report(reports: list[MatchReport]) -> str:
+    lines = [
+        f"{'match':<42} {'games':>5} {'W-D-L':>9} {'score':>6} {'Elo diff (95%)':>22} "
+        f"{'s/move':>7}  endings",
+    ]
+    for r in reports:
+        elo, low, high = elo_interval(r.wins, r.draws, r.losses)
+        interval = f"{elo:+.0f} [{low:+.0f}, {high:+.0f}]"
+        endings = ", ".join(f"{k} {v}" for k, v in r.endings.most_common())
+        lines.append(
+            f"{r.name:<42} {r.games:>5} {r.wins}-{r.draws}-{r.losses:<5} {r.score:>6.1%} "
+            f"{interval:>22} {r.ai_seconds / max(1, r.ai_moves):>7.2f}  {endings}"
+        )
+    return "\n".join(lines)
+
+
+def run_strength(
+    *,
+    games: int = 10,
+    move_ms: int = 1000,
+    depths: tuple[int, ...] = (3, 5, 7),
+    level: int = 8,
+    gomoku_games: int = 20,
+    quiet: bool = False,
+) -> list[MatchReport]:
+    """Every match of the benchmark (Fairy-Stockfish matches only if it is installed)."""
+    from lanqi.bot.gomoku_ai import GomokuAI
+    from lanqi.bot.simple import GreedyGomokuBot, RandomBot
+    from lanqi.bot.xiangqi_ai import XiangqiAI
+
+    def say(text: str) -> None:
+        if not quiet:
+            print(text, file=sys.stderr, flush=True)
+
+    reports = []
+    engine = FAIRY if shutil.which(FAIRY) or shutil.which("fairy-stockfish") else None
+    if engine is None:
+        say("fairy-stockfish not found (apt-get install fairy-stockfish): xiangqi matches left out")
+    else:
+        from lanqi.bot.engines.uci import UciEngine
+
+        for depth in depths:
+            reports.append(
+                play_match(
+                    f"xiangqi-ai L{level} {move_ms}ms vs Fairy-SF depth {depth}",
+                    "xiangqi",
+                    partial(XiangqiAI, level=level, move_time_ms=move_ms),
+                    partial(UciEngine, [engine], depth=depth, options={"Threads": 1}),
+                    games=games,
+                    progress=say,
+                )
+            )
+    reports.append(
+        play_match(
+            "gomoku-ai L5 vs greedy one-ply",
+            "gomoku",
+            partial(GomokuAI, level=5, time_ms=move_ms),
+            partial(GreedyGomokuBot, seed=7),
+            games=gomoku_games,
+            progress=say,
+        )
+    )
+    reports.append(
+        play_match(
+            "gomoku-ai L5 vs random",
+            "gomoku",
+            partial(GomokuAI, level=5, time_ms=move_ms),
+            partial(RandomBot, seed=7),
+            games=max(2, gomoku_games // 2),
+            progress=say,
+        )
+    )
+    return reports
