@@ -89,6 +89,7 @@ from lanqi.protocol import (
 )
 from lanqi.protocol.endpoints import MATCHMAKER_PORT, MATCHMAKER_PUB_PORT, TOPIC_LOBBY
 from lanqi.protocol.schema import struct_from_wire, struct_to_wire
+from lanqi.server.sockets import bind_tcp
 from lanqi.tournament.model import TournamentError
 
 __all__ = ["MatchmakerConfig", "MatchmakerError", "MatchmakerService"]
@@ -194,8 +195,8 @@ class MatchmakerService:
         router.setsockopt(zmq.ROUTER_HANDOVER, 1)
         pub = self.context.socket(zmq.PUB)
         pub.setsockopt(zmq.LINGER, 0)
-        self.endpoint = self._bind(router, self.config.port)
-        self.pub_endpoint = self._bind(pub, self.config.pub_port)
+        self.endpoint = bind_tcp(router, self.config.host, self.config.port)
+        self.pub_endpoint = bind_tcp(pub, self.config.host, self.config.pub_port)
         self.router, self.pub = router, pub
         for link in self.config.referees:
             link.admin_key = self.config.referee_admin_key
@@ -207,14 +208,6 @@ class MatchmakerService:
         self.reconcile()
         self.director.resume_all()
         log.info("matchmaker listening on %s, publishing on %s", self.endpoint, self.pub_endpoint)
-
-    def _bind(self, socket: zmq.Socket[bytes], port: int) -> str:
-        if port == 0:
-            chosen = socket.bind_to_random_port(f"tcp://{self.config.host}")
-            return f"tcp://{self.config.host}:{chosen}"
-        endpoint = f"tcp://{self.config.host}:{port}"
-        socket.bind(endpoint)
-        return endpoint
 
     def reconcile(self) -> None:
         """Ask every referee for the results recorded since our cursor."""

@@ -67,6 +67,7 @@ from lanqi.referee.session import (
     SessionSetup,
 )
 from lanqi.referee.store import EventStore, Finish, GameRow, StoredEvent
+from lanqi.server.sockets import bind_tcp
 
 __all__ = ["RefereeConfig", "RefereeService"]
 
@@ -164,20 +165,12 @@ class RefereeService:
         pub = self.context.socket(zmq.PUB)
         pub.setsockopt(zmq.LINGER, 0)
         pub.setsockopt(zmq.SNDHWM, 100_000)
-        self.endpoint = self._bind(router, self.config.port)
-        self.pub_endpoint = self._bind(pub, self.config.pub_port)
+        self.endpoint = bind_tcp(router, self.config.host, self.config.port)
+        self.pub_endpoint = bind_tcp(pub, self.config.host, self.config.pub_port)
         self.router, self.pub = router, pub
         self.store.start_checkpoints()
         self.recover()
         log.info("referee listening on %s, publishing on %s", self.endpoint, self.pub_endpoint)
-
-    def _bind(self, socket: zmq.Socket[bytes], port: int) -> str:
-        if port == 0:
-            chosen = socket.bind_to_random_port(f"tcp://{self.config.host}")
-            return f"tcp://{self.config.host}:{chosen}"
-        endpoint = f"tcp://{self.config.host}:{port}"
-        socket.bind(endpoint)
-        return endpoint
 
     def recover(self) -> None:
         """Rebuild every unfinished game from its stored events."""

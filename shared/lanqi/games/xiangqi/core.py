@@ -698,11 +698,23 @@ class Board:
         return False
 
     def _is_attacked(self, k: int, by: int) -> bool:
-        """Is square ``k`` attacked by side ``by``?  (Used for general squares.)"""
+        """Is square ``k`` attacked by side ``by``?  (Used for general squares.)
+
+        Written for speed: move generation and the search ask it at every node.
+        """
         sqs = self._squares
-        rook = ROOK | by << 3
-        cannon = CANNON | by << 3
-        king = KING | by << 3
+        shift = by << 3
+        horse = HORSE | shift
+        for f, leg in HORSE_ATTACKERS[k]:
+            if sqs[f] == horse and not sqs[leg]:
+                return True
+        pawn = PAWN | shift
+        for f in PAWN_ATTACKERS[by][k]:
+            if sqs[f] == pawn:
+                return True
+        rook = ROOK | shift
+        king = KING | shift
+        cannon = CANNON | shift
         for ray in RAYS[k]:
             screen = False
             for s in ray:
@@ -715,12 +727,7 @@ class Board:
                     if p in (rook, king):
                         return True
                     screen = True
-        horse = HORSE | by << 3
-        for f, leg in HORSE_ATTACKERS[k]:
-            if sqs[f] == horse and not sqs[leg]:
-                return True
-        pawn = PAWN | by << 3
-        return any(sqs[f] == pawn for f in PAWN_ATTACKERS[by][k])
+        return False
 
     def _ray_attacked(self, k: int, d: int, by: int) -> bool:
         sqs = self._squares
@@ -1330,37 +1337,8 @@ class SearchBoard(Board):
         return self._pseudo_codes()
 
     def is_attacked_code(self, sq: int, by: int) -> bool:
-        """Does side ``by`` (0 Red, 1 Black) attack the general's square ``sq``?
-
-        The same answer as ``_is_attacked``, written for speed: the search asks it
-        once or twice a node.
-        """
-        sqs = self._squares
-        shift = by << 3
-        horse = HORSE | shift
-        for f, leg in HORSE_ATTACKERS[sq]:
-            if sqs[f] == horse and not sqs[leg]:
-                return True
-        pawn = PAWN | shift
-        for f in PAWN_ATTACKERS[by][sq]:
-            if sqs[f] == pawn:
-                return True
-        rook = ROOK | shift
-        king = KING | shift
-        cannon = CANNON | shift
-        for ray in RAYS[sq]:
-            screen = False
-            for s in ray:
-                p = sqs[s]
-                if p:
-                    if screen:
-                        if p == cannon:
-                            return True
-                        break
-                    if p in (rook, king):
-                        return True
-                    screen = True
-        return False
+        """Does side ``by`` (0 Red, 1 Black) attack the general's square ``sq``?"""
+        return self._is_attacked(sq, by)
 
     def capture_codes(self) -> list[int]:
         """Pseudo-legal captures of the side to move, as move codes."""
