@@ -489,17 +489,3 @@ def test_never_loses_to_the_greedy_player() -> None:
     """The issue's evidence, with a modest count: 20 games, colours alternating."""
     result = match(20, "greedy", nodes=2000)
     assert result.losses == 0, result
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("rule", ["freestyle", "standard", "renju"])
-def test_match_report(rule: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """Reported, not asserted: 100 games against the greedy player, 20 against random."""
-    for opponent, games in (("greedy", 100), ("random", 20)):
-        result = match(games, opponent, nodes=2000, rule=rule)
-        with capsys.disabled():
-            print(
-                f"\n{rule}: gomoku-ai level 5 vs {opponent}, {games} games: "
-                f"+{result.wins} -{result.losses} ={result.draws}, "
-                f"{result.nodes_per_second:.0f} nodes/s"
-            )
