@@ -2,13 +2,7 @@
 
 Pure logic; the service owns the state and the sockets.
 
->>> from collections.abc import Mapping
-from typing import Any
-
-from lanqi.clock import ClockError, GameClock
-from lanqi.matchmaker.errors import MatchmakerError
-from lanqi.games.registry import UnknownVariantError, create_game
-from lanqi.protocol import Seek, TimeControl
+>>> from lanqi.protocol import Seek
 >>> a = Seek(variant="xiangqi", color="first")
 >>> b = Seek(variant="xiangqi", color="any")
 >>> compatible(a, b), seats_for(a, b, coin=1)
