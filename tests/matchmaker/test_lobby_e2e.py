@@ -7,7 +7,6 @@ time control no other test uses, so they never pair with another test's seeks.
 from __future__ import annotations
 
 import dataclasses
-
 import itertools
 import time
 from collections.abc import Callable

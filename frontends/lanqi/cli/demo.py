@@ -145,8 +145,7 @@ def run(args: argparse.Namespace) -> int:
         client.subscribe(f"tour/{created.tournament_id}")
     field = FIELD[: args.bots]
     bots = [
-        _spawn_bot(entry, server.matchmaker_endpoint, list(tournaments), folder)
-        for entry in field
+        _spawn_bot(entry, server.matchmaker_endpoint, list(tournaments), folder) for entry in field
     ]
     print(
         "players: "
