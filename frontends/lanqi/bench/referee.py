@@ -45,13 +45,10 @@ from __future__ import annotations
 
 import argparse
 import heapq
-import os
 import random
 import re
 import secrets
-import selectors
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -63,6 +60,7 @@ from typing import Any
 
 import zmq
 
+from lanqi.bench.process import ServiceProcess, file_system
 from lanqi.games.registry import create_game
 from lanqi.protocol import (
     ChatRequest,
@@ -118,7 +116,6 @@ EVENT_DRAIN_S = 1.0  # after the last reply, wait this long at most for late eve
 POLL_MS = 100
 READY_REFEREE = re.compile(rb"referee ready: requests (\S+), events (\S+), data (.+)")
 READY_RAW = re.compile(rb"raw server ready: (\S+)")
-LOG_ERROR = re.compile(r" (ERROR|CRITICAL) |^Traceback")
 
 Progress = Callable[[str], None]
 
@@ -295,110 +292,6 @@ class RefereeBenchReport:
 
 
 # ---------------------------------------------------------------- server processes
-
-
-def _source_path() -> str:
-    """PYTHONPATH for a child process that must import the same ``lanqi``."""
-    import lanqi
-
-    roots = list(dict.fromkeys(str(Path(p).parent) for p in lanqi.__path__))
-    current = os.environ.get("PYTHONPATH")
-    return os.pathsep.join([*roots, current] if current else roots)
-
-
-class _ServerProcess:
-    """A server subprocess that prints one ready line, stderr into a log file."""
-
-    def __init__(self, command: list[str], ready: re.Pattern[bytes], log_path: Path) -> None:
-        self.log_path = log_path
-        env = dict(os.environ, PYTHONPATH=_source_path())
-        with log_path.open("wb") as log_file:
-            self.proc = subprocess.Popen(
-                command, stdout=subprocess.PIPE, stderr=log_file, env=env, cwd=log_path.parent
-            )
-        try:
-            line = self._ready_line(SERVER_READY_S)
-            match = ready.search(line)
-            if match is None:
-                raise RuntimeError(f"unexpected first line {line!r}")
-        except BaseException:
-            self.stop()
-            raise
-        self.endpoints = [g.decode() for g in match.groups()]
-
-    def _ready_line(self, timeout_s: float) -> bytes:
-        stdout = self.proc.stdout
-        assert stdout is not None
-        deadline = time.monotonic() + timeout_s
-        buffer = b""
-        with selectors.DefaultSelector() as selector:
-            selector.register(stdout, selectors.EVENT_READ)
-            while b"\n" not in buffer:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise RuntimeError(f"no ready line within {timeout_s:g} s; {self.log_tail()}")
-                if not selector.select(left):
-                    continue
-                chunk = os.read(stdout.fileno(), 4096)
-                if not chunk:
-                    code = self.proc.wait(STOP_S)
-                    raise RuntimeError(f"exited with code {code} before ready; {self.log_tail()}")
-                buffer += chunk
-        return buffer.split(b"\n", 1)[0]
-
-    @property
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def peak_rss_mib(self) -> float | None:
-        """VmHWM (peak resident set) of the live process, in MiB."""
-        try:
-            status = Path(f"/proc/{self.proc.pid}/status").read_text()
-        except OSError:
-            return None
-        for line in status.splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-        return None
-
-    def stop(self) -> int:
-        """SIGTERM, then SIGKILL after a timeout; returns the exit code."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            code = self.proc.wait(STOP_S)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            code = self.proc.wait(STOP_S)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-        return code
-
-    def log_errors(self) -> list[str]:
-        text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-        return [line for line in text.splitlines() if LOG_ERROR.search(line)]
-
-    def log_tail(self, lines: int = 5) -> str:
-        text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-        tail = text.strip().splitlines()[-lines:]
-        return "log: " + (" | ".join(tail) if tail else "(empty)")
-
-
-def _file_system(path: Path) -> str:
-    """The type of the file system holding ``path`` (from /proc/self/mounts), or ``?``."""
-    try:
-        mounts = Path("/proc/self/mounts").read_text().splitlines()
-    except OSError:
-        return "?"
-    resolved, best, kind = str(path.resolve()), "", "?"
-    for line in mounts:
-        parts = line.split()
-        if len(parts) >= 3:
-            point = parts[1]
-            inside = resolved == point or resolved.startswith(point.rstrip("/") + "/")
-            if inside and len(point) > len(best):
-                best, kind = point, parts[2]
-    return kind
 
 
 # ---------------------------------------------------------------- the raw server
@@ -868,7 +761,7 @@ def _measure(
     progress: Progress | None,
 ) -> LoadResult:
     try:
-        process = _ServerProcess(command, ready, log_path)
+        process = ServiceProcess(command, ready, log_path, ready_s=SERVER_READY_S, stop_s=STOP_S)
     except (OSError, RuntimeError) as exc:
         problem = f"the {server} server did not start: {exc}"
         return LoadResult(server, 0, 0.0, None, None, 0, 0, 0, 0, {}, 0, None, (problem,))
@@ -949,7 +842,7 @@ def run_referee_bench(
             scripts=scripts,
             progress=progress,
         )
-        store = f"{data} ({_file_system(root)})"
+        store = f"{data} ({file_system(root)})"
         raw_command = [sys.executable, "-m", "lanqi.bench.referee", "--raw-server"]
         say(f"raw: {config.games} games, {config.seconds:g} s")
         raw = _measure(

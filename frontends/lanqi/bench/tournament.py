@@ -27,13 +27,9 @@ finish in time, a count that does not add up).
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
-import selectors
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 import zmq
+
+from lanqi.bench.process import ServiceProcess, cpu_seconds, file_system
 
 __all__ = [
     "CpuSample",
@@ -60,7 +58,6 @@ READY_S = 30.0
 STOP_S = 10.0
 JOIN_S = 60.0
 CHECK_S = 5.0  # standings are asked for at least this often while following
-LOG_ERROR = re.compile(r" (ERROR|CRITICAL) |^Traceback")
 READY_SERVE = re.compile(rb"lanqi server ready: lobby (\S+) \(events (\S+)\), referee (\S+), data")
 READY_BOT = re.compile(rb"\d+ bot\(s\) on \S+: ")
 VARIANTS = ("xiangqi", "gomoku")
@@ -146,120 +143,10 @@ class TournamentBenchReport:
 # ---------------------------------------------------------------- processes
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """User + system CPU seconds of a live process (all its threads), or None.
-
-    Fields 14 and 15 of ``/proc/<pid>/stat``, counted after the command name (which
-    is in parentheses and may itself hold spaces or parentheses).
-    """
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2 :].split()
-    ticks = int(fields[11]) + int(fields[12])  # utime, stime: fields 14 and 15
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def _source_path() -> str:
-    """PYTHONPATH for a child process that must import the same ``lanqi``."""
-    import lanqi
-
-    roots = list(dict.fromkeys(str(Path(p).parent) for p in lanqi.__path__))
-    current = os.environ.get("PYTHONPATH")
-    return os.pathsep.join([*roots, current] if current else roots)
-
-
-class _Process:
-    """A ``lanqi`` subprocess that prints one ready line; its stderr goes to a log."""
-
-    def __init__(self, name: str, args: list[str], ready: re.Pattern[bytes], log: Path) -> None:
-        self.name = name
-        self.log = log
-        env = dict(os.environ, PYTHONPATH=_source_path(), PYTHONUNBUFFERED="1")
-        env.pop("LANQI_DIRECTOR_KEY", None)
-        command = [sys.executable, "-m", "lanqi.cli.main", *args]
-        with log.open("wb") as log_file:
-            self.proc = subprocess.Popen(
-                command, stdout=subprocess.PIPE, stderr=log_file, env=env, cwd=log.parent
-            )
-        try:
-            line = self._ready_line()
-            match = ready.search(line)
-            if match is None:
-                raise RuntimeError(f"{name}: unexpected first line {line!r}")
-        except BaseException:
-            self.stop()
-            raise
-        self.endpoints = [g.decode() for g in match.groups()]
-
-    def _ready_line(self) -> bytes:
-        stdout = self.proc.stdout
-        assert stdout is not None
-        deadline = time.monotonic() + READY_S
-        buffer = b""
-        with selectors.DefaultSelector() as selector:
-            selector.register(stdout, selectors.EVENT_READ)
-            while b"\n" not in buffer:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise RuntimeError(f"{self.name}: no ready line within {READY_S:g} s")
-                if not selector.select(left):
-                    continue
-                chunk = os.read(stdout.fileno(), 4096)
-                if not chunk:
-                    code = self.proc.wait(STOP_S)
-                    raise RuntimeError(
-                        f"{self.name} exited with code {code} before it was ready; "
-                        f"{self.log_tail()}"
-                    )
-                buffer += chunk
-        return buffer.split(b"\n", 1)[0]
-
-    @property
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def cpu(self) -> float:
-        return cpu_seconds(self.proc.pid) or 0.0
-
-    def stop(self) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            code = self.proc.wait(STOP_S)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            code = self.proc.wait(STOP_S)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-        return code
-
-    def log_errors(self) -> list[str]:
-        text = self.log.read_text(errors="replace") if self.log.exists() else ""
-        return [line for line in text.splitlines() if LOG_ERROR.search(line)]
-
-    def log_tail(self, lines: int = 5) -> str:
-        text = self.log.read_text(errors="replace") if self.log.exists() else ""
-        tail = text.strip().splitlines()[-lines:]
-        return "log: " + (" | ".join(tail) if tail else "(empty)")
-
-
-def _file_system(path: Path) -> str:
-    """The type of the file system holding ``path`` (from /proc/self/mounts), or ``?``."""
-    try:
-        mounts = Path("/proc/self/mounts").read_text().splitlines()
-    except OSError:
-        return "?"
-    resolved, best, kind = str(path.resolve()), "", "?"
-    for line in mounts:
-        parts = line.split()
-        if len(parts) >= 3:
-            point = parts[1]
-            inside = resolved == point or resolved.startswith(point.rstrip("/") + "/")
-            if inside and len(point) > len(best):
-                best, kind = point, parts[2]
-    return kind
+def _lanqi(name: str, args: list[str], ready: re.Pattern[bytes], log: Path) -> ServiceProcess:
+    """A ``lanqi`` command as a subprocess, once it has printed its ready line."""
+    command = [sys.executable, "-m", "lanqi.cli.main", *args]
+    return ServiceProcess(command, ready, log, name=name, ready_s=READY_S, stop_s=STOP_S)
 
 
 def _bot_config(path: Path, names: list[str], seeds: list[int], tournament_id: str) -> None:
@@ -282,7 +169,7 @@ def run_tournament_bench(
     say = progress or (lambda line: None)
     report = TournamentBenchReport(config)
     root = Path(tempfile.mkdtemp(prefix="lanqi-bench-tournament-"))
-    processes: list[_Process] = []
+    processes: list[ServiceProcess] = []
     context: zmq.Context[Any] = zmq.Context()
     try:
         _run(config, report, root, processes=processes, context=context, say=say)
@@ -308,7 +195,7 @@ def _run(
     report: TournamentBenchReport,
     root: Path,
     *,
-    processes: list[_Process],
+    processes: list[ServiceProcess],
     context: zmq.Context[Any],
     say: Progress,
 ) -> None:
@@ -325,8 +212,8 @@ def _run(
 
     key = secrets.token_urlsafe(12)
     data = root / "data"
-    report.store = f"{data} ({_file_system(root)})"
-    server = _Process(
+    report.store = f"{data} ({file_system(root)})"
+    server = _lanqi(
         "server",
         [
             "serve",
@@ -361,13 +248,13 @@ def _run(
         client.subscribe(f"tour/{tournament_id}")
 
         names = [f"bot{i:02d}" for i in range(1, config.players + 1)]
-        bots: list[_Process] = []
+        bots: list[ServiceProcess] = []
         for k in range(config.bot_processes):
             mine = names[k :: config.bot_processes]
             seeds = [config.seed * 1000 + names.index(n) for n in mine]
             path = root / f"bots-{k + 1}.toml"
             _bot_config(path, mine, seeds, tournament_id)
-            bot = _Process(
+            bot = _lanqi(
                 f"bots-{k + 1}",
                 ["bot", "--server", lobby, "--config", str(path), "--session-dir", str(root)],
                 READY_BOT,
@@ -429,7 +316,7 @@ def _follow(
     client: Any,
     standings: Callable[[], Any],
     *,
-    processes: list[_Process],
+    processes: list[ServiceProcess],
     started: float,
     say: Progress,
     report: TournamentBenchReport,
