@@ -345,6 +345,17 @@ def test_black_overline_cannot_be_set_up() -> None:
     assert Board.from_fen(board.fen().replace("x", "o"), rule="renju").result() == "0-1"
 
 
+def test_black_five_with_an_overline_can_be_set_up() -> None:
+    """The stone that makes a five may make an overline on another line too: the
+    five wins, so the position after it is a reachable renju position."""
+    board, point = setup(FIVE_AND_OVERLINE)
+    board.push(point)
+    assert board.result() == "1-0"
+    loaded = Board.from_fen(board.fen(), rule="renju")
+    assert loaded.outcome() == board.outcome()
+    assert loaded.result() == "1-0"
+
+
 def test_only_forbidden_points_left_is_a_draw() -> None:
     board, point = setup(ONLY_FORBIDDEN_LEFT)
     assert board.forbidden_moves() == [point]

@@ -553,6 +553,7 @@ class Board:
         """The outcome of a set-up position, from a scan of the whole board."""
         size = self._size
         found: dict[Color, tuple[Move, ...]] = {}
+        overline: Move | None = None  # of Black under renju
         for index, value in enumerate(self._cells):
             if value == _EMPTY:
                 continue
@@ -562,12 +563,17 @@ class Board:
                 line = self._five_through(move, color)
                 if line is not None:
                     found[color] = line
-            if self._rule == "renju" and color is Color.BLACK:
+            if self._rule == "renju" and color is Color.BLACK and overline is None:
                 for dx, dy in _DIRECTIONS:
                     if len(self._line(move, dx, dy, color)) > 5:
-                        raise InvalidPositionError(
-                            f"Black has an overline through {move}, which renju forbids"
-                        )
+                        overline = move
+                        break
+        # A five wins even if the same stone makes an overline on another line: only
+        # an overline without a five is a position renju cannot reach.
+        if overline is not None and Color.BLACK not in found:
+            raise InvalidPositionError(
+                f"Black has an overline through {overline}, which renju forbids"
+            )
         if len(found) == 2:
             raise InvalidPositionError(
                 f"both sides have five in a row (Black through {found[Color.BLACK][0]}, "
