@@ -57,6 +57,7 @@ from lanqi.protocol import (
     encode_event,
     error_for,
 )
+from lanqi.protocol.codec import encode_payload
 from lanqi.protocol.endpoints import REFEREE_PORT, REFEREE_PUB_PORT, TOPIC_RESULTS, game_topic
 from lanqi.protocol.schema import struct_from_wire, struct_to_wire
 from lanqi.referee.session import (
@@ -350,12 +351,15 @@ class RefereeService:
         if not events:
             return
         wall = _wall_ms()
-        payloads = [encode(e)[0] for e in events]  # encoded once: stored and published
-        stored = [
-            StoredEvent(e.seq, e.T, payload, wall)
-            for e, payload in zip(events, payloads, strict=True)
-        ]
-        ended = next((e for e in events if isinstance(e, GameEnded)), None)
+        payloads = []  # each event encoded once: stored and published
+        stored = []
+        ended = None
+        for event in events:
+            payload = encode_payload(event)
+            payloads.append(payload)
+            stored.append(StoredEvent(event.seq, event.T, payload, wall))
+            if type(event) is GameEnded:
+                ended = event
         finish = None
         if ended is not None:
             finish = Finish(ended.result, ended.termination, ended.winner, session.moves())
@@ -367,7 +371,7 @@ class RefereeService:
         )
         if self._touched is not None:
             self._touched.add(session.game_id)
-        topic = game_topic(session.game_id).encode()
+        topic = session.topic
         for payload in payloads:
             self._send_event([topic, payload])
         if ended is not None and result_seq is not None:

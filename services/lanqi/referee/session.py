@@ -44,6 +44,7 @@ from lanqi.protocol import (
     TakenBack,
     TimeControl,
 )
+from lanqi.protocol.endpoints import game_topic
 
 __all__ = ["GameEndedError", "GameSession", "Liveness", "RefereeError", "SessionSetup"]
 
@@ -150,6 +151,8 @@ class GameSession:
             raise RefereeError("bad_request", str(exc)) from None
         self.setup = setup
         self.game_id = setup.game_id
+        #: the PUB topic of this game's events, encoded
+        self.topic = game_topic(setup.game_id).encode()
         self.liveness = liveness or Liveness()
         self.seats = [
             _Seat(token, name, last_seen=now, away_since=now)

@@ -251,6 +251,11 @@ class EventStore:
         # check_same_thread=False: a service may open its store in one thread and run
         # its loop in another; it still uses the store from one thread at a time.
         self._batching = False
+        #: event rows appended inside the open batch, written at its end (or before
+        #: any other statement): the common append costs no statement of its own
+        self._pending: list[tuple[str, int, str, bytes, int]] = []
+        #: game_id -> (status, last seq) of unfinished games this connection wrote
+        self._tails: dict[str, tuple[str, int]] = {}
         self._checkpointer: threading.Thread | None = None
         self._stop_checkpoints = threading.Event()
         self._conn = sqlite3.connect(
@@ -282,7 +287,7 @@ class EventStore:
 
     def _check_version(self) -> int:
         """The file's schema version (0: empty file); SchemaError if we cannot use it."""
-        version: int = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise SchemaError(
                 f"{self.path}: referee store has schema version {version}, newer than the"
@@ -296,6 +301,14 @@ class EventStore:
             )
         return version
 
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """The connection, with the open batch's queued event rows written first."""
+        if self._pending:
+            self._conn.executemany(_INSERT_EVENT, self._pending)
+            self._pending.clear()
+        return self._conn
+
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: committed on normal exit, rolled back on error.
@@ -303,7 +316,7 @@ class EventStore:
         Inside :meth:`batch` it is a savepoint of the batch's transaction instead:
         a failed write is undone alone, and everything commits with the batch.
         """
-        conn = self._conn
+        conn = self._db
         if self._batching:
             conn.execute("SAVEPOINT write")
             try:
@@ -338,8 +351,10 @@ class EventStore:
         self._batching = True
         try:
             yield
-            conn.execute("COMMIT")
+            self._db.execute("COMMIT")
         except BaseException:
+            self._pending.clear()
+            self._tails.clear()  # rolled back: what they said may be gone
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
@@ -407,6 +422,7 @@ class EventStore:
                     _INSERT_EVENT,
                     [(game.game_id, e.seq, e.kind, e.payload, e.at_ms) for e in events],
                 )
+            self._tails[game.game_id] = (game.status, events[-1].seq if events else 0)
         except sqlite3.IntegrityError as exc:
             if self.game(game.game_id) is not None:
                 raise ValueError(f"game {game.game_id!r} already exists") from exc
@@ -438,6 +454,16 @@ class EventStore:
             )
         if events:
             _check_batch(events, events[0].seq - 1)  # contiguous; start checked below
+        tail = self._tails.get(game_id)
+        if self._batching and finish is None and tail is not None and events:
+            current, last = tail
+            if status is None or status == current:
+                if events[0].seq != last + 1:
+                    _check_batch(events, last)
+                # fast path: queued, written with the batch (see _db)
+                self._pending.extend((game_id, e.seq, e.kind, e.payload, e.at_ms) for e in events)
+                self._tails[game_id] = (current, events[-1].seq)
+                return None
         with self._transaction() as conn:
             state = conn.execute(_GAME_STATE, (game_id,)).fetchone()
             if state is None:
@@ -470,21 +496,25 @@ class EventStore:
                         game_id,
                     ),
                 )
+                self._tails.pop(game_id, None)
                 return int(result_seq)
             if status is not None and status != current:
                 conn.execute("UPDATE games SET status = ? WHERE game_id = ?", (status, game_id))
+                current = status
+        if current != "finished":
+            self._tails[game_id] = (current, events[-1].seq if events else last)
         return None
 
     # -- reads ----------------------------------------------------------------------
 
     def game(self, game_id: str) -> GameRow | None:
         """The stored row of ``game_id``, or None if there is no such game."""
-        row = self._conn.execute(f"{_SELECT_GAMES} WHERE game_id = ?", (game_id,)).fetchone()
+        row = self._db.execute(f"{_SELECT_GAMES} WHERE game_id = ?", (game_id,)).fetchone()
         return None if row is None else _game_from_row(row)
 
     def events(self, game_id: str, after_seq: int = 0) -> list[StoredEvent]:
         """The game's events with ``seq > after_seq``, in seq order ([] if unknown)."""
-        rows = self._conn.execute(
+        rows = self._db.execute(
             "SELECT seq, kind, payload, at_ms FROM events WHERE game_id = ? AND seq > ?"
             " ORDER BY seq",
             (game_id, after_seq),
@@ -493,12 +523,12 @@ class EventStore:
 
     def last_seq(self, game_id: str) -> int:
         """The seq of the game's last stored event; 0 if it has none or is unknown."""
-        last: int = self._conn.execute(_LAST_SEQ, (game_id,)).fetchone()[0]
+        last: int = self._db.execute(_LAST_SEQ, (game_id,)).fetchone()[0]
         return last
 
     def unfinished_games(self) -> list[GameRow]:
         """Every game not finished (waiting or active), oldest first: what to replay."""
-        rows = self._conn.execute(
+        rows = self._db.execute(
             f"{_SELECT_GAMES} WHERE status != 'finished' ORDER BY created_ms, rowid"
         )
         return [_game_from_row(row) for row in rows]
@@ -518,7 +548,7 @@ class EventStore:
         if limit < 0:
             raise ValueError(f"limit must not be negative, not {limit}")
         marks = ", ".join("?" * len(statuses))
-        rows = self._conn.execute(
+        rows = self._db.execute(
             f"{_SELECT_GAMES} WHERE status IN ({marks})"
             " ORDER BY created_ms DESC, rowid DESC LIMIT ?",
             (*statuses, limit),
@@ -532,7 +562,7 @@ class EventStore:
         """
         if limit < 0:
             raise ValueError(f"limit must not be negative, not {limit}")
-        rows = self._conn.execute(
+        rows = self._db.execute(
             f"{_SELECT_GAMES} WHERE result_seq > ? ORDER BY result_seq LIMIT ?",
             (after, limit),
         )
@@ -540,7 +570,7 @@ class EventStore:
 
     def max_result_seq(self) -> int:
         """The highest result_seq assigned so far; 0 if no game has finished."""
-        row = self._conn.execute("SELECT coalesce(max(result_seq), 0) FROM games").fetchone()
+        row = self._db.execute("SELECT coalesce(max(result_seq), 0) FROM games").fetchone()
         return int(row[0])
 
     # -- lifetime -------------------------------------------------------------------

@@ -65,6 +65,7 @@ class Struct:
     """A nested value inside a message (a time control, a player...)."""
 
     _fields_spec: ClassVar[tuple[tuple[str, Checker, bool], ...]] = ()
+    _wire_plan: ClassVar[tuple[tuple[str, ...], tuple[str, ...]]] = ((), ())
 
 
 class Message(Struct):
@@ -253,9 +254,27 @@ def struct_from_wire(cls: type[S], data: Any) -> S:
     return _build(cls, data)
 
 
+def _mentions_struct(hint: Any) -> bool:
+    if isinstance(hint, type) and issubclass(hint, Struct):
+        return True
+    return any(_mentions_struct(arg) for arg in typing.get_args(hint))
+
+
+def _wire_plan(cls: type[Struct]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The field names of ``cls`` in order, and those that may hold structs
+    (to be turned into plain maps); computed once per class."""
+    plan: tuple[tuple[str, ...], tuple[str, ...]] | None = cls.__dict__.get("_wire_plan")
+    if plan is None:
+        hints = typing.get_type_hints(cls)
+        names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+        plan = names, tuple(n for n in names if _mentions_struct(hints[n]))
+        cls._wire_plan = plan
+    return plan
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, Struct):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}  # type: ignore[arg-type]
+        return {name: _plain(getattr(value, name)) for name in _wire_plan(type(value))[0]}
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
@@ -269,8 +288,10 @@ def struct_to_wire(value: Struct) -> dict[str, Any]:
 
 def to_wire(message: Message) -> dict[str, Any]:
     """The wire map of ``message`` (without the version field)."""
+    names, nested = _wire_plan(type(message))
     out: dict[str, Any] = {"t": message.T}
-    for f in dataclasses.fields(message):  # type: ignore[arg-type]
-        value = getattr(message, f.name)
-        out[f.name] = _plain(value) if isinstance(value, (Struct, list)) else value
+    for name in names:
+        out[name] = getattr(message, name)
+    for name in nested:
+        out[name] = _plain(out[name])
     return out

@@ -71,6 +71,27 @@ PIECE_NAMES = {
 #: FEN letter of each piece code (type | colour << 3)
 _FEN_LETTERS = ("", "K", "A", "B", "N", "R", "C", "P", "", "k", "a", "b", "n", "r", "c", "p")
 _DIGITS = tuple(str(n) for n in range(10))
+#: FEN text of one rank (9 piece codes), memoised: a game has few distinct ranks.
+_RANK_TEXT: dict[tuple[int, ...], str] = {}
+_RANK_TEXT_MAX = 100_000
+
+
+def _rank_text(rank: tuple[int, ...]) -> str:
+    out = []
+    empty = 0
+    for code in rank:
+        if code:
+            if empty:
+                out.append(_DIGITS[empty])
+                empty = 0
+            out.append(_FEN_LETTERS[code])
+        else:
+            empty += 1
+    if empty:
+        out.append(_DIGITS[empty])
+    return "".join(out)
+
+
 _CONSTANT_NAMES = ("", "KING", "ADVISOR", "ELEPHANT", "HORSE", "ROOK", "CANNON", "PAWN")
 
 
@@ -100,7 +121,12 @@ def square_rank(sq: int) -> int:
 
 def square_name(sq: int) -> str:
     """ICCS name of a square: ``square_name(0) == 'a0'``."""
+    if 0 <= sq < len(_SQUARE_NAMES):
+        return _SQUARE_NAMES[sq]
     return FILES[sq % 9] + str(sq // 9)
+
+
+_SQUARE_NAMES = tuple(FILES[sq % 9] + str(sq // 9) for sq in range(90))
 
 
 def parse_square(name: str) -> int:
@@ -168,13 +194,19 @@ class Move:
     @classmethod
     def from_iccs(cls, text: str) -> Move:
         """Parse ICCS (``h2e2``, also ``H2-E2``); raises InvalidMoveError."""
+        known = _ICCS_MEMO.get(text)
+        if known is not None and cls is Move:
+            return known
         cleaned = text.strip().lower().replace("-", "")
         if len(cleaned) != 4:
             raise InvalidMoveError(f"not an ICCS move: {text!r} (want e.g. 'h2e2')")
         try:
-            return cls(parse_square(cleaned[:2]), parse_square(cleaned[2:]))
+            move = cls(parse_square(cleaned[:2]), parse_square(cleaned[2:]))
         except ValueError:
             raise InvalidMoveError(f"not an ICCS move: {text!r} (want e.g. 'h2e2')") from None
+        if cls is Move and len(_ICCS_MEMO) < _ICCS_MEMO_MAX:
+            _ICCS_MEMO[text] = move
+        return move
 
     def iccs(self) -> str:
         return square_name(self.from_square) + square_name(self.to_square)
@@ -184,6 +216,11 @@ class Move:
 
     def __repr__(self) -> str:
         return f"Move.from_iccs({self.iccs()!r})"
+
+
+#: Parsed ICCS texts (moves are immutable, so one object serves every parse).
+_ICCS_MEMO: dict[str, Move] = {}
+_ICCS_MEMO_MAX = 20_000
 
 
 # --------------------------------------------------------------------------
@@ -400,6 +437,14 @@ class Board:
         self._start_fen: str | None = None
         self._cache_hash = -1
         self._cache_codes: list[int] = []
+        self._pseudo_hash = -1
+        self._pseudo_cache: list[int] = []
+        self._any_hash = -1
+        self._any_legal = False
+        #: outcome() of (hash, plies, history version); pop() bumps the version
+        self._outcome_key: tuple[int, int, int] = (-1, -1, -1)
+        self._outcome_value: Outcome[Color] | None = None
+        self._history_version = 0
         if fen is not None:
             self.set_fen(fen)
 
@@ -454,6 +499,9 @@ class Board:
         self.move_stack = []
         self._start_fen = None
         self._cache_hash = -1
+        self._pseudo_hash = -1
+        self._any_hash = -1
+        self._history_version += 1
 
     def set_fen(self, fen: str) -> None:
         """Set up the position from ``fen`` and forget the history.
@@ -565,21 +613,16 @@ class Board:
     def board_fen(self) -> str:
         """The placement part of the FEN (ranks 9 to 0)."""
         sqs = self._squares
+        memo = _RANK_TEXT
         rows = []
         for base in range(81, -1, -9):
-            row = []
-            empty = 0
-            for code in sqs[base : base + 9]:
-                if code:
-                    if empty:
-                        row.append(_DIGITS[empty])
-                        empty = 0
-                    row.append(_FEN_LETTERS[code])
-                else:
-                    empty += 1
-            if empty:
-                row.append(_DIGITS[empty])
-            rows.append("".join(row))
+            rank = tuple(sqs[base : base + 9])
+            text = memo.get(rank)
+            if text is None:
+                text = _rank_text(rank)
+                if len(memo) < _RANK_TEXT_MAX:
+                    memo[rank] = text
+            rows.append(text)
         return "/".join(rows)
 
     def copy(self, *, stack: bool = True) -> Board:
@@ -627,6 +670,11 @@ class Board:
     def piece_at(self, sq: int) -> Piece | None:
         code = self._squares[sq]
         return Piece.from_code(code) if code else None
+
+    def piece_codes(self) -> list[int]:
+        """The 90 squares as piece codes (0 empty, else ``piece_type | color << 3``),
+        a read-only view for fast scans: do not modify it."""
+        return self._squares
 
     def piece_map(self) -> dict[int, Piece]:
         return {sq: Piece.from_code(c) for sq, c in enumerate(self._squares) if c}
@@ -805,6 +853,46 @@ class Board:
                         append(base | t)
         return out
 
+    def _current_pseudo(self) -> list[int]:
+        """Pseudo-legal codes of the current position, cached by position hash."""
+        if self._pseudo_hash != self._hash:
+            self._pseudo_cache = self._pseudo_codes()
+            self._pseudo_hash = self._hash
+        return self._pseudo_cache
+
+    def _safe_after(self, code: int) -> bool:
+        """Would the pseudo-legal move ``code`` leave our general unattacked?"""
+        us = self._turn
+        sqs = self._squares
+        f = code >> 7
+        t = code & 127
+        p = sqs[f]
+        cap = sqs[t]
+        sqs[t] = p
+        sqs[f] = 0
+        king = self._kings[us]
+        safe = not self._is_attacked(t if f == king else king, 1 - us)
+        sqs[f] = p
+        sqs[t] = cap
+        return safe
+
+    def _is_legal_code(self, code: int) -> bool:
+        """Is ``code`` legal by the movement rules?  Without the full legal list of
+        the position at hand, checks this one move only."""
+        if self._cache_hash == self._hash:
+            return code in self._cache_codes
+        return code in self._current_pseudo() and self._safe_after(code)
+
+    def _has_legal(self) -> bool:
+        """Has the side to move a legal move?  Stops at the first one found."""
+        if self._cache_hash == self._hash:
+            return bool(self._cache_codes)
+        if self._any_hash != self._hash:
+            safe_after = self._safe_after
+            self._any_legal = any(safe_after(code) for code in self._current_pseudo())
+            self._any_hash = self._hash
+        return self._any_legal
+
     def _current_codes(self) -> list[int]:
         """Legal move codes of the current position, cached by position hash.
 
@@ -897,7 +985,7 @@ class Board:
     def legal_moves(self) -> Iterator[Move]:
         """The legal moves of the side to move; none once the game is over by rule."""
         codes = self._current_codes()
-        if self._outcome(codes) is not None:
+        if self._outcome(bool(codes)) is not None:
             return iter(())
         return (_move_of(c) for c in codes)
 
@@ -922,11 +1010,15 @@ class Board:
         """Can ``move`` be played now?  False also once the game is over by rule."""
         if not self._owns_from(move):
             return False
-        codes = self._current_codes()
-        return _code_of(move) in codes and self._outcome(codes) is None
+        return self._is_legal_code(_code_of(move)) and self.outcome() is None
+
+    def obeys_movement_rules(self, move: Move) -> bool:
+        """Is ``move`` one of :meth:`generate_legal_moves` (draw rules that ended
+        the game ignored)?  Uses the position's cached legal moves."""
+        return self._owns_from(move) and self._is_legal_code(_code_of(move))
 
     def has_legal_moves(self) -> bool:
-        return bool(self._current_codes())
+        return self._has_legal()
 
     def is_capture(self, move: Move) -> bool:
         return bool(self._squares[move.to_square])
@@ -1006,6 +1098,7 @@ class Board:
         if not self._undo:
             raise IndexError("pop from a board with no moves played")
         info = self._undo.pop()
+        self._history_version += 1
         move = self.move_stack.pop()
         if self._turn == 0:
             self.fullmove_number -= 1
@@ -1108,10 +1201,14 @@ class Board:
         repetition (judged per the ``repetition`` rule set), the move limit,
         insufficient material.
         """
-        return self._outcome(self._current_codes())
+        key = (self._hash, len(self._undo), self._history_version)
+        if self._outcome_key != key:
+            self._outcome_value = self._outcome(self._has_legal())
+            self._outcome_key = key
+        return self._outcome_value
 
-    def _outcome(self, legal_codes: list[int]) -> Outcome[Color] | None:
-        if not legal_codes:
+    def _outcome(self, has_legal: bool) -> Outcome[Color] | None:
+        if not has_legal:
             termination = Termination.CHECKMATE if self.is_check() else Termination.STALEMATE
             return Outcome(Color(1 - self._turn), termination)
         span = self.repetition_span()
@@ -1129,10 +1226,10 @@ class Board:
         return self.outcome() is not None
 
     def is_checkmate(self) -> bool:
-        return self.is_check() and not self._current_codes()
+        return self.is_check() and not self._has_legal()
 
     def is_stalemate(self) -> bool:
-        return not self.is_check() and not self._current_codes()
+        return not self.is_check() and not self._has_legal()
 
     def result(self) -> str:
         """``1-0``, ``0-1``, ``1/2-1/2`` or ``*`` while the game goes on."""

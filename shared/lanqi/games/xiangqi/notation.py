@@ -164,17 +164,17 @@ def _pieces_info(board: Board) -> dict[int, _PieceInfo]:
 
 def _piece_info(board: Board, sq: int) -> _PieceInfo:
     """The info of the piece on ``sq`` alone (cheaper than :func:`_pieces_info`)."""
-    piece = board.piece_at(sq)
-    assert piece is not None
-    color, kind = piece.color, piece.piece_type
-    same = [s for s in range(sq % 9, 90, 9) if board.piece_at(s) == piece]
+    codes = board.piece_codes()
+    code = codes[sq]
+    assert code
+    color, kind = Color(code >> 3), code & 7
+    same = [s for s in range(sq % 9, 90, 9) if codes[s] == code]
     same.sort(reverse=color is Color.RED)
     multi = False
     if kind == PAWN and len(same) >= 2:
         stacked = 0
         for file in range(9):
-            on_file = sum(1 for s in range(file, 90, 9) if board.piece_at(s) == piece)
-            stacked += on_file >= 2
+            stacked += codes[file:90:9].count(code) >= 2
         multi = stacked >= 2
     return _PieceInfo(sq, kind, color, _side_file(color, sq % 9), same.index(sq), len(same), multi)
 
@@ -246,7 +246,7 @@ def _chinese_head(info: _PieceInfo, traditional: bool) -> str:
 def _checked_info(board: Board, move: Move) -> _PieceInfo:
     """The moving piece's info; raises IllegalMoveError unless ``move`` is legal
     by the movement rules (draw rules that ended the game are ignored)."""
-    if move not in set(board.generate_legal_moves()):
+    if not board.obeys_movement_rules(move):
         if board.outcome() is None:
             raise IllegalMoveError(board._illegal_reason(move))
         raise IllegalMoveError(f"illegal move {move}: not a legal move in this position")
