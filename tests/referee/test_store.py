@@ -155,6 +155,63 @@ def test_a_failure_midway_rolls_the_whole_transaction_back(db: Path, store: Even
     assert store.append("g1", [ev(2)]) is None
 
 
+def test_appends_in_a_batch_are_written_when_it_commits(db: Path, store: EventStore) -> None:
+    for game_id in ("g1", "g2"):
+        store.create_game(make_game(game_id), [ev(1, "created")])
+    before = snapshot(db)
+    with store.batch():
+        assert store.append("g1", [ev(2)]) is None
+        assert store.append("g2", [ev(2), ev(3)]) is None
+        assert store.append("g1", [ev(3)]) is None
+        assert snapshot(db) == before  # nothing is visible outside until the commit
+        # ... but reads inside the batch see every append so far
+        assert [e.seq for e in store.events("g1")] == [1, 2, 3]
+        assert store.last_seq("g2") == 3
+        assert store.append("g1", [ev(4)]) is None
+    assert [e.seq for e in store.events("g1")] == [1, 2, 3, 4]
+    _, events = snapshot(db)
+    assert [(game_id, seq) for game_id, seq, *_ in events] == [
+        ("g1", 1),
+        ("g1", 2),
+        ("g1", 3),
+        ("g1", 4),
+        ("g2", 1),
+        ("g2", 2),
+        ("g2", 3),
+    ]
+
+
+def test_misnumbered_appends_in_a_batch_are_refused_alone(db: Path, store: EventStore) -> None:
+    store.create_game(make_game("g1"), [ev(1, "created")])
+    store.create_game(make_game("g2"), [ev(1, "created")])
+    with store.batch():
+        store.append("g2", [ev(2)])
+        for wrong in ([ev(3)], [ev(1)], [ev(2), ev(4)]):
+            with pytest.raises(ValueError, match="out of order"):
+                store.append("g1", wrong)
+        store.append("g1", [ev(2)])  # the log continues where it was
+    assert [e.seq for e in store.events("g1")] == [1, 2]
+    assert [e.seq for e in store.events("g2")] == [1, 2]
+
+
+def test_a_batch_that_fails_writes_nothing(db: Path, store: EventStore) -> None:
+    store.create_game(make_game("g1"), [ev(1, "created")])
+    before = snapshot(db)
+    with pytest.raises(RuntimeError), store.batch():
+        store.append("g1", [ev(2)])
+        store.append("g1", [ev(3)], status="active")
+        store.append("g1", [ev(4)])
+        raise RuntimeError("the caller failed before the commit")
+    assert snapshot(db) == before
+    assert store.last_seq("g1") == 1
+    # What the failed batch said about the game is forgotten: it goes on from seq 2.
+    with store.batch():
+        store.append("g1", [ev(2)])
+    assert [e.seq for e in store.events("g1")] == [1, 2]
+    row = store.game("g1")
+    assert row is not None and row.status == "waiting"
+
+
 def test_misnumbered_first_events_refuse_the_game(db: Path, store: EventStore) -> None:
     store.create_game(make_game("g0"), [ev(1, "created")])
     before = snapshot(db)
