@@ -7,6 +7,8 @@ never asserted.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from lanqi.bench.referee import (
@@ -22,6 +24,8 @@ from lanqi.bench.referee import (
 )
 from lanqi.cli.main import main
 from lanqi.games.registry import create_game
+
+P99_TARGET = f"target p99 move round trip < {TARGET_P99_MS:g} ms at 64 games: "
 
 
 @pytest.mark.parametrize("variant", ["xiangqi", "gomoku"])
@@ -41,16 +45,23 @@ def test_scripts_are_legal_games_played_to_their_end(variant: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("variant", "think_ms"),
-    [("xiangqi", 0.0), ("gomoku", 1.0)],
+    ("variant", "think_ms", "paced_think_ms"),
+    [("xiangqi", 0.0, 0.0), ("gomoku", 1.0, 20.0)],  # a paced run has no paced phase
 )
-def test_tiny_run(variant: str, think_ms: float) -> None:
+def test_tiny_run(variant: str, think_ms: float, paced_think_ms: float) -> None:
     config = RefereeBenchConfig(
-        games=2, moves_per_game=20, seconds=30.0, variant=variant, think_ms=think_ms
+        games=2,
+        moves_per_game=20,
+        seconds=30.0,
+        variant=variant,
+        think_ms=think_ms,
+        paced_think_ms=paced_think_ms,
     )
     progress: list[str] = []
     report = run_referee_bench(config, progress.append)
 
+    assert report.paced is None
+    assert not any("paced" in line for line in progress)
     referee, raw = report.referee, report.raw
     assert referee.problems == () and raw.problems == ()
     assert referee.errors == {} and raw.errors == {}
@@ -89,6 +100,8 @@ def test_tiny_run(variant: str, think_ms: float) -> None:
     ]
     assert set(lines[4]) == {"-", " "}
     assert [row.split()[:2] for row in lines[5:7]] == [["referee", "40"], ["raw", "40"]]
+    assert lines[7] == ""
+    assert "referee paced" not in text and "raw paced" not in text
     assert "ratio referee / raw (moves/s): " in text
     assert "move -> moved event at the spectator: p50 " in text
     assert "(40 events, 0 missing)" in text
@@ -96,12 +109,60 @@ def test_tiny_run(variant: str, think_ms: float) -> None:
     assert "games: 2 started, 0 played to the end" in text
     assert "errors (referee): none" in text and "errors (raw): none" in text
     assert "problem:" not in text
-    assert "target p99 move round trip < 2 ms at 64 games: not judged (2 games" in text
     if think_ms:
+        assert report.latency_pair == (referee, raw)
+        assert "paced: each table waits 1 ms on average after a move is accepted" in text
+        assert P99_TARGET + "not judged (2 games in this run; paced p99 " in text
         assert "target referee >= 0.5 x raw moves/s: not judged (a paced load" in text
         assert "Little's law" not in text
     else:
-        assert "Little's law" in text
+        assert report.latency_pair is None and report.p99_met is None
+        assert "paced: " not in text
+        assert P99_TARGET + "not judged (no paced load in this run; saturated p99 " in text
+        assert "Little's law" in text and "--paced-think-ms" in text
+
+
+def test_tiny_run_with_paced_phase() -> None:
+    config = RefereeBenchConfig(
+        games=2, moves_per_game=10, seconds=30.0, think_ms=0.0, paced_think_ms=1.0
+    )
+    progress: list[str] = []
+    report = run_referee_bench(config, progress.append)
+
+    assert report.paced is not None
+    paced_referee, paced_raw = report.paced
+    assert report.latency_pair == report.paced
+    assert (paced_referee.server, paced_raw.server) == ("referee", "raw")
+    assert report.ok
+    for result in report.results:
+        assert result.problems == () and result.errors == {}
+        assert result.moves == 20  # 2 tables x 10 moves, every one accepted
+        assert result.round_trip is not None and result.round_trip.count == 20
+        assert result.games_started == 2
+    assert paced_referee.delivery is not None and paced_referee.delivery.count == 20
+    assert paced_referee.events_missing == 0
+    assert paced_raw.delivery is None
+    assert "referee (paced 1 ms): 2 games, 30 s" in progress
+    assert "raw (paced 1 ms): 2 games, 30 s" in progress
+
+    text = format_report(report)
+    lines = text.splitlines()
+    assert "every table's next move always in flight, then paced (1 ms think time)" in lines[0]
+    assert lines[1].startswith("referee in its own process (a fresh one for the paced phase), ")
+    assert [row.split()[:2] for row in lines[5:9]] == [
+        ["referee", "20"],
+        ["raw", "20"],
+        ["referee", "paced"],
+        ["raw", "paced"],
+    ]
+    assert lines[7].split()[2] == lines[8].split()[2] == "20"  # the paced moves
+    assert "paced: each table waits 1 ms on average after a move is accepted" in text
+    assert "move -> moved event at the spectator, paced: p50 " in text
+    assert "(20 events, 0 missing)" in text
+    assert "errors (referee paced): none" in text and "errors (raw paced): none" in text
+    assert "problem" not in text
+    assert P99_TARGET + "not judged (2 games in this run; paced p99 " in text
+    assert "the paced referee's is" in text  # the Little's law note
 
 
 def _result(server: str, moves_per_second: float, p99_ms: float) -> LoadResult:
@@ -125,21 +186,85 @@ def _result(server: str, moves_per_second: float, p99_ms: float) -> LoadResult:
 @pytest.mark.parametrize(
     ("referee_rate", "p99_ms", "verdicts"),
     [
-        (6000.0, 1.5, ("met (0.60 x)", "met (1.50 ms)")),
-        (4000.0, 2.5, ("NOT met (0.40 x)", "NOT met (2.50 ms)")),
+        (
+            6000.0,
+            1.5,
+            (
+                "met (0.60 x)",
+                "met (1.50 ms at 3,000 moves/s; raw server at the same pace: 0.40 ms)",
+            ),
+        ),
+        (
+            4000.0,
+            2.5,
+            (
+                "NOT met (0.40 x)",
+                "NOT met (2.50 ms at 3,000 moves/s; raw server at the same pace: 0.40 ms)",
+            ),
+        ),
     ],
 )
 def test_verdicts(referee_rate: float, p99_ms: float, verdicts: tuple[str, str]) -> None:
-    report = RefereeBenchReport(
-        RefereeBenchConfig(),
-        _result("referee", referee_rate, p99_ms),
-        _result("raw", 10_000.0, 0.5),
-        "/tmp/x (ext4)",
-    )
+    saturated = (_result("referee", referee_rate, 20.0), _result("raw", 10_000.0, 6.0))
+    paced = (_result("referee", 3000.0, p99_ms), _result("raw", 3100.0, 0.4))
+    report = RefereeBenchReport(RefereeBenchConfig(), *saturated, "/tmp/x (ext4)", paced=paced)
     text = format_report(report)
     assert f"target referee >= {TARGET_RATIO:g} x raw moves/s: {verdicts[0]}" in text
-    assert f"target p99 move round trip < {TARGET_P99_MS:g} ms at 64 games: {verdicts[1]}" in text
+    assert P99_TARGET + verdicts[1] in text  # the paced referee's p99, not the saturated 20 ms
+    assert report.p99_met is (p99_ms < TARGET_P99_MS)
     assert report.ok
+    assert "paced: each table waits 20 ms on average after a move is accepted" in text
+    assert ": 3,000 moves/s offered" in text
+    assert "move -> moved event at the spectator, paced: p50 " in text
+    assert [line.split()[:2] for line in text.splitlines()[5:9]] == [
+        ["referee", f"{int(referee_rate):,}"],
+        ["raw", "10,000"],
+        ["referee", "paced"],
+        ["raw", "paced"],
+    ]
+
+    # The same saturated pair without a paced phase: the p99 target is not judged.
+    alone = RefereeBenchReport(RefereeBenchConfig(paced_think_ms=0), *saturated, "/tmp/x (ext4)")
+    text = format_report(alone)
+    assert f"target referee >= {TARGET_RATIO:g} x raw moves/s: {verdicts[0]}" in text
+    assert P99_TARGET + "not judged (no paced load in this run; saturated p99 20.00 ms)" in text
+    assert alone.p99_met is None
+    assert "referee paced" not in text and "paced: " not in text
+
+
+def test_a_paced_run_judges_its_own_p99() -> None:
+    report = RefereeBenchReport(
+        RefereeBenchConfig(think_ms=50.0),
+        _result("referee", 1200.0, 1.5),
+        _result("raw", 1250.0, 0.5),
+        "/tmp/x (ext4)",
+    )
+    assert report.p99_met is True
+    text = format_report(report)
+    assert (
+        P99_TARGET + "met (1.50 ms at 1,200 moves/s; raw server at the same pace: 0.50 ms)" in text
+    )
+    assert "target referee >= 0.5 x raw moves/s: not judged (a paced load sets the rate" in text
+
+
+def test_problems_in_the_paced_phase_are_not_ok() -> None:
+    saturated = (_result("referee", 6000.0, 20.0), _result("raw", 10_000.0, 6.0))
+    refused = replace(_result("referee", 3000.0, 1.0), errors={"move: illegal_move": 1})
+    report = RefereeBenchReport(
+        RefereeBenchConfig(), *saturated, "?", (refused, _result("raw", 3100.0, 0.4))
+    )
+    assert not report.ok
+    assert "errors (referee paced): move: illegal_move x1" in format_report(report)
+
+    failed = LoadResult("raw", 0, 0.0, None, None, 0, 0, 0, 0, {}, 0, None, ("did not start",))
+    report = RefereeBenchReport(
+        RefereeBenchConfig(), *saturated, "?", (_result("referee", 3000.0, 1.0), failed)
+    )
+    assert not report.ok
+    text = format_report(report)
+    assert "problem (paced phase): did not start" in text
+    assert "errors (raw paced): none" in text
+    assert P99_TARGET + "met (1.00 ms at 3,000 moves/s; raw server at the same pace: -)" in text
 
 
 def test_a_server_that_does_not_start_is_a_problem_not_a_crash() -> None:
@@ -157,7 +282,9 @@ def test_cli_bench_referee(capsys: pytest.CaptureFixture[str]) -> None:
     captured = capsys.readouterr()
     assert captured.out.startswith("lanqi bench referee: 1 xiangqi games, ")
     assert "errors (referee): none" in captured.out
+    assert "errors (referee paced): none" in captured.out  # the paced phase is on by default
     assert "  referee: 1 games" in captured.err  # progress goes to stderr
+    assert "  referee (paced 20 ms): 1 games" in captured.err
 
 
 @pytest.mark.parametrize(
@@ -167,6 +294,7 @@ def test_cli_bench_referee(capsys: pytest.CaptureFixture[str]) -> None:
         ["bench", "referee", "--moves-per-game", "0"],
         ["bench", "referee", "--seconds", "0"],
         ["bench", "referee", "--think-ms", "-1"],
+        ["bench", "referee", "--paced-think-ms", "-1"],
     ],
 )
 def test_cli_bench_referee_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:

@@ -60,7 +60,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="moves per second and move latency of a referee process with many games in flight",
         description="Start a referee process, play many scripted games on it at once and "
         "time every move and its event; then the same load against a do-nothing server "
-        "(the raw ceiling).  See docs/bench.md.",
+        "(the raw ceiling); then both again at a paced load, for the latency target.  "
+        "See docs/bench.md.",
     )
     referee.add_argument(
         "--games", type=int, default=64, help="games in flight at once (default 64)"
@@ -77,7 +78,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--seconds",
         type=float,
         default=8.0,
-        help="time budget of each of the two measurements, in seconds (default 8)",
+        help="time budget of each measurement (two, or four with the paced phase), "
+        "in seconds (default 8)",
     )
     referee.add_argument(
         "--variant",
@@ -94,8 +96,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--think-ms",
         type=float,
         default=0.0,
+        metavar="T",
         help="wait this long after a move is accepted before sending the next one "
-        "(default 0: every game always has a move in flight, which saturates the referee)",
+        "(default 0: every game always has a move in flight, which saturates the referee; "
+        "above 0 the run is one paced pair, with no paced phase)",
+    )
+    referee.add_argument(
+        "--paced-think-ms",
+        type=float,
+        default=20.0,
+        metavar="T",
+        help="after the saturated measurements, measure the referee and the raw server "
+        "again with this think time (on average, per table) and judge the p99 round trip "
+        "target there (default 20; 0 leaves the paced phase out)",
     )
     referee.add_argument(
         "--seed", type=int, default=1, help="seed of the random scripted games (default 1)"
@@ -173,6 +186,7 @@ def _run_referee(args: argparse.Namespace) -> int:
             durable=args.durable,
             seed=args.seed,
             think_ms=args.think_ms,
+            paced_think_ms=args.paced_think_ms,
         )
     except ValueError as exc:
         print(f"lanqi bench referee: {exc}", file=sys.stderr)
