@@ -16,6 +16,7 @@ import pytest
 
 from lanqi.client.referee import GameView, RefereeClient, RequestRefused
 from lanqi.protocol import (
+    MAX_CHAT_HISTORY,
     MAX_CHAT_LEN,
     ChatPosted,
     CreateGame,
@@ -451,6 +452,42 @@ def test_players_and_spectators_chat_in_their_rooms(
         ("spectators", "spectator", "anyone?", None),
     ]
     assert all(isinstance(c, ChatPosted) for c in table.view.chat)
+    # A late spectator gets the conversation with its snapshot.
+    late = GameView(connect(referee), table.game_id)
+    assert late.chat == table.view.chat
+    assert [line.seq for line in table.sync().chat] == [c.seq for c in table.view.chat]
+
+
+def test_snapshots_carry_the_latest_chat_lines(
+    new_table: Callable[..., Any], referee: Any, connect: Callable[..., RefereeClient]
+) -> None:
+    table = new_table("gomoku")
+    speakers = [connect(referee) for _ in range(MAX_CHAT_HISTORY // 5 + 2)]
+    for n in range(MAX_CHAT_HISTORY + 7):  # five lines per speaker, under the rate limit
+        speakers[n // 5].chat(table.game_id, f"line {n}", name=f"s{n // 5}")
+    snapshot = table.sync()
+    assert [line.text for line in snapshot.chat] == [
+        f"line {n}" for n in range(7, MAX_CHAT_HISTORY + 7)
+    ]
+    assert [line.seq for line in snapshot.chat] == sorted(line.seq for line in snapshot.chat)
+    assert snapshot.chat[-1].seq == snapshot.seq
+
+
+def test_a_view_that_missed_chat_catches_up_on_resync(
+    new_table: Callable[..., Any], referee: Any, connect: Callable[..., RefereeClient]
+) -> None:
+    table = new_table("gomoku")
+    spectator = connect(referee)
+    view = GameView(spectator, table.game_id)
+    table.client.chat(table.game_id, "first", token=table.tokens[0])
+    assert view.wait_for(lambda v: len(v.chat) == 1)
+    spectator.sub.disconnect(spectator.pub_endpoint)  # misses the next line and a move
+    table.client.chat(table.game_id, "second", token=table.tokens[1])
+    table.play("h8")
+    spectator.sub.connect(spectator.pub_endpoint)
+    table.play("h9")  # shows the gap: the view re-syncs
+    assert view.wait_for(lambda v: v.ply == 2)
+    assert [c.text for c in view.chat] == ["first", "second"]
 
 
 def test_chat_refusals(new_table: Callable[..., Any]) -> None:

@@ -42,6 +42,7 @@ def comparable(snapshot: Snapshot) -> dict[str, object]:
         "draw_offer": snapshot.draw_offer,
         "takeback_offer": snapshot.takeback_offer,
         "running": snapshot.clock.running,
+        "chat": snapshot.chat,
     }
 
 
@@ -53,6 +54,8 @@ def test_games_survive_sigkill(
     per_move = TimeControl(kind="per_move", per_move_ms=60_000)
     untimed = new_table("xiangqi", process=process)
     untimed.play("h2e2", "h9g7", "h0g2", "i9h9")
+    untimed.client.chat(untimed.game_id, "draw?", token=untimed.tokens[0])
+    connect(process).chat(untimed.game_id, "they will not", name="zoe")
     untimed.client.offer_draw(untimed.game_id, untimed.tokens[0])
     timed = new_table("gomoku", process=process, time_control=fischer, options={"size": 19})
     timed_answers = timed.play("h8", "h9", "i8", "i9", "j8")
@@ -75,6 +78,11 @@ def test_games_survive_sigkill(
     after = {t.game_id: t.sync() for t in tables}  # the old clients reconnect
     for game_id, snapshot in before.items():
         assert comparable(after[game_id]) == comparable(snapshot), game_id
+    # The chat is rebuilt from the log too.
+    assert [(c.room, c.name, c.text) for c in after[untimed.game_id].chat] == [
+        ("players", "ann", "draw?"),
+        ("spectators", "zoe", "they will not"),
+    ]
     # Clocks are restored as the last move left them (the downtime is not charged).
     for game_id in (timed.game_id, takeback.game_id):
         old, new = before[game_id].clock, after[game_id].clock

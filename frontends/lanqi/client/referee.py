@@ -393,6 +393,26 @@ class GameView:
         self.clock: ClockInfo = snapshot.clock
         self.draw_offer = snapshot.draw_offer
         self.takeback_offer = snapshot.takeback_offer
+        self._merge_chat(snapshot)
+
+    def _merge_chat(self, snapshot: Snapshot) -> None:
+        """Add the snapshot's chat lines this view has not seen (a late or lossy
+        spectator catches up on the conversation too), in seq order."""
+        known = {posted.seq for posted in self.chat}
+        missing = [
+            ChatPosted(
+                game_id=self.game_id,
+                seq=line.seq,
+                room=line.room,
+                name=line.name,
+                text=line.text,
+                seat=line.seat,
+            )
+            for line in snapshot.chat
+            if line.seq not in known
+        ]
+        if missing:
+            self.chat = sorted([*self.chat, *missing], key=lambda posted: posted.seq)
 
     @property
     def finished(self) -> bool:

@@ -27,6 +27,8 @@ from lanqi.games.base import (
 )
 from lanqi.games.registry import UnknownVariantError, create_game
 from lanqi.protocol import (
+    MAX_CHAT_HISTORY,
+    ChatLine,
     ChatPosted,
     ClockInfo,
     DrawDeclined,
@@ -166,6 +168,8 @@ class GameSession:
         #: seq of the ``moved`` event of each ply, to answer retries identically
         self.move_seqs: list[int] = []
         self._chat: dict[str, _ChatMeter] = {}
+        #: the latest chat lines, for snapshots (rebuilt from the log after a restart)
+        self.chat_log: deque[ChatLine] = deque(maxlen=MAX_CHAT_HISTORY)
 
     # ------------------------------------------------------------ helpers
 
@@ -476,17 +480,23 @@ class GameSession:
                 "rate_limited", f"at most {CHAT_BURST} messages per {CHAT_WINDOW_MS / 1000:.0f} s"
             )
         events = self.seen(seat, now) if seat is not None else []
-        events.append(
-            ChatPosted(
-                game_id=self.game_id,
-                seq=self._next(),
-                room=room,
-                name=speaker,
-                text=text,
-                seat=seat,
+        posted = ChatPosted(
+            game_id=self.game_id, seq=self._next(), room=room, name=speaker, text=text, seat=seat
+        )
+        self._log_chat(posted)
+        events.append(posted)
+        return events
+
+    def _log_chat(self, posted: ChatPosted) -> None:
+        self.chat_log.append(
+            ChatLine(
+                seq=posted.seq,
+                room=posted.room,
+                name=posted.name,
+                text=posted.text,
+                seat=posted.seat,
             )
         )
-        return events
 
     # ------------------------------------------------------------ timers
 
@@ -572,6 +582,7 @@ class GameSession:
             your_seat=your_seat,
             to_move=None if self.ended else self.game.seat_to_move,
             winner=self.ended.winner if self.ended else None,
+            chat=list(self.chat_log),
         )
 
     def summary(self) -> GameSummary:
@@ -620,7 +631,9 @@ class GameSession:
             self.clock.stop(now)
             self.ended = _Ended(event.result, event.termination, event.winner)
             self.status = "finished"
-        # created, presence and chat change nothing that must survive a restart
+        elif isinstance(event, ChatPosted):
+            self._log_chat(event)
+        # created and presence change nothing that must survive a restart
 
     def _restore_clock(self, info: ClockInfo, now: float) -> None:
         if self.clock.timed and len(info.remaining_ms) == 2:

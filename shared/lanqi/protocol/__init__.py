@@ -13,6 +13,7 @@ from lanqi.protocol.codec import (
     error_for,
 )
 from lanqi.protocol.messages import (
+    MAX_CHAT_HISTORY,
     MAX_CHAT_LEN,
     MAX_MOVES,
     AbortGame,
@@ -26,6 +27,7 @@ from lanqi.protocol.messages import (
     ChallengeClosed,
     ChallengeCreated,
     ChallengeReceived,
+    ChatLine,
     ChatPosted,
     ChatRequest,
     ClockInfo,
@@ -102,6 +104,7 @@ from lanqi.protocol.messages import (
 from lanqi.protocol.schema import Message, ProtocolError, message_types
 
 __all__ = [
+    "MAX_CHAT_HISTORY",
     "MAX_CHAT_LEN",
     "MAX_MESSAGE_BYTES",
     "MAX_MOVES",
@@ -117,6 +120,7 @@ __all__ = [
     "ChallengeClosed",
     "ChallengeCreated",
     "ChallengeReceived",
+    "ChatLine",
     "ChatPosted",
     "ChatRequest",
     "ClockInfo",

@@ -14,6 +14,7 @@ from typing import Any
 from lanqi.protocol.schema import Message, Struct, limit, register
 
 __all__ = [
+    "MAX_CHAT_HISTORY",
     "MAX_CHAT_LEN",
     "MAX_MOVES",
     "AbortGame",
@@ -27,6 +28,7 @@ __all__ = [
     "ChallengeClosed",
     "ChallengeCreated",
     "ChallengeReceived",
+    "ChatLine",
     "ChatPosted",
     "ChatRequest",
     "ClockInfo",
@@ -103,6 +105,7 @@ __all__ = [
 
 MAX_MOVES = 4000  # plies in one game record
 MAX_CHAT_LEN = 500
+MAX_CHAT_HISTORY = 50  # chat lines a snapshot carries (the latest)
 ID = limit(64)
 TOKEN = limit(64)
 MOVE_TEXT = limit(32)
@@ -134,6 +137,19 @@ class ClockInfo(Struct):
 
     remaining_ms: list[int] = field(default_factory=list, metadata=limit(2))
     running: int | None = field(default=None, metadata=limit(max_value=1))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChatLine(Struct):
+    """One chat message as a snapshot carries it: the ``chat_posted`` event's
+    ``seq``, ``room`` (``players`` or ``spectators``), ``name``, ``text`` and
+    ``seat`` (None for a spectator)."""
+
+    seq: int
+    room: str = field(metadata=limit(16))
+    name: str = field(metadata=limit(40))
+    text: str = field(metadata=limit(MAX_CHAT_LEN))
+    seat: int | None = field(default=None, metadata=limit(max_value=1))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -402,6 +418,8 @@ class Snapshot(Reply):
     #: the seat to move (None once the game is over)
     to_move: int | None = field(default=None, metadata=limit(max_value=1))
     winner: int | None = field(default=None, metadata=limit(max_value=1))
+    #: the latest chat lines of both rooms, oldest first (at most MAX_CHAT_HISTORY)
+    chat: list[ChatLine] = field(default_factory=list, metadata=limit(MAX_CHAT_HISTORY))
 
 
 @register
