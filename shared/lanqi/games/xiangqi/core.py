@@ -441,6 +441,8 @@ class Board:
         self._pseudo_cache: list[int] = []
         self._any_hash = -1
         self._any_legal = False
+        self._checked = (-1, -1)  # (position hash, move code) last asked by _is_legal_code
+        self._checked_legal = False
         #: outcome() of (hash, plies, history version); pop() bumps the version
         self._outcome_key: tuple[int, int, int] = (-1, -1, -1)
         self._outcome_value: Outcome[Color] | None = None
@@ -501,6 +503,7 @@ class Board:
         self._cache_hash = -1
         self._pseudo_hash = -1
         self._any_hash = -1
+        self._checked = (-1, -1)
         self._history_version += 1
 
     def set_fen(self, fen: str) -> None:
@@ -881,7 +884,11 @@ class Board:
         the position at hand, checks this one move only."""
         if self._cache_hash == self._hash:
             return code in self._cache_codes
-        return code in self._current_pseudo() and self._safe_after(code)
+        if self._checked == (self._hash, code):  # parse, then push, asks twice
+            return self._checked_legal
+        legal = code in self._current_pseudo() and self._safe_after(code)
+        self._checked, self._checked_legal = (self._hash, code), legal
+        return legal
 
     def _has_legal(self) -> bool:
         """Has the side to move a legal move?  Stops at the first one found."""
