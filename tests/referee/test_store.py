@@ -8,7 +8,8 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -210,6 +211,55 @@ def test_a_batch_that_fails_writes_nothing(db: Path, store: EventStore) -> None:
     assert [e.seq for e in store.events("g1")] == [1, 2]
     row = store.game("g1")
     assert row is not None and row.status == "waiting"
+
+
+def wait_until(condition: Callable[[], bool], limit_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + limit_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def folded_events(db: Path, scratch: Path) -> int:
+    """Events in the database file alone, without its write-ahead log: what the
+    checkpoints have folded in so far."""
+    copy = scratch / "folded.sqlite3"
+    copy.write_bytes(db.read_bytes())
+    conn = sqlite3.connect(copy)
+    try:
+        return int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
+    finally:
+        conn.close()
+        copy.unlink()
+
+
+def test_checkpoints_run_once_the_store_is_quiet(db: Path, tmp_path: Path) -> None:
+    with EventStore(db) as store:
+        store.start_checkpoints(quiet_s=0.05, max_wait_s=3600)
+        store.create_game(make_game("g1"), [ev(1, "created")])
+        for seq in range(2, 6):
+            store.append("g1", [ev(seq)])
+        assert wait_until(lambda: store.checkpoints >= 1)
+        assert folded_events(db, tmp_path) == 5
+        done = store.checkpoints
+        time.sleep(0.3)  # quiet, but nothing new to fold: no further checkpoint
+        assert store.checkpoints == done
+
+
+def test_steady_writes_still_get_checkpoints(db: Path) -> None:
+    with EventStore(db) as store:
+        store.create_game(make_game("g1"), [ev(1, "created")])
+        store.start_checkpoints(quiet_s=3600, max_wait_s=0.1)
+        seq = 1
+        # Never quiet for an hour: only the longest wait can start a checkpoint.
+        while store.checkpoints < 2:
+            seq += 1
+            store.append("g1", [ev(seq)])
+            time.sleep(0.005)
+            assert seq < 10_000, "no checkpoint under steady writes"
+    assert [e.seq for e in EventStore(db).events("g1")] == list(range(1, seq + 1))
 
 
 def test_misnumbered_first_events_refuse_the_game(db: Path, store: EventStore) -> None:
