@@ -73,7 +73,7 @@ _FEN_LETTERS = ("", "K", "A", "B", "N", "R", "C", "P", "", "k", "a", "b", "n", "
 _DIGITS = tuple(str(n) for n in range(10))
 #: FEN text of one rank (9 piece codes), memoised: a game has few distinct ranks.
 _RANK_TEXT: dict[tuple[int, ...], str] = {}
-_RANK_TEXT_MAX = 100_000
+_RANK_TEXT_MAX = 20_000  # about 6 MB at most
 
 
 def _rank_text(rank: tuple[int, ...]) -> str:
@@ -1021,7 +1021,7 @@ class Board:
 
     def obeys_movement_rules(self, move: Move) -> bool:
         """Is ``move`` one of :meth:`generate_legal_moves` (draw rules that ended
-        the game ignored)?  Uses the position's cached legal moves."""
+        the game ignored)?  Checks this one move, without generating the others."""
         return self._owns_from(move) and self._is_legal_code(_code_of(move))
 
     def has_legal_moves(self) -> bool:
