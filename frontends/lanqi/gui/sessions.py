@@ -455,7 +455,7 @@ class OnlineSession(Session):
         self.kind = "online" if self.seat is not None else "spectate"
         self.pending: Pending | None = None
         self.view: ViewState | None = None
-        self._chat_seen = 0
+        self._chat_seen: set[int] = set()  # seq of the chat lines already shown
         self._confirm_resign = 0.0
         where = "联网对局 Online game" if self.seat is not None else "观战 Watching"
         if assignment is not None and assignment.tournament_id:
@@ -515,9 +515,10 @@ class OnlineSession(Session):
             model.winner = None
         self._offers(old, view)
         model.draw_offer, model.takeback_offer = view.draw_offer, view.takeback_offer
-        for chat in view.chat[self._chat_seen :]:
-            model.chat.append(ChatLine(chat.name or "?", chat.text, room=chat.room))
-        self._chat_seen = len(view.chat)
+        for chat in view.chat:  # a resync may add lines the view missed, not only at the end
+            if chat.seq not in self._chat_seen:
+                self._chat_seen.add(chat.seq)
+                model.chat.append(ChatLine(chat.name or "?", chat.text, room=chat.room))
 
     def _apply_moves(self) -> None:
         view = self.view
