@@ -8,7 +8,7 @@ pytest.importorskip("pygame")
 
 from lanqi.gui.net import ViewState
 from lanqi.gui.sessions import OnlineSession
-from lanqi.protocol import ChatPosted, TimeControl
+from lanqi.protocol import Assignment, ChatPosted, TimeControl
 
 
 class StubAgent:
@@ -29,11 +29,12 @@ class StubAgent:
         pass
 
 
-def line(seq: int, text: str) -> ChatPosted:
-    return ChatPosted(game_id="g1", seq=seq, room="spectators", name="zoe", text=text)
+def line(seq: int, text: str, room: str = "spectators") -> ChatPosted:
+    seat = 0 if room == "players" else None
+    return ChatPosted(game_id="g1", seq=seq, room=room, name="zoe", text=text, seat=seat)
 
 
-def view(seq: int, *chat: ChatPosted) -> ViewState:
+def view(seq: int, *chat: ChatPosted, casual: bool = True, status: str = "active") -> ViewState:
     return ViewState(
         game_id="g1",
         seq=seq,
@@ -41,7 +42,7 @@ def view(seq: int, *chat: ChatPosted) -> ViewState:
         options={},
         start_fen=None,
         moves=(),
-        status="active",
+        status=status,
         result=None,
         termination=None,
         winner=None,
@@ -50,7 +51,7 @@ def view(seq: int, *chat: ChatPosted) -> ViewState:
         remaining_ms=(),
         running=0,
         at=0.0,
-        casual=True,
+        casual=casual,
         time_control=TimeControl(),
         draw_offer=None,
         takeback_offer=None,
@@ -70,3 +71,26 @@ def test_lines_a_resync_inserts_are_shown_once() -> None:
         "second",
         "third",
     ]
+
+
+def test_a_player_in_a_rated_game_sees_the_spectators_room_after_the_game() -> None:
+    assignment = Assignment(
+        game_id="g1",
+        referee="tcp://127.0.0.1:1",
+        referee_pub="tcp://127.0.0.1:2",
+        seat=0,
+        token="t",
+        variant="gomoku",
+        players=["zoe", "bob"],
+    )
+    session = OnlineSession(StubAgent(), variant="gomoku", assignment=assignment)  # type: ignore[arg-type]
+    lines = (line(1, "good luck", room="players"), line(2, "play h9!"))
+    session._apply(view(2, *lines, casual=False))
+    assert [c.text for c in session.model.chat if c.name == "zoe"] == ["good luck"]
+    session._apply(view(3, *lines, casual=False, status="finished"))
+    assert [c.text for c in session.model.chat if c.name == "zoe"] == ["good luck", "play h9!"]
+    # In a casual game, or as a spectator, both rooms show at once.
+    for casual, seated in ((True, assignment), (False, None)):
+        other = OnlineSession(StubAgent(), variant="gomoku", assignment=seated)  # type: ignore[arg-type]
+        other._apply(view(2, *lines, casual=casual))
+        assert [c.text for c in other.model.chat if c.name == "zoe"] == ["good luck", "play h9!"]

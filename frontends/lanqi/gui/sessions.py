@@ -515,7 +515,12 @@ class OnlineSession(Session):
             model.winner = None
         self._offers(old, view)
         model.draw_offer, model.takeback_offer = view.draw_offer, view.takeback_offer
+        # A player in a rated game sees the spectators' room only once the game is
+        # over: no kibitzing (a courtesy of this client; the referee publishes both).
+        hide_spectators = self.seat is not None and not view.casual and view.status != "finished"
         for chat in view.chat:  # a resync may add lines the view missed, not only at the end
+            if hide_spectators and chat.room == "spectators":
+                continue
             if chat.seq not in self._chat_seen:
                 self._chat_seen.add(chat.seq)
                 model.chat.append(ChatLine(chat.name or "?", chat.text, room=chat.room))
