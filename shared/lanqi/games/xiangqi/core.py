@@ -1015,9 +1015,7 @@ class Board:
 
     def is_legal(self, move: Move) -> bool:
         """Can ``move`` be played now?  False also once the game is over by rule."""
-        if not self._owns_from(move):
-            return False
-        return self._is_legal_code(_code_of(move)) and self.outcome() is None
+        return self.obeys_movement_rules(move) and self.outcome() is None
 
     def obeys_movement_rules(self, move: Move) -> bool:
         """Is ``move`` one of :meth:`generate_legal_moves` (draw rules that ended
