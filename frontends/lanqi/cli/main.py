@@ -13,6 +13,10 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from lanqi.server.database import StoreOpenError
+
+log = logging.getLogger(__name__)
+
 #: subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("lanqi.cli.demo", "a whole event on this machine: server, bots, two tournaments"),
@@ -64,6 +68,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except StoreOpenError as exc:  # a data directory or database we cannot use
+        if args.verbose:
+            log.exception("cannot open the store")
+        print(f"lanqi {args.command}: cannot start: {exc}", file=sys.stderr)
+        return 1
     return code
 
 

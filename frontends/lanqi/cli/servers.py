@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
+from lanqi.server.database import StoreOpenError, prepare_data_dir
+
 DIRECTOR_KEY_FILE = "director.key"
 
 
@@ -43,13 +45,19 @@ def director_key(data_dir: Path, given: str | None) -> str:
     path = data_dir / DIRECTOR_KEY_FILE
     if given:
         return given
-    if path.exists():
-        return path.read_text(encoding="utf-8").strip()
-    key = secrets.token_urlsafe(18)
-    data_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(key + "\n")
+    try:
+        if path.exists():
+            return path.read_text(encoding="utf-8").strip()
+        key = secrets.token_urlsafe(18)
+        prepare_data_dir(data_dir)  # StoreOpenError, one line, if it cannot be written
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(key + "\n")
+    except OSError as exc:
+        raise StoreOpenError(
+            f"cannot keep the director key in {path} ({exc.strerror}); pass --director-key,"
+            " or --data-dir (or $LANQI_DATA_DIR) to a writable directory"
+        ) from exc
     return key
 
 

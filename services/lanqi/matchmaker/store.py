@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lanqi.server.database import StoreOpenError, connect, explain
+
 __all__ = [
     "GameRecord",
     "MatchmakerStore",
@@ -199,15 +201,21 @@ class MatchmakerStore:
 
     def __init__(self, path: str | Path, *, durable: bool = False) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(
-            self.path, isolation_level=None, timeout=5.0, check_same_thread=False
-        )
+        self._conn = connect(self.path, timeout_s=5.0)  # StoreOpenError: one line to show
         self._conn.row_factory = sqlite3.Row
+        try:
+            self._open(durable=durable)
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise explain(self.path, exc) from exc
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _open(self, *, durable: bool) -> None:
         version = self._conn.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
-            self._conn.close()
-            raise RuntimeError(
+            raise StoreOpenError(
                 f"{self.path}: matchmaker store has schema version {version}, newer than "
                 f"{SCHEMA_VERSION}; upgrade lanqi or use another data directory"
             )

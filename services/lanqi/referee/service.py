@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import sqlite3
 import time
 import uuid
 from collections import OrderedDict
@@ -78,6 +79,14 @@ MAX_BATCH = 256  # requests handled per loop turn before timers and publishing
 MAX_NAME = 40  # as in the joined and chat events
 IDLE_POLL_MS = 500
 FINISHED_CACHE = 512  # finished games kept in memory for sync requests
+#: While the store fails (locked by another process, disk full), due timers are tried
+#: again after this long, doubling up to STORE_RETRY_MAX_MS.
+STORE_RETRY_MS = 50.0
+STORE_RETRY_MAX_MS = 1000.0
+STORE_FAILED_MSG = (
+    "the referee could not store this (its database is locked or full); nothing was"
+    " applied, send it again"
+)
 
 
 @dataclass(slots=True)
@@ -131,6 +140,9 @@ class RefereeService:
         self._outbox: list[list[bytes]] | None = None
         #: games whose events the open batch holds (rebuilt if it fails to commit)
         self._touched: set[str] | None = None
+        #: the store's error while it keeps failing (logged once), and the timer retry
+        self._store_failure: str | None = None
+        self._retry_ms = 0.0
         self._handlers: dict[type[Message], Callable[[Any, bytes, float], _Outcome]] = {
             CreateGame: self._create,
             Join: self._join,
@@ -188,7 +200,13 @@ class RefereeService:
         if self.active:
             log.info("recovered %d unfinished game(s)", len(self.active))
 
-    def _rebuild(self, row: GameRow, now: float) -> GameSession:
+    def _rebuild(self, row: GameRow, now: float, *, live: bool = False) -> GameSession:
+        """The game of ``row``, replayed from its stored events.
+
+        ``live``: each event is replayed at the monotonic time it was stored, so the
+        clock of the player to move runs from their last move (a rebuild in a running
+        referee); otherwise at ``now`` (after a restart the clock resumes from ``now``).
+        """
         setup = SessionSetup(
             game_id=row.game_id,
             variant=row.variant,
@@ -201,10 +219,11 @@ class RefereeService:
             tag=row.tag,
         )
         session = GameSession(setup, now, self.config.liveness)
+        wall = _wall_ms()
         for stored in self.store.events(row.game_id):
             event = decode_payload(stored.payload)
             if isinstance(event, GameEvent):
-                session.replay(event, now)
+                session.replay(event, now - max(0, wall - stored.at_ms) if live else now)
         return session
 
     def stop(self) -> None:
@@ -254,37 +273,79 @@ class RefereeService:
             self.handle_batch(batch)
 
     def handle_batch(self, batch: list[list[bytes]]) -> None:
+        """Handle requests as one group commit; every request with an identity gets a reply.
+
+        If the store cannot begin or commit the batch (locked by another process, disk
+        full), nothing of it happened: the games it touched are rebuilt from the store
+        and every request is answered ``internal`` (send it again).
+        """
         assert self.router is not None
+        requests = [frames for frames in batch if len(frames) >= 2]  # else: not a DEALER
         replies: list[tuple[bytes, Message]] = []
-        self._outbox = []
-        self._touched = set()
+        self._open_group()
         try:
             with self.store.batch():
-                for frames in batch:
-                    if len(frames) < 2:
-                        continue  # not a DEALER message: nothing to answer
+                for frames in requests:
                     replies.append((frames[0], self.handle_payload(frames[0], frames[1:])))
-        except Exception:  # the batch did not commit: none of it happened
-            log.exception("could not commit a batch of %d requests", len(batch))
-            for game_id in self._touched:
-                self._reload(game_id)
-            self._outbox = []
+        except Exception as exc:  # the batch did not commit: none of it happened
+            self._group_failed(exc, f"a batch of {len(requests)} requests")
             replies = [
                 (
-                    identity,
-                    ErrorReply(
-                        re=getattr(reply, "re", None),
-                        code="internal",
-                        msg="could not store the event; send it again",
-                    ),
+                    frames[0],
+                    ErrorReply(re=_request_id(frames), code="internal", msg=STORE_FAILED_MSG),
                 )
-                for identity, reply in replies
+                for frames in requests
             ]
+        else:
+            self._store_works()
+        self._close_group()
+        for identity, reply in replies:
+            self.router.send_multipart([identity, *encode(reply)])
+
+    def _open_group(self) -> None:
+        """Start collecting what a group commit publishes and which games it touches."""
+        self._outbox = []
+        self._touched = set()
+
+    def _close_group(self) -> None:
+        """Publish what the group committed (nothing if it failed)."""
         outbox, self._outbox = self._outbox, None
         self._touched = None
         self._flush(outbox or [])
-        for identity, reply in replies:
-            self.router.send_multipart([identity, *encode(reply)])
+
+    def _group_failed(self, exc: Exception, what: str) -> None:
+        """A group commit failed: forget its events and rebuild what it touched."""
+        if isinstance(exc, sqlite3.Error):
+            self._store_fails(exc, what)
+        else:
+            log.exception("could not commit %s", what)
+        for game_id in self._touched or ():
+            try:
+                self._reload(game_id)
+            except sqlite3.Error as failure:  # not even readable: rebuilt when next asked for
+                log.warning("cannot reload game %s now: %s", game_id, failure)
+        self._outbox = []
+
+    def _store_fails(self, exc: sqlite3.Error, what: str) -> None:
+        self._retry_ms = min(STORE_RETRY_MAX_MS, max(STORE_RETRY_MS, 2 * self._retry_ms))
+        if self._store_failure is None:  # logged once per outage, not per attempt
+            self._store_failure = str(exc)
+            log.error(
+                "the store %s fails (%s) on %s; requests are answered internal until it works",
+                self.config.db_path,
+                exc,
+                what,
+            )
+
+    def _store_works(self) -> None:
+        self._retry_ms = 0.0
+        if self._store_failure is not None:
+            log.warning(
+                "the store %s works again (was failing: %s)",
+                self.config.db_path,
+                self._store_failure,
+            )
+            self._store_failure = None
 
     def handle_frames(self, frames: list[bytes]) -> None:
         """Handle one request on its own (a batch of one)."""
@@ -326,9 +387,8 @@ class RefereeService:
             if session is not None:
                 try:
                     self._commit(session, exc.events)
-                except Exception:
-                    log.exception("could not store events of game %s", session.game_id)
-                    self._reload(session.game_id)
+                except Exception as failure:
+                    self._write_failed(failure, session.game_id)
             return ErrorReply(re=request_id, code=exc.code, msg=exc.msg[:500])
         except RefereeError as exc:
             return ErrorReply(re=request_id, code=exc.code, msg=exc.msg[:500])
@@ -340,11 +400,18 @@ class RefereeService:
         if outcome.session is not None and outcome.events:
             try:
                 self._commit(outcome.session, outcome.events)
-            except Exception:
-                log.exception("could not store events of game %s", outcome.session.game_id)
-                self._reload(outcome.session.game_id)
-                return ErrorReply(re=request_id, code="internal", msg="could not store the event")
+            except Exception as failure:
+                self._write_failed(failure, outcome.session.game_id)
+                return ErrorReply(re=request_id, code="internal", msg=STORE_FAILED_MSG)
         return outcome.reply
+
+    def _write_failed(self, exc: Exception, game_id: str) -> None:
+        """One game's write inside a batch failed (and was undone): rebuild the game."""
+        if isinstance(exc, sqlite3.Error):
+            self._store_fails(exc, f"the events of game {game_id}")
+        else:
+            log.exception("could not store events of game %s", game_id)
+        self._reload(game_id)
 
     def _commit(self, session: GameSession, events: list[GameEvent]) -> None:
         """Store ``events`` (committed), then publish them; move a finished game aside."""
@@ -398,13 +465,25 @@ class RefereeService:
         )
 
     def _reload(self, game_id: str) -> None:
-        """Forget in-memory changes that could not be stored: rebuild from the store."""
+        """Forget in-memory changes that could not be stored: rebuild from the store.
+
+        The rebuilt game keeps running in real time: its clock is charged for the
+        time since the last stored move, and the seats keep their last sign of life,
+        so the timers that were due (a flag, an abandonment) are due again.
+        """
+        old = self.active.pop(game_id, None) or self.finished.pop(game_id, None)
         row = self.store.game(game_id)
-        self.active.pop(game_id, None)
-        if row is not None and row.status != "finished":
-            session = self._rebuild(row, _now_ms())
-            session.resumed(_now_ms())
-            self.active[game_id] = session
+        if row is None or row.status == "finished":
+            return  # unknown (created by the failed batch), or rebuilt when asked for
+        now = _now_ms()
+        session = self._rebuild(row, now, live=True)
+        session.resumed(now)
+        if old is not None and len(old.seats) == len(session.seats):
+            for was, seat in zip(old.seats, session.seats, strict=True):
+                seat.last_seen, seat.away_since = was.last_seen, was.away_since
+                seat.connected = was.connected and seat.joined
+        self.active[game_id] = session
+        self._schedule(session)
 
     def _find(self, game_id: str) -> GameSession | None:
         session = self.active.get(game_id) or self.finished.get(game_id)
@@ -559,24 +638,43 @@ class RefereeService:
             self._next_timer = deadline
 
     def run_timers(self) -> None:
-        """Fire due timers of every game; cheap when nothing is due."""
+        """Fire due timers of every game as one group commit; cheap when nothing is due.
+
+        If the store cannot take the events, no game changes (or the ones that did are
+        rebuilt from the store) and the timers are tried again a little later.
+        """
         now = _now_ms()
         if not self._next_timer or now < self._next_timer:
             return
         self._next_timer = 0.0
-        for session in list(self.active.values()):
-            deadline = session.next_deadline()
-            if deadline is not None and deadline <= now:
-                events = session.tick(now)
-                if events:
-                    try:
-                        self._commit(session, events)
-                    except Exception:
-                        log.exception("could not store timer events of %s", session.game_id)
-                        self._reload(session.game_id)
-                        continue
-            if session.game_id in self.active:
-                self._schedule(session)
+        due = [s for s in self.active.values() if (d := s.next_deadline()) is not None and d <= now]
+        if due:
+            self._open_group()
+            try:
+                with self.store.batch():
+                    for session in due:
+                        self._tick(session, now)
+            except Exception as exc:
+                self._group_failed(exc, f"the timer events of {len(due)} game(s)")
+                self._next_timer = _now_ms() + self._retry_ms
+            else:
+                self._store_works()
+            self._close_group()
+        for session in self.active.values():
+            self._schedule(session)
+
+    def _tick(self, session: GameSession, now: float) -> None:
+        """Fire one game's timers inside the timers' batch."""
+        events = session.tick(now)
+        if not events:
+            return
+        try:
+            self._commit(session, events)
+        except sqlite3.Error:
+            raise  # the store fails: the whole batch is undone and retried
+        except Exception:  # a bug costs this game's timer events, not the others'
+            log.exception("could not store timer events of %s", session.game_id)
+            self._reload(session.game_id)
 
 
 def _summary_of(row: GameRow) -> GameSummary:
@@ -588,3 +686,11 @@ def _summary_of(row: GameRow) -> GameSummary:
         ply=len(row.moves),
         result=row.result,
     )
+
+
+def _request_id(frames: list[bytes]) -> int | None:
+    """The id of the request in ``[identity, payload]``, if it can be read."""
+    try:
+        return getattr(decode_payload(frames[1]), "id", None) if len(frames) == 2 else None
+    except ProtocolError:
+        return None

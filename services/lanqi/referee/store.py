@@ -53,6 +53,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from lanqi.server.database import StoreOpenError, connect, explain
+
 __all__ = [
     "SCHEMA_VERSION",
     "EventStore",
@@ -67,14 +69,22 @@ log = logging.getLogger(__name__)
 #: Version of the schema this module writes, kept in SQLite's ``user_version``.
 SCHEMA_VERSION = 1
 
-#: How long a write waits for another connection's lock before failing.
-BUSY_TIMEOUT_MS = 5000
+#: How long a write of the referee's loop waits for another connection's lock before
+#: failing: short, so that a store locked by another process costs the loop a moment
+#: per turn (the requests are answered ``internal``), never seconds.
+BUSY_TIMEOUT_MS = 50
+#: How long opening the store (and creating its schema) waits for a lock.
+OPEN_BUSY_TIMEOUT_MS = 5000
 
 #: Checkpoints (see EventStore.start_checkpoints): run once the store has had no
 #: commit for this long, or this long after the previous one under steady load.
 CHECKPOINT_QUIET_S = 0.2
 CHECKPOINT_MAX_WAIT_S = 1.0
 CHECKPOINT_POLL_S = 0.05
+#: A failed checkpoint (disk full, I/O error) is retried after this long, doubling
+#: up to CHECKPOINT_RETRY_MAX_S while it keeps failing.
+CHECKPOINT_RETRY_S = 0.1
+CHECKPOINT_RETRY_MAX_S = 5.0
 
 STATUSES = ("waiting", "active", "finished")
 _LIST_FILTERS = {
@@ -136,7 +146,7 @@ _GAME_STATE = (
 )
 
 
-class SchemaError(RuntimeError):
+class SchemaError(StoreOpenError):
     """The database file is not one this version of lanqi can use."""
 
 
@@ -236,7 +246,9 @@ def _check_batch(events: Sequence[StoredEvent], after: int) -> None:
 class EventStore:
     """The referee's SQLite event log and game table.
 
-    Opening creates the file (and its parent directories) and the schema if missing.
+    Opening creates the file (and its parent directories) and the schema if missing;
+    it raises :class:`~lanqi.server.database.StoreOpenError` (one line saying what to
+    do) if the directory cannot be written or the file is not a lanqi referee store.
     Every write method is one transaction, committed when it returns; on error it is
     rolled back and nothing is written.  Use as a context manager or call
     :meth:`close`.
@@ -251,8 +263,6 @@ class EventStore:
         some other application's database.
         """
         self.path = path if str(path) == ":memory:" else Path(path)
-        if isinstance(self.path, Path):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: no implicit transactions; writes use BEGIN IMMEDIATE.
         # check_same_thread=False: a service may open its store in one thread and run
         # its loop in another; it still uses the store from one thread at a time.
@@ -267,23 +277,25 @@ class EventStore:
         #: commits so far and the monotonic time of the last (read by the checkpointer)
         self._commits = 0
         self._last_commit = time.monotonic()
-        #: checkpoints the background thread has run
+        #: checkpoints the background thread has run, and those that failed
         self.checkpoints = 0
-        self._conn = sqlite3.connect(
-            self.path,
-            timeout=BUSY_TIMEOUT_MS / 1000,
-            isolation_level=None,
-            check_same_thread=False,
-        )
+        self.checkpoint_failures = 0
+        if isinstance(self.path, Path):
+            self._conn = connect(self.path, timeout_s=OPEN_BUSY_TIMEOUT_MS / 1000)
+        else:
+            self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
             self._open(durable=durable)
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise explain(Path(self.path), exc) from exc
         except BaseException:
             self._conn.close()
             raise
 
     def _open(self, *, durable: bool) -> None:
         conn = self._conn
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute(f"PRAGMA busy_timeout = {OPEN_BUSY_TIMEOUT_MS}")
         self._check_version()  # before changing anything in a file we may not own
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA wal_autocheckpoint = 0")  # see checkpoint()
@@ -295,6 +307,7 @@ class EventStore:
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 log.info("created referee store %s (schema %d)", self.path, SCHEMA_VERSION)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
     def _check_version(self) -> int:
         """The file's schema version (0: empty file); SchemaError if we cannot use it."""
@@ -401,18 +414,40 @@ class EventStore:
             conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
             folded = -1  # commits folded into the database file (-1: fold what is there)
             last = time.monotonic()
+            retry_s = 0.0  # while failing: the wait before the next attempt
+            failing: str | None = None  # the error of the current run of failures
             try:
-                while not self._stop_checkpoints.wait(CHECKPOINT_POLL_S):
+                while not self._stop_checkpoints.wait(retry_s or CHECKPOINT_POLL_S):
                     now = time.monotonic()
-                    if self._commits != folded and (
-                        now - self._last_commit >= quiet_s or now - last >= max_wait_s
+                    if self._commits == folded or not (
+                        retry_s or now - self._last_commit >= quiet_s or now - last >= max_wait_s
                     ):
-                        folded = self._commits
-                        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                        last = time.monotonic()
-                        self.checkpoints += 1
-            except sqlite3.Error as exc:
-                log.warning("checkpoints of %s stopped: %s", path, exc)
+                        continue
+                    commits = self._commits
+                    try:
+                        conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    except sqlite3.Error as exc:  # disk full, I/O error: try again later
+                        self.checkpoint_failures += 1
+                        retry_s = min(CHECKPOINT_RETRY_MAX_S, max(CHECKPOINT_RETRY_S, 2 * retry_s))
+                        if failing is None:  # logged once per run of failures
+                            failing = str(exc)
+                            log.warning(
+                                "checkpoints of %s failing (%s); the write-ahead log grows"
+                                " until they succeed; retrying every %.0f s at most",
+                                path,
+                                failing,
+                                CHECKPOINT_RETRY_MAX_S,
+                            )
+                        continue
+                    folded = commits
+                    last = time.monotonic()
+                    self.checkpoints += 1
+                    if failing is not None:
+                        log.warning(
+                            "checkpoints of %s work again (were failing: %s)", path, failing
+                        )
+                        failing = None
+                    retry_s = 0.0
             finally:
                 conn.close()
 
