@@ -330,7 +330,7 @@ class RefereeService:
         self._retry_ms = min(STORE_RETRY_MAX_MS, max(STORE_RETRY_MS, 2 * self._retry_ms))
         if self._store_failure is None:  # logged once per outage, not per attempt
             self._store_failure = str(exc)
-            log.error(
+            log.warning(
                 "the store %s fails (%s) on %s; requests are answered internal until it works",
                 self.config.db_path,
                 exc,

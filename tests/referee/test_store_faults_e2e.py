@@ -1,0 +1,129 @@
+"""A referee whose store fails: locked by another process, or its disk full.
+
+The referee process is real; the faults are too: a second SQLite connection holds the
+database's write lock (``BEGIN EXCLUSIVE``) on the referee's own file while clients
+keep sending requests.  Every request must get a reply (``internal`` while the store
+cannot take it), nothing that was refused may show up later, and once the lock is
+gone play goes on with nothing lost or doubled, timers included.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from lanqi.client.referee import RefereeClient
+from lanqi.protocol import (
+    ChatRequest,
+    CreateGame,
+    ErrorReply,
+    MoveAccepted,
+    MoveRequest,
+    Ok,
+    Sync,
+    TimeControl,
+)
+
+Factory = Callable[..., Any]
+
+STORE_FAILED = "send it again"  # what the internal reply of a refused request says
+
+
+@contextmanager
+def write_locked(db: Path) -> Iterator[sqlite3.Connection]:
+    """Another process's view of the referee's file: its write lock held throughout."""
+    holder = sqlite3.connect(db, isolation_level=None, timeout=5.0)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")
+        yield holder
+        holder.execute("ROLLBACK")
+    finally:
+        holder.close()
+
+
+def stored_events(db: Path, game_id: str) -> list[tuple[int, str]]:
+    """(seq, kind) of a game's committed events, read from the file by a third party."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT seq, kind FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+        ).fetchall()
+    return [(int(seq), str(kind)) for seq, kind in rows]
+
+
+def assert_refused(reply: object, request_id: int) -> None:
+    assert isinstance(reply, ErrorReply), f"expected internal, got {reply!r}"
+    assert (reply.re, reply.code) == (request_id, "internal")
+    assert STORE_FAILED in reply.msg
+
+
+def test_a_locked_store_answers_every_request_and_loses_nothing(
+    referee_factory: Factory, new_table: Factory, connect: Callable[..., RefereeClient]
+) -> None:
+    process = referee_factory()
+    db = process.data_dir / "referee.sqlite3"
+    table = new_table("gomoku", process=process)
+    table.play("h8", "h9")
+    before = table.sync()
+    assert table.view.wait_for(lambda v: v.seq == before.seq)
+    client = connect(process)
+    token = table.token_to_move()
+    requests = [
+        MoveRequest(id=0, game_id=table.game_id, token=token, ply=2, move="j10"),
+        ChatRequest(id=0, game_id=table.game_id, token=table.tokens[0], text="hello"),
+        CreateGame(id=0, variant="gomoku", players=["cy", "di"]),
+        Sync(id=0, game_id=table.game_id),
+    ]
+    with write_locked(db):
+        for _ in range(3):  # several turns of the loop, all while the lock is held
+            sent = [client.send(request) for request in requests]
+            for request_id in sent:  # pipelined: each one answered, by its own id
+                assert_refused(client.receive(request_id), request_id)
+        table.view.poll(0)  # whatever was published so far
+        assert table.view.seq == before.seq
+    # the lock is gone: the refused move is simply sent again and accepted once
+    accepted = client.request(requests[0])
+    assert isinstance(accepted, MoveAccepted) and accepted.seq == before.seq + 1
+    table.ply = 3
+    table.play("h7")
+    after = table.sync()
+    assert after.moves == [*before.moves, "j10", "h7"]
+    assert after.chat == before.chat  # the refused chat line was not kept
+    assert table.view.wait_for(lambda v: v.seq == after.seq)
+    assert table.view.moves == after.moves
+    seqs = [seq for seq, _ in stored_events(db, table.game_id)]
+    assert seqs == list(range(1, after.seq + 1))  # nothing lost, nothing twice
+    games = client.list_games("all").games
+    assert [g.players for g in games if g.players == ["cy", "di"]] == []  # no refused create
+    log = process.log_text()
+    assert log.count("requests are answered internal until it works") == 1  # once, not per turn
+    assert log.count("works again") == 1
+
+
+def test_a_flag_that_falls_while_the_store_is_locked_is_stored_once_after(
+    referee_factory: Factory, new_table: Factory, connect: Callable[..., RefereeClient]
+) -> None:
+    process = referee_factory()
+    db = process.data_dir / "referee.sqlite3"
+    table = new_table(
+        "xiangqi", process=process, time_control=TimeControl(kind="fischer", base_ms=400)
+    )
+    table.play("h2e2")  # black's 400 ms run
+    client = connect(process)
+    with write_locked(db):
+        flag_due = time.monotonic() + 0.4
+        # keep asking while the flag falls: every request is answered (the loop is not
+        # stuck in the store), and the game cannot end while its end cannot be stored
+        while time.monotonic() < flag_due + 0.3:
+            request_id = client.send(Sync(id=0, game_id=table.game_id))
+            assert_refused(client.receive(request_id), request_id)
+        table.view.poll(0)
+        assert not table.view.finished
+    table.assert_ended("1-0", "timeout", 0)  # the timer tried again and stored the end
+    kinds = [kind for _, kind in stored_events(db, table.game_id)]
+    assert kinds.count("ended") == 1
+    ok = client.request(ChatRequest(id=0, game_id=table.game_id, text="gg", token=table.tokens[0]))
+    assert isinstance(ok, Ok)  # the referee goes on serving the finished game
