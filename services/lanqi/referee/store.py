@@ -443,9 +443,7 @@ class EventStore:
                     last = time.monotonic()
                     self.checkpoints += 1
                     if failing is not None:
-                        log.warning(
-                            "checkpoints of %s work again (were failing: %s)", path, failing
-                        )
+                        log.warning("checkpoints of %s work again (after: %s)", path, failing)
                         failing = None
                     retry_s = 0.0
             finally:

@@ -1,0 +1,119 @@
+"""The referee's store on a file system that fills up, and opened where it cannot be.
+
+The faults are real: a 4 MiB tmpfs mounted for the test (so these tests need root
+and skip without it), filled with a file until the kernel says ENOSPC; a read-only
+mount; a file that is not SQLite.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lanqi.referee.store import EventStore, StoredEvent
+from lanqi.server.database import StoreOpenError
+
+from .test_store import folded_events, make_game, wait_until
+
+
+def _mount(where: Path, options: str) -> None:
+    where.mkdir(parents=True, exist_ok=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (needs root): {mounted.stderr.strip()}")
+
+
+@pytest.fixture
+def small_fs(tmp_path: Path) -> Iterator[Path]:
+    """A 4 MiB file system of the test's own."""
+    where = tmp_path / "small"
+    _mount(where, "size=4m")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=True)
+
+
+@pytest.fixture
+def read_only_fs(tmp_path: Path) -> Iterator[Path]:
+    """A read-only file system (root may not write there either)."""
+    where = tmp_path / "ro"
+    _mount(where, "size=1m,ro")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=True)
+
+
+def fill(path: Path) -> None:
+    """Write ``path`` until its file system is full."""
+    chunk = b"\xa5" * 65536
+    with path.open("wb", buffering=0) as handle:
+        try:
+            while True:
+                handle.write(chunk)
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC, exc
+    with path.open("ab", buffering=0) as handle:  # the last few free bytes too
+        try:
+            while True:
+                handle.write(b"\xa5" * 512)
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC, exc
+
+
+def test_checkpoints_retry_while_the_disk_is_full_and_fold_once_it_has_room(
+    small_fs: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    db = small_fs / "referee.sqlite3"
+    caplog.set_level(logging.WARNING, logger="lanqi.referee.store")
+    with EventStore(db) as store:
+        store.create_game(make_game("g1"), [StoredEvent(1, "created", b"c", 1)])
+        with store.batch():  # ~300 KiB in the write-ahead log, none in the file yet
+            for seq in range(2, 301):
+                store.append("g1", [StoredEvent(seq, "moved", os.urandom(1000), seq)])
+        assert folded_events(db, tmp_path) == 0
+        filler = small_fs / "filler"
+        fill(filler)
+        store.start_checkpoints(quiet_s=0.01, max_wait_s=0.05)
+        assert wait_until(lambda: store.checkpoint_failures >= 3), "no checkpoint was tried"
+        assert store.checkpoints == 0
+        filler.unlink()  # room again: the thread must still be there to use it
+        assert wait_until(lambda: store.checkpoints >= 1), "checkpoints never resumed"
+        assert folded_events(db, tmp_path) == 300
+        store.append("g1", [StoredEvent(301, "moved", b"m", 301)])  # and the store writes on
+    messages = [r.getMessage() for r in caplog.records if "checkpoints of" in r.getMessage()]
+    failing = [m for m in messages if "failing" in m]
+    assert len(failing) == 1, messages  # once, not per attempt
+    assert "database or disk is full" in failing[0]
+    assert sum("work again" in m for m in messages) == 1
+
+
+def test_a_read_only_directory_is_one_line_to_act_on(read_only_fs: Path) -> None:
+    with pytest.raises(StoreOpenError, match=r"is read-only; pass --data-dir") as caught:
+        EventStore(read_only_fs / "referee.sqlite3")
+    assert "\n" not in str(caught.value)
+    with pytest.raises(StoreOpenError, match=r"cannot create data directory .*Read-only"):
+        EventStore(read_only_fs / "more" / "referee.sqlite3")
+
+
+def test_a_file_that_is_not_sqlite_is_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "referee.sqlite3"
+    junk = bytes(range(256)) * 20
+    path.write_bytes(junk)
+    with pytest.raises(StoreOpenError, match=r"is not an SQLite database; move it away"):
+        EventStore(path)
+    assert path.read_bytes() == junk
+    assert sqlite3.sqlite_version  # the refusal came from SQLite reading the header
