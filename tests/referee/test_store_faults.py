@@ -11,8 +11,7 @@ import errno
 import logging
 import os
 import sqlite3
-import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,38 +22,16 @@ from lanqi.server.database import StoreOpenError
 from .test_store import folded_events, make_game, wait_until
 
 
-def _mount(where: Path, options: str) -> None:
-    where.mkdir(parents=True, exist_ok=True)
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here (needs root): {mounted.stderr.strip()}")
-
-
 @pytest.fixture
-def small_fs(tmp_path: Path) -> Iterator[Path]:
+def small_fs(tmpfs: Callable[[str, str], Path]) -> Path:
     """A 4 MiB file system of the test's own."""
-    where = tmp_path / "small"
-    _mount(where, "size=4m")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=True)
+    return tmpfs("small", "size=4m")
 
 
 @pytest.fixture
-def read_only_fs(tmp_path: Path) -> Iterator[Path]:
+def read_only_fs(tmpfs: Callable[[str, str], Path]) -> Path:
     """A read-only file system (root may not write there either)."""
-    where = tmp_path / "ro"
-    _mount(where, "size=1m,ro")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=True)
+    return tmpfs("ro", "size=1m,ro")
 
 
 def fill(path: Path) -> None:
