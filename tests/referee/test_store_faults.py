@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from lanqi.referee import store as store_module
 from lanqi.referee.store import EventStore, StoredEvent
 from lanqi.server.database import StoreOpenError
 
@@ -94,3 +95,23 @@ def test_a_file_that_is_not_sqlite_is_refused_untouched(tmp_path: Path) -> None:
         EventStore(path)
     assert path.read_bytes() == junk
     assert sqlite3.sqlite_version  # the refusal came from SQLite reading the header
+
+
+def test_a_write_lock_held_elsewhere_fails_the_batch_fast_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "referee.sqlite3"
+    with EventStore(db) as store:
+        store.create_game(make_game("g1"), [StoredEvent(1, "created", b"c", 1)])
+        # the loop's connection gives up on a lock quickly (the docs promise 50 ms)
+        busy_ms = store._conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        assert busy_ms == store_module.BUSY_TIMEOUT_MS <= 50
+        holder = sqlite3.connect(db, isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        with pytest.raises(sqlite3.OperationalError, match="locked"), store.batch():
+            store.append("g1", [StoredEvent(2, "moved", b"m", 2)])
+        holder.execute("ROLLBACK")
+        holder.close()
+        assert [e.seq for e in store.events("g1")] == [1]
+        store.append("g1", [StoredEvent(2, "moved", b"m", 2)])  # the lock is gone
+        assert [e.seq for e in store.events("g1")] == [1, 2]

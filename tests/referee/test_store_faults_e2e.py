@@ -9,6 +9,7 @@ gone play goes on with nothing lost or doubled, timers included.
 
 from __future__ import annotations
 
+import random
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -24,11 +25,16 @@ from lanqi.protocol import (
     MoveAccepted,
     MoveRequest,
     Ok,
+    Snapshot,
     Sync,
     TimeControl,
 )
 
+from .test_recovery_e2e import _next_gomoku_move
+from .test_store_faults import fill
+
 Factory = Callable[..., Any]
+Tmpfs = Callable[[str, str], Path]
 
 STORE_FAILED = "send it again"  # what the internal reply of a refused request says
 
@@ -127,3 +133,70 @@ def test_a_flag_that_falls_while_the_store_is_locked_is_stored_once_after(
     assert kinds.count("ended") == 1
     ok = client.request(ChatRequest(id=0, game_id=table.game_id, text="gg", token=table.tokens[0]))
     assert isinstance(ok, Ok)  # the referee goes on serving the finished game
+
+
+def test_a_full_disk_refuses_the_move_keeps_the_clock_and_plays_on_with_room(
+    referee_factory: Factory,
+    new_table: Factory,
+    connect: Callable[..., RefereeClient],
+    tmpfs: Tmpfs,
+) -> None:
+    data = tmpfs("data", "size=3m")
+    process = referee_factory(data_dir=data)
+    db = data / "referee.sqlite3"
+    fischer = TimeControl(kind="fischer", base_ms=600_000)
+    table = new_table("gomoku", process=process, options={"size": 20}, time_control=fischer)
+    client = connect(process)
+    rng = random.Random(10)
+    moves: list[str] = []
+
+    def move(text: str) -> MoveRequest:
+        ply = len(moves)
+        return MoveRequest(
+            id=0, game_id=table.game_id, token=table.tokens[ply % 2], ply=ply, move=text
+        )
+
+    def thinking(since: Snapshot) -> Snapshot:
+        """A snapshot once the mover's clock has run a little since ``since``."""
+        seat = since.clock.running
+        assert seat is not None
+        while True:
+            now = client.sync(table.game_id)  # reads work on a full disk
+            if now.clock.remaining_ms[seat] < since.clock.remaining_ms[seat] - 20:
+                return now
+
+    fill(data / "filler")
+    refused: tuple[ErrorReply, Snapshot, MoveRequest] | None = None
+    for _ in range(300):  # the log has room for a few more; then the disk is full
+        before = thinking(client.sync(table.game_id))
+        request = move(_next_gomoku_move(moves, rng))
+        reply = client.request(request)
+        if isinstance(reply, ErrorReply):
+            refused = (reply, before, request)
+            break
+        assert isinstance(reply, MoveAccepted), reply
+        moves.append(request.move)
+    assert refused is not None, "the disk never filled up"
+    reply, before, request = refused
+    assert (reply.code, reply.re is not None) == ("internal", True) and STORE_FAILED in reply.msg
+    after = client.sync(table.game_id)
+    assert (after.moves, after.seq) == (moves, before.seq)  # nothing of it was kept
+    seat = before.clock.running
+    assert seat is not None and after.clock.running == seat
+    # rebuilt from the log, the game still charges the mover for the time since the
+    # last stored move: no time is given back
+    assert after.clock.remaining_ms[seat] <= before.clock.remaining_ms[seat]
+
+    (data / "filler").unlink()
+    accepted = client.request(request)  # the same move, sent again
+    assert isinstance(accepted, MoveAccepted) and accepted.seq == before.seq + 1
+    moves.append(request.move)
+    for _ in range(2):
+        request = move(_next_gomoku_move(moves, rng))
+        assert isinstance(client.request(request), MoveAccepted)
+        moves.append(request.move)
+    final = client.sync(table.game_id)
+    assert final.moves == moves
+    assert [seq for seq, _ in stored_events(db, table.game_id)] == list(range(1, final.seq + 1))
+    assert table.view.wait_for(lambda v: v.seq == final.seq)
+    assert table.view.moves == moves
