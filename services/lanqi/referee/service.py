@@ -340,6 +340,7 @@ class RefereeService:
     def _store_works(self) -> None:
         self._retry_ms = 0.0
         if self._store_failure is not None:
+            self._next_timer = _now_ms()  # timers held back by the outage: try them now
             log.warning(
                 "the store %s works again (was failing: %s)",
                 self.config.db_path,
@@ -656,9 +657,11 @@ class RefereeService:
                         self._tick(session, now)
             except Exception as exc:
                 self._group_failed(exc, f"the timer events of {len(due)} game(s)")
+                self._close_group()
+                # not the due deadlines (passed): a back-off, or the loop would retry at once
                 self._next_timer = _now_ms() + self._retry_ms
-            else:
-                self._store_works()
+                return
+            self._store_works()
             self._close_group()
         for session in self.active.values():
             self._schedule(session)
