@@ -28,7 +28,7 @@ DATABASE = {
 }
 
 
-def start(command: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
+def start(command: str, data_dir: Path, *flags: str) -> subprocess.CompletedProcess[str]:
     """Run the command; one that starts after all is stopped by the timeout (and fails)."""
     env = dict(os.environ)
     env.pop("LANQI_DATA_DIR", None)
@@ -37,6 +37,7 @@ def start(command: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
             sys.executable,
             "-m",
             "lanqi.cli.main",
+            *flags,
             command,
             *PORTS[command],
             "--data-dir",
@@ -94,3 +95,12 @@ def test_a_database_that_is_not_sqlite(command: str, tmp_path: Path) -> None:
     done = start(command, folder)
     assert_one_line(done, command, f"{database} is not an SQLite database", "move it away")
     assert database.read_bytes() == junk
+
+
+def test_verbose_shows_the_traceback_too(tmp_path: Path) -> None:
+    database = tmp_path / "referee.sqlite3"
+    database.write_bytes(b"not sqlite\n" * 500)
+    done = start("referee", tmp_path, "-v")
+    assert done.returncode == 1
+    assert "Traceback" in done.stderr and "StoreOpenError" in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("lanqi referee: cannot start: ")

@@ -393,6 +393,9 @@ class RefereeService:
             return ErrorReply(re=request_id, code=exc.code, msg=exc.msg[:500])
         except RefereeError as exc:
             return ErrorReply(re=request_id, code=exc.code, msg=exc.msg[:500])
+        except sqlite3.Error as exc:  # the store cannot be read (nothing was changed)
+            self._store_fails(exc, "a read")
+            return ErrorReply(re=request_id, code="internal", msg=STORE_FAILED_MSG)
         except Exception:  # a bug must cost one request, never the service
             log.exception("internal error handling a request")
             return ErrorReply(
