@@ -115,12 +115,12 @@ def test_a_flag_that_falls_while_the_store_is_locked_is_stored_once_after(
     process = referee_factory()
     db = process.data_dir / "referee.sqlite3"
     table = new_table(
-        "xiangqi", process=process, time_control=TimeControl(kind="fischer", base_ms=400)
+        "xiangqi", process=process, time_control=TimeControl(kind="fischer", base_ms=1000)
     )
-    table.play("h2e2")  # black's 400 ms run
+    table.play("h2e2")  # black's 1 s run
     client = connect(process)
     with write_locked(db):
-        flag_due = time.monotonic() + 0.4
+        flag_due = time.monotonic() + 1.0
         # keep asking while the flag falls: every request is answered (the loop is not
         # stuck in the store), and the game cannot end while its end cannot be stored
         while time.monotonic() < flag_due + 0.3:
