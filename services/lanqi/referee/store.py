@@ -260,7 +260,8 @@ class EventStore:
         ``durable=True`` fsyncs every commit (``synchronous=FULL``); the default
         ``synchronous=NORMAL`` survives a process crash but not a power cut.
         Raises :class:`SchemaError` if the file was written by a newer lanqi or is
-        some other application's database.
+        some other application's database, and its base class ``StoreOpenError``
+        if the directory cannot be created or written or the file is not SQLite.
         """
         self.path = path if str(path) == ":memory:" else Path(path)
         # isolation_level=None: no implicit transactions; writes use BEGIN IMMEDIATE.
@@ -405,6 +406,8 @@ class EventStore:
         has had no commit for ``quiet_s``, which a LAN tournament gives all the
         time, and under load that never pauses ``max_wait_s`` after the previous one
         (a longer wait lets the log grow, and every commit gets slower with it).
+        A checkpoint that fails (disk full) is retried with back-off, up to every
+        ``CHECKPOINT_RETRY_MAX_S``, and logged once until one succeeds again.
         """
         if not isinstance(self.path, Path) or self._checkpointer is not None:
             return
