@@ -19,6 +19,7 @@ this same interface.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -26,7 +27,7 @@ from typing import Any, ClassVar
 from lanqi.games.base import Game
 from lanqi.games.registry import create_game
 
-__all__ = ["Bot", "GameState", "think_time_ms"]
+__all__ = ["Bot", "GameState", "clock_margin_ms", "think_time_ms"]
 
 
 @dataclass(slots=True)
@@ -37,6 +38,9 @@ class GameState:
     ``lanqi.games.gomoku.Board``) at the current position with the whole history
     pushed, so ``board.legal_moves()``, ``board.outcome()`` and ``board.fen()`` work.
     Clocks are in milliseconds; ``remaining_ms`` is ``None`` for untimed games.
+    ``deadline`` (a ``time.monotonic()`` value, ``None`` when untimed) is when the
+    move must be back in the runner's hands to reach the referee in time: the
+    runner sets it from the clock when it sees the turn, less a safety margin.
     """
 
     game_id: str
@@ -51,6 +55,7 @@ class GameState:
     per_move_ms: int = 0
     opponent: str = ""
     rated: bool = False
+    deadline: float | None = None
 
     @classmethod
     def start(
@@ -99,22 +104,40 @@ class GameState:
         """The legal moves in wire notation, in a stable order."""
         return sorted(str(m) for m in self.board.legal_moves())
 
+    def ms_to_deadline(self) -> float | None:
+        """Milliseconds until :attr:`deadline` (negative once past), or None."""
+        if self.deadline is None:
+            return None
+        return (self.deadline - time.monotonic()) * 1000
+
+
+def clock_margin_ms(clock_ms: float) -> int:
+    """The safety margin the runner keeps back from a clock of ``clock_ms``: a
+    quarter of it, at least 50 ms and at most 1 s (the move still has to travel
+    to the referee, and a busy machine delays both directions)."""
+    return int(min(1000.0, max(50.0, clock_ms / 4)))
+
 
 def think_time_ms(state: GameState, *, overhead_ms: int = 100, default_ms: int = 1000) -> int:
     """A time budget for this move that never flags.
 
     Fischer: about 1/30 of the time left plus most of the increment; per-move: the
     per-move time; untimed: ``default_ms``.  ``overhead_ms`` is kept back for the
-    network and the runner, so a slow runner cannot lose on time.
+    network and the runner, so a slow runner cannot lose on time.  When the state
+    has a :attr:`~GameState.deadline`, the budget never reaches past it.
     """
     if state.per_move_ms:
-        return max(10, state.per_move_ms - overhead_ms)
-    left = state.my_time_ms
-    if left is None:
-        return default_ms
-    budget = left / 30 + state.increment_ms * 0.8
-    ceiling = max(0.0, left - overhead_ms) / 2
-    return int(max(10.0, min(budget, ceiling)))
+        budget = float(state.per_move_ms - overhead_ms)
+    elif state.my_time_ms is None:
+        budget = float(default_ms)
+    else:
+        left = state.my_time_ms
+        ceiling = max(0.0, left - overhead_ms) / 2
+        budget = min(left / 30 + state.increment_ms * 0.8, ceiling)
+    to_deadline = state.ms_to_deadline()
+    if to_deadline is not None:
+        budget = min(budget, to_deadline)
+    return int(max(10.0, budget))
 
 
 class Bot:

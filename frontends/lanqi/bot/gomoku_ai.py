@@ -551,10 +551,10 @@ class GomokuAI(Bot):
         self.node_limit = node_limit
         self.rng = random.Random(seed)
         self.last_info = SearchInfo()
-
-    def on_game_start(self, state: GameState) -> None:
-        """Build the pattern tables now (a few tenths of a second, once per process),
-        not on the clock of the first move that needs them."""
+        # The pattern tables take a few tenths of a second of CPU (seconds on a busy
+        # machine), once per process: build them with the first bot, off every clock
+        # (the runner makes a game's bot before it joins the seat, and ``lanqi bot``
+        # makes one for its start-up self-check before it enters the lobby).
         warm_up()
 
     def choose_move(self, state: GameState) -> str:

@@ -24,7 +24,7 @@ from typing import Any, cast
 
 import zmq
 
-from lanqi.bot.base import Bot, GameState
+from lanqi.bot.base import Bot, GameState, clock_margin_ms
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
 from lanqi.games.base import Game
 from lanqi.protocol import (
@@ -120,6 +120,15 @@ class GamePlayer(threading.Thread):
         self._board: Game | None = None  # the position after _board_moves
         self._board_moves: list[str] = []
         self._board_start: str | None = None
+        #: when this runner saw the current turn begin (``time.monotonic()``), and its ply
+        self._turn_seen = time.monotonic()
+        self._turn_ply = -1
+        #: the slowest of the last few move round trips to the referee, in ms
+        self._round_trips: list[float] = []
+        #: why this runner gave up a game (the bot failed or kept playing illegal moves)
+        self._gave_up: str | None = None
+        #: a move the referee refused as too late, and when it was sent
+        self._late_move: str | None = None
 
     def state(self, view: GameView) -> GameState:
         a = self.assignment
@@ -141,7 +150,17 @@ class GamePlayer(threading.Thread):
         )
         state.opponent = a.players[1 - a.seat] if len(a.players) == 2 else ""
         state.rated = a.rated
+        if remaining is not None:
+            state.deadline = self._deadline(remaining[a.seat])
         return state
+
+    def _deadline(self, clock_ms: int) -> float:
+        """When the bot's move must be ready: the clock read when the turn was seen,
+        less a margin for the way to the referee (at least twice the slowest recent
+        round trip, at most half the clock)."""
+        slowest = max(self._round_trips, default=0.0)
+        margin = min(max(clock_margin_ms(clock_ms), 2 * slowest), clock_ms / 2)
+        return self._turn_seen + (clock_ms - margin) / 1000
 
     def _board_at(self, view: GameView) -> Game:
         """The board after the view's moves: the last one, brought up to date with the
@@ -200,15 +219,20 @@ class GamePlayer(threading.Thread):
         answered_offer = False
         last_beat = 0.0
         last_event = time.monotonic() * 1000
+        last_event_at = time.monotonic()  # when the last event (or snapshot) came in
         while not self.stop_event.is_set():
             if view.finished:
                 self.result, self.termination = view.result, view.termination
+                self._log_end(view)
                 self.bot.on_game_end(self.state(view), view.result or "*", view.termination or "")
                 return
             if not started and view.status == "active":
                 started = True
                 self.bot.on_game_start(self.state(view))
             my_turn = view.status == "active" and view.ply % 2 == self._parity(view)
+            if my_turn and view.ply != self._turn_ply:
+                self._turn_ply = view.ply
+                self._turn_seen = last_event_at
             if view.draw_offer == 1 - a.seat and not answered_offer:
                 answered_offer = True
                 accept = self.bot.on_draw_offer(self.state(view))
@@ -235,6 +259,7 @@ class GamePlayer(threading.Thread):
                             a.game_id,
                             self.bot.name,
                         )
+                        self._gave_up = f"{refused} illegal moves in a row"
                         client.resign(a.game_id, a.token)
             now = time.monotonic() * 1000
             if now - last_beat >= HEARTBEAT_MS:
@@ -242,9 +267,48 @@ class GamePlayer(threading.Thread):
                 client.heartbeat(a.game_id, a.token)
             if view.poll(0 if thinking is not None else IDLE_POLL_MS):
                 last_event = now
+                last_event_at = time.monotonic()
             elif now - last_event > QUIET_RESYNC_MS:
                 last_event = now  # a lost last event must not stall us: ask for a snapshot
                 view.resync()
+                last_event_at = time.monotonic()
+
+    def _log_end(self, view: GameView) -> None:
+        """Say at INFO how the game ended, and why it was lost if it was."""
+        a = self.assignment
+        if view.winner is None:
+            outcome = "drew" if view.result == "1/2-1/2" else "stopped"
+        else:
+            outcome = "won" if view.winner == a.seat else "lost"
+        why = view.termination or "?"
+        if outcome == "lost" and view.termination == "resignation" and self._gave_up:
+            why = f"resignation: {self._gave_up}"
+        elif outcome == "lost" and view.termination == "timeout":
+            why = f"timeout: its clock ran out ({self._clock_note(view)})"
+        elif outcome == "lost" and view.termination == "abandoned":
+            why = "abandoned: the referee stopped hearing from this runner"
+        log.info(
+            "game %s: %s %s as seat %d against %s, %s (%s) after %d plies",
+            a.game_id,
+            a.players[a.seat] if len(a.players) == 2 else self.bot.name,
+            outcome,
+            a.seat,
+            a.players[1 - a.seat] if len(a.players) == 2 else "?",
+            view.result or "*",
+            why,
+            view.ply,
+        )
+
+    def _clock_note(self, view: GameView) -> str:
+        a = self.assignment
+        tc = a.time_control
+        kind = f"{tc.per_move_ms} ms per move" if tc.kind == "per_move" else tc.kind
+        if self._late_move is not None:
+            return f"{kind}; {self._late_move}"
+        if self._turn_ply != view.ply:
+            return f"{kind}; it ran out before this runner saw the turn"
+        thinking = (time.monotonic() - self._turn_seen) * 1000
+        return f"{kind}; the bot was still thinking, {thinking:.0f} ms into its turn"
 
     def _parity(self, view: GameView) -> int:
         """Plies ``p`` with ``p % 2 == parity`` are ours (a FEN may start with Black)."""
@@ -268,10 +332,17 @@ class GamePlayer(threading.Thread):
             move = future.result()
         except Exception as exc:  # engine crash or hang: the engine loses this game
             log.error("game %s: %s failed to move (%s); resigning", a.game_id, self.bot.name, exc)
+            self._gave_up = f"the bot failed to move: {type(exc).__name__}: {exc}"
             client.resign(a.game_id, a.token)
             return refused
+        sent = time.monotonic()
+        late_ms = (sent - self._turn_seen) * 1000
         try:
             client.move(a.game_id, a.token, view.ply, move)
+            self._round_trips = [*self._round_trips[-7:], (time.monotonic() - sent) * 1000]
+            log.debug(
+                "game %s: %s sent %s %.0f ms into its turn", a.game_id, self.bot.name, move, late_ms
+            )
         except RequestRefused as exc:
             if exc.code in ("illegal_move", "bad_move", "ambiguous_move"):
                 log.error(
@@ -279,6 +350,8 @@ class GamePlayer(threading.Thread):
                 )
                 return refused + 1
             if exc.code in ("game_over", "timeout", "stale_move", "not_your_turn"):
+                if exc.code == "timeout":
+                    self._late_move = f"the move {move} was sent {late_ms:.0f} ms into the turn"
                 view.resync()
                 return refused
             raise

@@ -21,6 +21,7 @@ import argparse
 import logging
 import sys
 import threading
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -127,18 +128,46 @@ def _entries(args: argparse.Namespace) -> list[dict[str, Any]]:
     ]
 
 
+#: Self-check positions: a few moves into a game, so the bot must really search
+#: (an opening book or a centre stone would prove nothing), under every gomoku rule.
+SELF_CHECK = {
+    "xiangqi": [({}, ["h2e2", "h9g7", "h0g2", "i9h9", "i0h0"])],
+    "gomoku": [
+        ({"rule": rule}, ["h8", "h9", "i8", "g8", "i9", "j10", "g7"])
+        for rule in ("freestyle", "standard", "renju")
+    ],
+}
+SELF_CHECK_MOVE_MS = 500
+
+
 def _self_check(make: Any, variants: tuple[str, ...]) -> None:
-    """Start the bot and have it move once in each game: an engine that will not run
-    fails here, not at its first game (and first-move caches are warm)."""
-    from lanqi.bot.base import GameState
+    """Start the bot and have it move in a real position of each game and rule, on a
+    clock, before it enters the lobby: an engine that will not run fails here, not at
+    its first game, and set-up work (the gomoku AI's pattern tables, an engine's
+    start) is done off every game's clock."""
+    from lanqi.bot.base import GameState, clock_margin_ms
 
     probe = make()
     try:
         for variant in variants:
-            state = GameState.start(variant, per_move_ms=500)
-            move = probe.choose_move(state)
-            if move not in state.legal_moves():
-                raise ValueError(f"self-check: the bot played {move!r}, not a legal {variant} move")
+            for options, moves in SELF_CHECK[variant]:
+                state = GameState.start(
+                    variant, options=options, moves=moves, per_move_ms=SELF_CHECK_MOVE_MS
+                )
+                margin = clock_margin_ms(SELF_CHECK_MOVE_MS)
+                started = time.monotonic()
+                state.deadline = started + (SELF_CHECK_MOVE_MS - margin) / 1000
+                move = probe.choose_move(state)
+                took_ms = (time.monotonic() - started) * 1000
+                if move not in state.legal_moves():
+                    raise ValueError(
+                        f"self-check: the bot played {move!r}, not a legal {variant} move"
+                    )
+                note = f"self-check {variant} {options or ''}: {move} in {took_ms:.0f} ms"
+                if took_ms > SELF_CHECK_MOVE_MS:
+                    log.warning("%s, over a %d ms clock", note, SELF_CHECK_MOVE_MS)
+                else:
+                    log.info("%s", note)
     finally:
         probe.close()
 

@@ -270,3 +270,38 @@ def test_doctests() -> None:
     for module in (engines, uci, ucci):
         result = doctest.testmod(module)
         assert result.failed == 0, module.__name__
+
+
+def _on_clock(moves: list[str], per_move_ms: int = 300) -> GameState:
+    """A state as the runner builds it: a per-move clock and a deadline from now."""
+    state = GameState.start("xiangqi", moves=moves, per_move_ms=per_move_ms)
+    state.remaining_ms = (per_move_ms, per_move_ms)
+    state.deadline = time.monotonic() + (per_move_ms - 75) / 1000
+    return state
+
+
+def test_stop_before_the_deadline_brings_the_move(
+    make: Callable[..., UciEngine], fake_log: Log
+) -> None:
+    """An engine that thinks until told: the adapter says ``stop`` in time."""
+    bot = make("slow")
+    state = _on_clock(["h2e2"])
+    assert bot.choose_move(state) == _first_legal(state)
+    assert "stop" in fake_log()
+    assert bot.restarts == 0
+    state = _on_clock(["h2e2", "h9g7", "h0g2"])
+    assert bot.choose_move(state) == _first_legal(state)  # no stale bestmove in the way
+
+
+def test_engine_deaf_to_stop_plays_its_best_move_so_far(
+    make: Callable[..., UciEngine], fake_log: Log
+) -> None:
+    """No answer to ``stop`` by the deadline: the first move of the last pv is played,
+    and the engine, which never delivers its late bestmove, is restarted next time."""
+    bot = make("stubborn", timeout_margin_ms=200)
+    state = _on_clock(["h2e2"])
+    assert bot.choose_move(state) == _first_legal(state)
+    assert fake_log().count("stop") == 1
+    state = _on_clock(["h2e2", "h9g7", "h0g2"], per_move_ms=3000)  # room for the restart
+    assert bot.choose_move(state) == _first_legal(state)
+    assert bot.restarts == 1

@@ -310,6 +310,10 @@ class XiangqiEngine(Bot):
         self.restarts = 0
         self._banned: list[str] = []
         self._broken = False
+        #: the first move of the engine's latest principal variation in this search
+        self._best_so_far: str | None = None
+        #: the engine was stopped and a move played for it: its late ``bestmove`` is due
+        self._owes_bestmove = False
         self._start()
 
     # -- protocol hooks (subclasses) --------------------------------------------
@@ -426,6 +430,7 @@ class XiangqiEngine(Bot):
 
     def on_game_start(self, state: GameState) -> None:
         self._board_of(state)
+        self._settle()
         self._ensure_running()
         self._banned = []
         try:
@@ -444,22 +449,71 @@ class XiangqiEngine(Bot):
         and a fresh one starts for the next game or move).
         """
         board = self._board_of(state)
+        self._settle()
         self._ensure_running()
         banned = self._banned_moves(board)
         wait_s = self.wait_limit_ms(state) / 1000
         self.last_info = SearchInfo()
+        self._best_so_far = None
         try:
             for command in self._position_commands(board, banned):
                 self.process.send(command)
             self.last_go = self._go_command(state, board, banned)
             self.process.send(self.last_go)
-            reply = self.process.expect(
-                self._is_bestmove, wait_s, on_line=self._on_search_line, what="bestmove"
-            )
+            reply = self._await_bestmove(state, board, wait_s)
         except (EngineTimeout, EngineCrashed):
             self._fail()
             raise
         return self._read_bestmove(reply, board)
+
+    def _await_bestmove(self, state: GameState, board: xiangqi.Board, wait_s: float) -> str:
+        """Wait for ``bestmove``; on a clock, say ``stop`` shortly before the state's
+        deadline and, if even that brings no answer by the deadline, play the first
+        move of the engine's latest principal variation (its best move so far)."""
+        to_deadline = state.ms_to_deadline()
+        if to_deadline is None:
+            return self._expect_bestmove(wait_s)
+        grace_ms = min(100.0, max(20.0, to_deadline / 5))
+        stop_s = max(0.0, (to_deadline - grace_ms) / 1000)
+        if stop_s >= wait_s:
+            return self._expect_bestmove(wait_s)
+        try:
+            return self._expect_bestmove(stop_s)
+        except EngineTimeout:
+            pass
+        log.info("%s: the clock runs low; telling the engine to stop", self.engine_name)
+        self.process.send("stop")
+        try:
+            return self._expect_bestmove(max(0.0, (state.ms_to_deadline() or 0.0) / 1000))
+        except EngineTimeout:
+            best = self._best_so_far
+            if best is None or not board.is_legal(xiangqi.Move.from_iccs(best)):
+                return self._expect_bestmove(max(0.0, wait_s - stop_s))
+        log.warning(
+            "%s did not answer stop in time; playing its best move so far, %s",
+            self.engine_name,
+            best,
+        )
+        self._owes_bestmove = True
+        return f"bestmove {self._to_engine(best)}"
+
+    def _expect_bestmove(self, wait_s: float) -> str:
+        return self.process.expect(
+            self._is_bestmove, wait_s, on_line=self._on_search_line, what="bestmove"
+        )
+
+    def _settle(self) -> None:
+        """Take the late ``bestmove`` of a search that was stopped and answered for the
+        engine; an engine that still owes it after the margin is restarted."""
+        if not self._owes_bestmove or self._broken:
+            self._owes_bestmove = False
+            return
+        self._owes_bestmove = False
+        try:
+            self._expect_bestmove(self.timeout_margin_ms / 1000)
+        except (EngineTimeout, EngineCrashed):
+            log.warning("%s never finished its stopped search", self.engine_name)
+            self._fail()
 
     def _banned_moves(self, board: xiangqi.Board) -> list[str]:
         banned = list(self._banned)
@@ -533,6 +587,8 @@ class XiangqiEngine(Bot):
         info = _parse_info(tokens, self._from_engine)
         if info is not None:
             self.last_info = info
+            if info.pv:
+                self._best_so_far = info.pv[0]
 
     def _read_bestmove(self, reply: str, board: xiangqi.Board) -> str:
         tokens = reply.split()

@@ -12,7 +12,8 @@ in row-major order among the nearest).  Modes:
 - ``occupied``: answers a point that is taken; ``offboard``: answers 99,99;
 - ``error``: answers ``ERROR`` to moves; ``junk``: prints noise before each move;
 - ``only20``: refuses ``START`` for any size but 20;
-- ``crash``: dies at its second move; ``hang``: never answers ``TURN``.
+- ``crash``: dies at its second move; ``hang``: never answers ``TURN``;
+- ``fullturn``: a well-behaved brain that thinks for all of ``timeout_turn``.
 
 Every line received is appended to the file named by ``$FAKE_LOG``, if set.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 
 def _say(text: str) -> None:
@@ -36,6 +38,7 @@ def main() -> None:
     last: tuple[int, int] | None = None
     moves_made = 0
     reading_board = False
+    turn_ms = 0
 
     def reply() -> None:
         nonlocal last, moves_made
@@ -45,6 +48,8 @@ def main() -> None:
             sys.exit(5)
         if mode == "hang" and moves_made >= 2:
             return
+        if mode == "fullturn":
+            time.sleep(max(0, turn_ms - 5) / 1000)
         if mode == "error":
             _say("ERROR cannot think today")
             return
@@ -106,7 +111,9 @@ def main() -> None:
                 stones = {}
                 _say("OK")
         elif command == "INFO":
-            pass
+            key, _, value = rest.partition(" ")
+            if key == "timeout_turn":
+                turn_ms = int(value)
         elif command == "BEGIN":
             reply()
         elif command == "TURN":

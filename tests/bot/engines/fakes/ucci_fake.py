@@ -4,7 +4,8 @@
 
 Modes: ``ok`` (announces ``usemillisec`` and ``newgame``, plays the first legal
 move not banned by ``banmoves``), ``seconds`` (no ``usemillisec``), ``draw``
-(adds ``draw`` to its bestmove), ``nomove`` (answers ``nobestmove``).
+(adds ``draw`` to its bestmove), ``nomove`` (answers ``nobestmove``), ``slow``
+(whatever the clock says, thinks until ``stop``, with an ``info ... pv`` line first).
 Every line received is appended to the file named by ``$FAKE_LOG``, if set.
 """
 
@@ -26,6 +27,7 @@ def main() -> None:
     log_path = os.environ.get("FAKE_LOG")
     board = xiangqi.Board()
     banned: set[str] = set()
+    pending: str | None = None
     for raw in sys.stdin:
         line = raw.strip()
         if log_path:
@@ -62,7 +64,15 @@ def main() -> None:
                 continue
             moves = [m for m in sorted(str(m) for m in board.legal_moves()) if m not in banned]
             suffix = " draw" if mode == "draw" else ""
+            if mode == "slow":
+                _say(f"info depth 1 score 5 pv {moves[0]}")
+                pending = moves[0]
+                continue
             _say(f"bestmove {moves[0]}{suffix}")
+        elif command == "stop":
+            if pending is not None:
+                _say(f"bestmove {pending}")
+            pending = None
         elif command == "quit":
             _say("bye")
             return

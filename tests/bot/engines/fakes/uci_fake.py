@@ -11,7 +11,9 @@ Modes:
 - ``crash N``: dies (exit code 3, a message on stderr) at the N-th ``go``;
 - ``hang``: never answers ``go``; ``mute``: never answers ``uci``;
 - ``deaf``: ignores ``quit`` and the end of its input;
-- ``spawn``: starts a ``sleep`` helper and names its pid in ``id name``.
+- ``spawn``: starts a ``sleep`` helper and names its pid in ``id name``;
+- ``slow``: whatever the clock says, thinks until ``stop`` (an ``info ... pv`` line
+  with its move first), then answers; ``stubborn``: the same, but ignores ``stop``.
 
 Every line received is appended to the file named by ``$FAKE_LOG``, if set.
 """
@@ -57,6 +59,7 @@ def main() -> None:
     log_path = os.environ.get("FAKE_LOG")
     position: list[str] = ["position", "startpos"]
     searches = 0
+    pending: str | None = None  # slow modes: the move kept for ``stop``
     if mode == "junk":
         _say("Hello from a very chatty engine!")
     helper = subprocess.Popen(["sleep", "60"]) if mode == "spawn" else None
@@ -113,7 +116,14 @@ def main() -> None:
             if fairy:
                 best = f"{best[0]}{int(best[1]) + 1}{best[2]}{int(best[3]) + 1}"
             _say(f"info depth 1 score cp 5 nodes 1 time 1 pv {best}")
+            if mode in ("slow", "stubborn"):
+                pending = best
+                continue
             _say(f"bestmove {best}")
+        elif command == "stop":
+            if mode == "slow" and pending is not None:
+                _say(f"bestmove {pending}")
+            pending = None
         elif command == "quit":
             if mode == "deaf":
                 continue

@@ -1,0 +1,114 @@
+"""No bot loses on time when it has a move: real games on a real referee's clock.
+
+Each test plays games through :class:`~lanqi.bot.runner.GamePlayer` (the runner's
+own game loop) on a ``lanqi referee`` subprocess with a short clock, and asserts
+on how the referee ended the game: never ``timeout``.  The built-in AIs search
+until the deadline the runner gives them; the engine adapters say ``stop`` before
+it (UCI, UCCI) or hand a Gomocup brain a turn time that ends before it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lanqi.bot.engines.gomocup import GomocupEngine
+from lanqi.bot.engines.ucci import UcciEngine
+from lanqi.bot.engines.uci import UciEngine
+from lanqi.bot.gomoku_ai import GomokuAI
+from lanqi.bot.simple import RandomBot
+from lanqi.bot.xiangqi_ai import XiangqiAI
+from lanqi.protocol import TimeControl
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCE_PATH = os.pathsep.join(str(REPO / part) for part in ("shared", "services", "frontends"))
+FAKES = Path(__file__).resolve().parent / "engines" / "fakes"
+PlayGame = Callable[..., Any]  # the play_game fixture of tests/bot/conftest.py
+PER_MOVE = TimeControl(kind="per_move", per_move_ms=400)
+FISCHER = TimeControl(kind="fischer", base_ms=3000, increment_ms=100)
+# The endings the rules make (not the referee: timeout, abandonment, resignation).
+RULE_ENDINGS = {
+    "checkmate",
+    "stalemate",
+    "repetition",
+    "perpetual_check",
+    "perpetual_chase",
+    "move_limit",
+    "insufficient_material",
+    "five_in_a_row",
+    "board_full",
+    "forbidden_move",
+}
+
+
+def _fake(script: str, mode: str) -> list[str]:
+    return [sys.executable, str(FAKES / script), mode]
+
+
+def _env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=SOURCE_PATH)
+
+
+def _in_time(termination: str | None, status: str, ply: int, max_plies: int) -> None:
+    if status == "finished":
+        assert termination in RULE_ENDINGS, f"the game ended by {termination} at ply {ply}"
+    else:
+        assert ply >= max_plies
+
+
+@pytest.mark.parametrize("time_control", [PER_MOVE, FISCHER], ids=["per_move", "fischer"])
+@pytest.mark.parametrize("rule", ["freestyle", "standard", "renju"])
+def test_gomoku_ai_moves_in_time(play_game: PlayGame, rule: str, time_control: TimeControl) -> None:
+    played = play_game(
+        GomokuAI(level=5, seed=1),
+        GomokuAI(level=4, seed=2),
+        "gomoku",
+        time_control,
+        options={"rule": rule},
+        max_plies=40,
+    )
+    _in_time(played.termination, played.status, played.ply, 40)
+
+
+@pytest.mark.parametrize("time_control", [PER_MOVE, FISCHER], ids=["per_move", "fischer"])
+def test_xiangqi_ai_moves_in_time(play_game: PlayGame, time_control: TimeControl) -> None:
+    played = play_game(
+        XiangqiAI(level=8, seed=1),
+        XiangqiAI(level=6, seed=2),
+        "xiangqi",
+        time_control,
+        max_plies=30,
+    )
+    _in_time(played.termination, played.status, played.ply, 30)
+
+
+@pytest.mark.parametrize("time_control", [PER_MOVE, FISCHER], ids=["per_move", "fischer"])
+@pytest.mark.parametrize("adapter", ["uci", "ucci"])
+def test_engine_that_thinks_until_stopped_moves_in_time(
+    play_game: PlayGame, adapter: str, time_control: TimeControl
+) -> None:
+    """The fake engine ignores the clock and answers only ``stop``: every one of its
+    moves comes from the adapter's stop before the deadline."""
+    engine: UciEngine | UcciEngine
+    if adapter == "uci":
+        engine = UciEngine(_fake("uci_fake.py", "slow"), env=_env())
+    else:
+        engine = UcciEngine(_fake("ucci_fake.py", "slow"), env=_env())
+    played = play_game(engine, RandomBot(seed=3), "xiangqi", time_control, max_plies=16)
+    _in_time(played.termination, played.status, played.ply, 16)
+
+
+@pytest.mark.parametrize("time_control", [PER_MOVE, FISCHER], ids=["per_move", "fischer"])
+def test_gomocup_brain_that_uses_its_whole_turn_moves_in_time(
+    play_game: PlayGame, time_control: TimeControl
+) -> None:
+    """The fake brain thinks for every millisecond of ``timeout_turn``: the turn time
+    the adapter gives it must end before the referee's clock does."""
+    brain = GomocupEngine(_fake("gomocup_fake.py", "fullturn"), env=_env())
+    played = play_game(brain, RandomBot(seed=4), "gomoku", time_control, max_plies=16)
+    _in_time(played.termination, played.status, played.ply, 16)
