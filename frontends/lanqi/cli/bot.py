@@ -130,7 +130,7 @@ def _entries(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 #: Self-check positions: a few moves into a game, so the bot must really search
 #: (an opening book or a centre stone would prove nothing), under every gomoku rule.
-SELF_CHECK = {
+SELF_CHECK: dict[str, list[tuple[dict[str, str], list[str]]]] = {
     "xiangqi": [({}, ["h2e2", "h9g7", "h0g2", "i9h9", "i0h0"])],
     "gomoku": [
         ({"rule": rule}, ["h8", "h9", "i8", "g8", "i9", "j10", "g7"])
@@ -163,7 +163,8 @@ def _self_check(make: Any, variants: tuple[str, ...]) -> None:
                     raise ValueError(
                         f"self-check: the bot played {move!r}, not a legal {variant} move"
                     )
-                note = f"self-check {variant} {options or ''}: {move} in {took_ms:.0f} ms"
+                rule = f" ({options['rule']})" if "rule" in options else ""
+                note = f"self-check {variant}{rule}: played {move} in {took_ms:.0f} ms"
                 if took_ms > SELF_CHECK_MOVE_MS:
                     log.warning("%s, over a %d ms clock", note, SELF_CHECK_MOVE_MS)
                 else:

@@ -16,6 +16,14 @@ import sys
 import time
 from pathlib import Path
 
+#: How the demo names the ways a game ends (the rest: the name with spaces).
+ENDINGS = {
+    "timeout": "lost on time",
+    "agreement": "draw agreed",
+    "abandoned": "abandoned (a player went silent)",
+    "forbidden_move": "forbidden move (renju)",
+}
+
 #: name, bot spec, level: a field from strong to weak
 FIELD = [
     ("Tiger", "builtin", 6),
@@ -89,6 +97,57 @@ def _spawn_bot(
     return subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy())
 
 
+def _describe(entry: tuple[str, str, int]) -> str:
+    name, spec, level = entry
+    return f"{name} (random moves)" if spec == "random" else f"{name} (built-in AI, level {level})"
+
+
+def ending(
+    variant: str, *, first: str, second: str, result: str, termination: str, ply: int
+) -> str:
+    """One finished game in words: ``Tiger beat Crane: checkmate at move 40``."""
+    how = ENDINGS.get(termination, termination.replace("_", " "))
+    if variant == "xiangqi" and termination == "stalemate":
+        how = "stalemate (in xiangqi the side that cannot move loses)"
+    when = f"stone {ply}" if variant == "gomoku" else f"move {(ply + 1) // 2}"
+    if result == "1-0":
+        who = f"{first} beat {second}"
+    elif result == "0-1":
+        who = f"{second} beat {first}"
+    else:
+        who = f"{first} and {second} drew"
+    return f"{who}: {how} at {when}"
+
+
+class _Progress:
+    """A status line rewritten in place on a terminal (nothing when piped), so no
+    wait is silent: what is running and for how long."""
+
+    def __init__(self, started: float) -> None:
+        self.live = sys.stdout.isatty()
+        self.started = started
+        self.shown = False
+
+    def show(self, text: str) -> None:
+        if self.live:
+            elapsed = time.monotonic() - self.started
+            sys.stdout.write(f"\r\033[K  {text} ({elapsed:.0f} s)")
+            sys.stdout.flush()
+            self.shown = True
+
+    def clear(self) -> None:
+        """Remove the status line, if one is shown."""
+        if self.shown:
+            sys.stdout.write("\r\033[K")
+            sys.stdout.flush()
+            self.shown = False
+
+    def say(self, line: str) -> None:
+        """Print a line of the report (over the status line, if one is shown)."""
+        self.clear()
+        print(line, flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
     import logging
 
@@ -120,16 +179,23 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger().setLevel(logging.WARNING)  # the demo prints its own progress
     folder = args.data_dir or data_dir(None) / time.strftime("demo-%Y%m%d-%H%M%S")
     folder.mkdir(parents=True, exist_ok=True)
+    variants = ["xiangqi", "gomoku"] if args.variant == "both" else [args.variant]
+    field = FIELD[: args.bots]
+    kind = args.format.replace("_", " ")
+    print(
+        f"lanqi demo: {len(field)} bots play a {kind} of {' and one of '.join(variants)} "
+        f"on this machine, {args.move_time:g} s per move",
+        flush=True,
+    )
     key = "demo-director"
     server = EmbeddedServer(
         folder, port=0, pub_port=0, referee_port=0, referee_pub_port=0, director_key=key
     )
     server.start()
-    print(f"server up: lobby {server.matchmaker_endpoint}, referee {server.referee.endpoint}")
-    print(f"data in {folder}")
+    print(f"server: lobby {server.matchmaker_endpoint}, referee {server.referee.endpoint}")
+    print(f"data, bot logs and exports go to {folder}")
     client = MatchmakerClient(server.matchmaker_endpoint, server.matchmaker_pub_endpoint)
     referee = RefereeClient(server.referee.endpoint, server.referee.pub_endpoint)
-    variants = ["xiangqi", "gomoku"] if args.variant == "both" else [args.variant]
     tc = TimeControl(kind="per_move", per_move_ms=int(args.move_time * 1000), join_within_ms=60_000)
     tournaments: dict[str, str] = {}
     for variant in variants:
@@ -143,56 +209,77 @@ def run(args: argparse.Namespace) -> int:
         created = client.call(CreateTournament(director_key=key, spec=spec), TournamentCreated)
         tournaments[created.tournament_id] = variant
         client.subscribe(f"tour/{created.tournament_id}")
-    field = FIELD[: args.bots]
     bots = [
         _spawn_bot(entry, server.matchmaker_endpoint, list(tournaments), folder) for entry in field
     ]
-    print(
-        "players: "
-        + ", ".join(f"{n} ({s} {lv})" if s != "random" else f"{n} (random)" for n, s, lv in field)
-    )
+    print("players: " + ", ".join(_describe(entry) for entry in field))
+    print("starting the bots: each checks that it can play, then joins...", flush=True)
     code = 0
     started = time.monotonic()
+    progress = _Progress(started)
     try:
         deadline = started + 60
         for tid in tournaments:
             while True:
                 reply = client.call(GetStandings(tournament_id=tid), Standings)
-                if len(reply.tournament.players) == len(field):
+                joined = len(reply.tournament.players)
+                if joined == len(field):
                     break
-                if time.monotonic() > deadline or any(b.poll() is not None for b in bots):
-                    raise RuntimeError(f"bots did not all join; see the bot logs in {folder}")
+                for entry, bot in zip(field, bots, strict=True):
+                    if bot.poll() is not None:
+                        raise RuntimeError(
+                            f"the bot {entry[0]} stopped before it joined; "
+                            f"see {folder / f'bot-{entry[0]}.log'}"
+                        )
+                if time.monotonic() > deadline:
+                    raise RuntimeError(
+                        f"the bots did not all join in 60 s; see the logs in {folder}"
+                    )
+                progress.show(f"{joined} of {len(field)} bots joined")
                 time.sleep(0.2)
             client.call(StartTournament(tournament_id=tid, director_key=key), Ok)
-        print(f"started: {', '.join(f'{v} ({t})' for t, v in tournaments.items())}\n")
+        names = " and ".join(f"{v} (tournament {t})" for t, v in tournaments.items())
+        progress.say(f"all {len(field)} bots joined; started {names}")
+        progress.say("in each pairing the first player moves first (Red, or Black in gomoku)\n")
         done: set[str] = set()
         seen: set[str] = set()
         while len(done) < len(tournaments):
             if time.monotonic() - started > args.timeout:
-                print("lanqi demo: timed out", file=sys.stderr)
+                progress.clear()
+                print(
+                    f"lanqi demo: gave up after {args.timeout:g} s with games still running; "
+                    f"raise --timeout, or see the bot logs in {folder}",
+                    file=sys.stderr,
+                )
                 code = 1
                 break
+            progress.show(f"playing: {len(seen)} games finished")
             event = client.next_event(1000)
             if not isinstance(event, TournamentEvent):
                 continue
             variant = tournaments.get(event.tournament_id, "?")
             if event.kind == "round":
-                print(
-                    f"[{variant}] round {event.round} paired: "
-                    + ", ".join(f"{p.first} - {p.second or 'bye'}" for p in event.pairings)
+                progress.say(
+                    f"[{variant}] round {event.round}: "
+                    + ", ".join(f"{p.first} - {p.second or '(bye)'}" for p in event.pairings)
                 )
             for p in event.pairings if event.kind == "result" else []:
                 if p.result and p.game_id and p.game_id not in seen:
                     seen.add(p.game_id)
                     snap = referee.sync(p.game_id)
-                    print(
-                        f"[{variant}] round {p.round}: {p.first} {p.result} {p.second}"
-                        f"  ({snap.termination}, {snap.ply} plies)"
+                    text = ending(
+                        variant,
+                        first=p.first or "",
+                        second=p.second or "",
+                        result=p.result,
+                        termination=snap.termination or "",
+                        ply=snap.ply,
                     )
+                    progress.say(f"[{variant}] round {p.round}: {text}")
             if event.kind == "finished":
                 done.add(event.tournament_id)
         elapsed = time.monotonic() - started
-        print(f"\nfinished in {elapsed:.0f} s\n")
+        progress.say(f"\nall {len(seen)} games finished in {elapsed:.0f} s\n")
         exports = folder / "exports"
         exports.mkdir(exist_ok=True)
         for tid, variant in tournaments.items():
@@ -203,12 +290,15 @@ def run(args: argparse.Namespace) -> int:
                 suffix = fmt if (fmt != "pgn" or variant == "xiangqi") else "txt"
                 name = f"{variant}.{suffix}" if fmt == "pgn" else f"{variant}-standings.{fmt}"
                 (exports / name).write_text(text, encoding="utf-8")
-        print(f"exports (games, standings, crosstable) in {exports}:")
+        print(f"games and standings (text, CSV, HTML) are in {exports}:")
         for path in sorted(exports.iterdir()):
-            print(f"  {path}")
+            print(f"  {path.name}")
     except KeyboardInterrupt:
+        progress.clear()
+        print("lanqi demo: interrupted; stopping the bots and the server", file=sys.stderr)
         code = 130
     except Exception as exc:  # report, then clean up the processes below
+        progress.clear()
         print(f"lanqi demo: {exc}", file=sys.stderr)
         code = 1
     finally:

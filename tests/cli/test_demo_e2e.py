@@ -1,0 +1,80 @@
+"""``lanqi demo`` as a newcomer runs it: real processes, every game ends by the rules.
+
+The README's first command starts a server and bot processes and plays a round robin
+of each game on a 0.5 s per-move clock.  Every game must end the way its rules end a
+game (checkmate, five in a row, ...): a timeout, forfeit or abandonment means a bot
+could not keep to the clock, which the demo must never show.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from lanqi.cli.demo import ending
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCE_PATH = os.pathsep.join(str(REPO / part) for part in ("shared", "services", "frontends"))
+RESULT = re.compile(r"^\[(xiangqi|gomoku)\] round \d+: (.+)$", re.MULTILINE)
+RULE_ENDINGS = {
+    "xiangqi": (
+        "checkmate",
+        "stalemate",
+        "repetition",
+        "perpetual_check",
+        "perpetual_chase",
+        "move_limit",
+        "insufficient_material",
+    ),
+    "gomoku": ("five_in_a_row", "board_full", "forbidden_move"),
+}
+
+
+def _by_the_rules(variant: str, line: str) -> bool:
+    """Whether a result line says the game ended by one of ``variant``'s rules."""
+    for termination in RULE_ENDINGS[variant]:
+        for result in ("1-0", "0-1", "1/2-1/2"):
+            sample = ending(
+                variant, first="A", second="B", result=result, termination=termination, ply=1
+            )
+            how = sample.split(": ", 1)[1].rsplit(" at ", 1)[0]
+            if f": {how} at " in line:
+                return True
+    return False
+
+
+def test_the_demo_plays_every_game_to_a_rules_ending(tmp_path: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=SOURCE_PATH, PYTHONUNBUFFERED="1")
+    env.pop("LANQI_DATA_DIR", None)
+    command = [sys.executable, "-m", "lanqi.cli.main", "demo", "--data-dir", str(tmp_path)]
+    done = subprocess.run(
+        command, capture_output=True, text=True, env=env, timeout=600, check=False
+    )
+    output = done.stdout
+    assert done.returncode == 0, output + done.stderr
+    assert "Traceback" not in output + done.stderr
+    results = RESULT.findall(output)
+    finished = [(variant, text) for variant, text in results if " beat " in text or " drew" in text]
+    # 4 bots, a round robin of each game: 6 games per variant
+    assert sorted(v for v, _ in finished) == ["gomoku"] * 6 + ["xiangqi"] * 6, output
+    for variant, text in finished:
+        assert _by_the_rules(variant, text), f"[{variant}] {text}\n\n{output}"
+    assert "all 12 games finished" in output
+    exports = tmp_path / "exports"
+    assert (exports / "xiangqi.pgn").exists() and (exports / "gomoku.txt").exists()
+
+
+def test_the_demo_names_a_lost_game_in_words() -> None:
+    assert (
+        ending("gomoku", first="Tiger", second="Crane", result="0-1", termination="timeout", ply=1)
+        == "Crane beat Tiger: lost on time at stone 1"
+    )
+    assert (
+        ending(
+            "xiangqi", first="Tiger", second="Crane", result="1-0", termination="checkmate", ply=79
+        )
+        == "Tiger beat Crane: checkmate at move 40"
+    )
