@@ -119,6 +119,9 @@ def play_game(referee_endpoints: tuple[str, str]) -> Iterator[PlayGame]:
                 player.start()
             view = GameView(client, created.game_id)
             view.wait_for(lambda v: v.finished or v.ply >= max_plies, int(timeout_s * 1000))
+            if view.finished:  # let both runners see the end and say how it went
+                for player in players[-2:]:
+                    player.join(timeout=30)
             stop.set()
             return Played(view.status, view.result, view.termination, view.ply, list(view.moves))
 

@@ -566,7 +566,10 @@ class GomokuAI(Bot):
             self.last_info = SearchInfo(reason="opening")
             return str(Move(centre, centre))
         start = time.monotonic()
-        budget_ms = self.time_ms if self.time_ms is not None else think_time_ms(state)
+        budget_ms = float(self.time_ms if self.time_ms is not None else think_time_ms(state))
+        to_deadline = state.ms_to_deadline()
+        if to_deadline is not None:  # a fixed time must not lose on time either
+            budget_ms = max(10.0, min(budget_ms, to_deadline))
         move, info = self._decide(board, start, budget_ms / 1000)
         if not board.is_legal(move):  # a safety net: the board has the last word
             log.error("%s chose the illegal move %s; playing a legal one", self.name, move)

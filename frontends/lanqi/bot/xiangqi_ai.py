@@ -704,6 +704,9 @@ class XiangqiAI(Bot):
         else:
             budget = think_time_ms(state) if state is not None else 1000
             time_ms = max(10.0, budget * settings.time_share)
+        to_deadline = state.ms_to_deadline() if state is not None else None
+        if to_deadline is not None:  # a fixed limit must not lose on time either
+            time_ms = max(10.0, min(time_ms if time_ms is not None else to_deadline, to_deadline))
         return self.searcher.search(
             board,
             depth=depth,

@@ -274,8 +274,13 @@ class GomocupEngine(Bot):
             self.process.send(f"INFO {key} {value}")
 
     def _turn_ms(self, state: GameState) -> int:
+        """``timeout_turn``: the brain's time for this move, ending before the state's
+        deadline (the protocol has no way to stop a brain that is thinking)."""
         if self.movetime is not None:
-            return self.movetime
+            to_deadline = state.ms_to_deadline()
+            if to_deadline is None:
+                return self.movetime
+            return int(max(10.0, min(float(self.movetime), to_deadline)))
         if state.per_move_ms or state.remaining_ms is not None:
             return think_time_ms(state, overhead_ms=self.overhead_ms)
         return self.default_movetime_ms
