@@ -5,6 +5,9 @@ from __future__ import annotations
 import time
 
 from lanqi.bot.base import GameState, clock_margin_ms, think_time_ms
+from lanqi.bot.runner import GamePlayer
+from lanqi.bot.simple import RandomBot
+from lanqi.protocol import Assignment, TimeControl
 
 
 def test_budget_stops_at_the_deadline() -> None:
@@ -24,3 +27,27 @@ def test_margin_is_a_quarter_within_bounds() -> None:
     assert clock_margin_ms(500) == 125
     assert clock_margin_ms(100) == 50
     assert clock_margin_ms(60_000) == 1000
+
+
+def _player() -> GamePlayer:
+    assignment = Assignment(
+        game_id="g",
+        referee="tcp://127.0.0.1:1",
+        referee_pub="tcp://127.0.0.1:2",
+        seat=0,
+        token="t",
+        variant="gomoku",
+        time_control=TimeControl(kind="per_move", per_move_ms=500),
+        players=["a", "b"],
+    )
+    return GamePlayer(RandomBot(), assignment)
+
+
+def test_runner_deadline_keeps_the_margin_and_twice_the_slowest_round_trip() -> None:
+    player = _player()
+    seen = player._turn_seen
+    assert player._deadline(500) == seen + 0.375  # a quarter of the clock
+    player._round_trips = [20.0, 90.0, 40.0]
+    assert player._deadline(500) == seen + 0.320  # twice the slowest round trip
+    player._round_trips = [400.0]
+    assert player._deadline(500) == seen + 0.250  # but never more than half the clock
