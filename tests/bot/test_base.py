@@ -43,11 +43,14 @@ def _player() -> GamePlayer:
     return GamePlayer(RandomBot(), assignment)
 
 
-def test_runner_deadline_keeps_the_margin_and_twice_the_slowest_round_trip() -> None:
+def test_runner_deadline_keeps_the_margin_and_learns_its_delays() -> None:
     player = _player()
     seen = player._turn_seen
+    sense = player.clock_sense
     assert player._deadline(500) == seen + 0.375  # a quarter of the clock
-    player._round_trips = [20.0, 90.0, 40.0]
+    sense.round_trips_ms.extend([20.0, 90.0, 40.0])
     assert player._deadline(500) == seen + 0.320  # twice the slowest round trip
-    player._round_trips = [400.0]
+    sense.overruns_ms.extend([0.0, 30.0])
+    assert player._deadline(500) == seen + 0.290  # plus the worst overrun of the bot
+    sense.round_trips_ms.append(400.0)
     assert player._deadline(500) == seen + 0.250  # but never more than half the clock

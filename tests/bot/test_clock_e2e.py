@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 SOURCE_PATH = os.pathsep.join(str(REPO / part) for part in ("shared", "services", "frontends"))
 FAKES = Path(__file__).resolve().parent / "engines" / "fakes"
 PlayGame = Callable[..., Any]  # the play_game fixture of tests/bot/conftest.py
-PER_MOVE = TimeControl(kind="per_move", per_move_ms=400)
+PER_MOVE = TimeControl(kind="per_move", per_move_ms=600)
 FISCHER = TimeControl(kind="fischer", base_ms=3000, increment_ms=100)
 # The endings the rules make (not the referee: timeout, abandonment, resignation).
 RULE_ENDINGS = {

@@ -16,6 +16,7 @@ import dataclasses
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -47,7 +48,7 @@ from lanqi.protocol import (
     encode,
 )
 
-__all__ = ["BotRunner", "GamePlayer", "Policy"]
+__all__ = ["BotRunner", "ClockSense", "GamePlayer", "Policy"]
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +96,24 @@ class Policy:
         return None
 
 
+@dataclass(slots=True)
+class ClockSense:
+    """What a runner learns about its own delays, shared by all its games (a busy
+    machine slows every game of the process alike): recent move round trips to the
+    referee, and how far its bot's moves came after their deadlines."""
+
+    round_trips_ms: deque[float] = field(default_factory=lambda: deque(maxlen=16))
+    overruns_ms: deque[float] = field(default_factory=lambda: deque(maxlen=16))
+
+    def margin_ms(self, clock_ms: float) -> float:
+        """The time kept back from a clock of ``clock_ms``: the base margin
+        (:func:`~lanqi.bot.base.clock_margin_ms`) or twice the slowest recent round
+        trip, whichever is more, plus the worst recent overrun; at most half the clock."""
+        slowest = max(self.round_trips_ms, default=0.0)
+        overrun = max(self.overruns_ms, default=0.0)
+        return min(max(clock_margin_ms(clock_ms), 2 * slowest) + overrun, clock_ms / 2)
+
+
 class GamePlayer(threading.Thread):
     """Plays one assigned game to its end."""
 
@@ -106,6 +125,7 @@ class GamePlayer(threading.Thread):
         close_bot: bool = False,
         context: zmq.Context[Any] | None = None,
         stop: threading.Event | None = None,
+        clock_sense: ClockSense | None = None,
     ) -> None:
         super().__init__(name=f"game-{assignment.game_id}", daemon=True)
         self.bot = bot
@@ -123,8 +143,9 @@ class GamePlayer(threading.Thread):
         #: when this runner saw the current turn begin (``time.monotonic()``), and its ply
         self._turn_seen = time.monotonic()
         self._turn_ply = -1
-        #: the slowest of the last few move round trips to the referee, in ms
-        self._round_trips: list[float] = []
+        self.clock_sense = clock_sense or ClockSense()
+        #: the deadline the bot was given for the move it is thinking about
+        self._move_deadline: float | None = None
         #: why this runner gave up a game (the bot failed or kept playing illegal moves)
         self._gave_up: str | None = None
         #: a move the referee refused as too late, and when it was sent
@@ -156,11 +177,8 @@ class GamePlayer(threading.Thread):
 
     def _deadline(self, clock_ms: int) -> float:
         """When the bot's move must be ready: the clock read when the turn was seen,
-        less a margin for the way to the referee (at least twice the slowest recent
-        round trip, at most half the clock)."""
-        slowest = max(self._round_trips, default=0.0)
-        margin = min(max(clock_margin_ms(clock_ms), 2 * slowest), clock_ms / 2)
-        return self._turn_seen + (clock_ms - margin) / 1000
+        less the margin :class:`ClockSense` keeps for the way to the referee."""
+        return self._turn_seen + (clock_ms - self.clock_sense.margin_ms(clock_ms)) / 1000
 
     def _board_at(self, view: GameView) -> Game:
         """The board after the view's moves: the last one, brought up to date with the
@@ -242,6 +260,7 @@ class GamePlayer(threading.Thread):
             if my_turn and thinking is None:
                 state = self.state(view)
                 if state.board.outcome() is None:
+                    self._move_deadline = state.deadline
                     thinking = self._worker.submit(self.bot.choose_move, state)
                     thinking_ply = view.ply
                 else:  # the game is over by rule; the referee's "ended" is on its way
@@ -337,9 +356,14 @@ class GamePlayer(threading.Thread):
             return refused
         sent = time.monotonic()
         late_ms = (sent - self._turn_seen) * 1000
+        sense = self.clock_sense
+        if self._move_deadline is not None:
+            sense.overruns_ms.append(max(0.0, (sent - self._move_deadline) * 1000))
         try:
-            client.move(a.game_id, a.token, view.ply, move)
-            self._round_trips = [*self._round_trips[-7:], (time.monotonic() - sent) * 1000]
+            try:
+                client.move(a.game_id, a.token, view.ply, move)
+            finally:
+                sense.round_trips_ms.append((time.monotonic() - sent) * 1000)
             log.debug(
                 "game %s: %s sent %s %.0f ms into its turn", a.game_id, self.bot.name, move, late_ms
             )
@@ -390,6 +414,8 @@ class BotRunner:
     _pending: dict[int, _Pending] = field(default_factory=dict)
     _last_reply: float = 0.0
     _seek_open: bool = False
+    #: what this runner learns about its delays, for all its games
+    clock_sense: ClockSense = field(default_factory=ClockSense)
 
     def _send(self, request: Request) -> None:
         assert self._socket is not None
@@ -527,7 +553,12 @@ class BotRunner:
                 referee_pub=_with_host(assignment.referee_pub, self.referee_host),
             )
         player = GamePlayer(
-            self.make_bot(), assignment, close_bot=True, context=self.context, stop=self.stop
+            self.make_bot(),
+            assignment,
+            close_bot=True,
+            context=self.context,
+            stop=self.stop,
+            clock_sense=self.clock_sense,
         )
         self.players[assignment.game_id] = player
         player.start()
