@@ -408,14 +408,14 @@ class BotRunner:
     stop: threading.Event = field(default_factory=threading.Event)
     players: dict[str, GamePlayer] = field(default_factory=dict)
     finished: list[GamePlayer] = field(default_factory=list)
+    #: what this runner learns about its delays, for all its games
+    clock_sense: ClockSense = field(default_factory=ClockSense)
     _socket: zmq.Socket[bytes] | None = None
     _next_id: int = 0
     _session: str | None = None
     _pending: dict[int, _Pending] = field(default_factory=dict)
     _last_reply: float = 0.0
     _seek_open: bool = False
-    #: what this runner learns about its delays, for all its games
-    clock_sense: ClockSense = field(default_factory=ClockSense)
 
     def _send(self, request: Request) -> None:
         assert self._socket is not None

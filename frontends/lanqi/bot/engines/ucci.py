@@ -19,7 +19,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
-from lanqi.bot.base import GameState, think_time_ms
+from lanqi.bot.base import GameState
 from lanqi.bot.engines.uci import EngineOption, XiangqiEngine
 from lanqi.games import xiangqi
 
@@ -124,7 +124,7 @@ class UcciEngine(XiangqiEngine):
         if self.movetime is not None:
             return f"go time {self._time(self.movetime)} movestogo 1"
         if state.per_move_ms:
-            think = think_time_ms(state, overhead_ms=self.overhead_ms)
+            think = self._think_ms(state)
             return f"go time {self._time(think)} movestogo 1"
         if state.remaining_ms is not None:
             me, them = state.seat, 1 - state.seat

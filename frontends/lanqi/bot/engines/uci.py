@@ -237,6 +237,12 @@ def losing_repetition_moves(board: xiangqi.Board) -> list[str]:
     return losing
 
 
+def _stop_grace_ms(to_deadline_ms: float) -> float:
+    """How long before the deadline an engine is told ``stop``: a tenth of the time
+    left to it, 10 to 50 ms (engines answer ``stop`` within a few milliseconds)."""
+    return min(50.0, max(10.0, to_deadline_ms / 10))
+
+
 def _split_command(command: str | Sequence[str]) -> list[str]:
     argv = shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
     if not argv:
@@ -473,8 +479,7 @@ class XiangqiEngine(Bot):
         to_deadline = state.ms_to_deadline()
         if to_deadline is None:
             return self._expect_bestmove(wait_s)
-        grace_ms = min(100.0, max(20.0, to_deadline / 5))
-        stop_s = max(0.0, (to_deadline - grace_ms) / 1000)
+        stop_s = max(0.0, (to_deadline - _stop_grace_ms(to_deadline)) / 1000)
         if stop_s >= wait_s:
             return self._expect_bestmove(wait_s)
         try:
@@ -496,6 +501,16 @@ class XiangqiEngine(Bot):
         )
         self._owes_bestmove = True
         return f"bestmove {self._to_engine(best)}"
+
+    def _think_ms(self, state: GameState) -> int:
+        """The think time sent for a per-move clock: :func:`think_time_ms`, ending a
+        grace before the point where the adapter would say ``stop``, so an engine
+        that keeps to its time is never stopped."""
+        think = think_time_ms(state, overhead_ms=self.overhead_ms)
+        to_deadline = state.ms_to_deadline()
+        if to_deadline is not None:
+            think = min(think, int(to_deadline - 2 * _stop_grace_ms(to_deadline)))
+        return max(10, think)
 
     def _expect_bestmove(self, wait_s: float) -> str:
         return self.process.expect(
@@ -730,7 +745,7 @@ class UciEngine(XiangqiEngine):
         if fixed:
             parts += fixed
         elif state.per_move_ms:
-            parts += ["movetime", str(think_time_ms(state, overhead_ms=self.overhead_ms))]
+            parts += ["movetime", str(self._think_ms(state))]
         elif state.remaining_ms is not None:
             parts += [
                 "wtime",
