@@ -53,7 +53,13 @@ def test_the_demo_plays_every_game_to_a_rules_ending(tmp_path: Path) -> None:
     done = subprocess.run(
         command, capture_output=True, text=True, env=env, timeout=600, check=False
     )
-    output = done.stdout
+    lost = [  # what the bots said about their losses, for a failure message
+        line
+        for log in sorted(tmp_path.glob("bot-*.log"))
+        for line in log.read_text(errors="replace").splitlines()
+        if " lost " in line or "WARNING" in line or "ERROR" in line
+    ]
+    output = done.stdout + "\nbot logs:\n" + "\n".join(lost)
     assert done.returncode == 0, output + done.stderr
     assert "Traceback" not in output + done.stderr
     results = RESULT.findall(output)
