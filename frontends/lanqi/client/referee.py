@@ -250,8 +250,10 @@ class RefereeClient:
         casual: bool = True,
         tag: str = "",
         admin_key: str | None = None,
+        game_id: str | None = None,
     ) -> GameCreated:
         request = CreateGame(
+            game_id=game_id,
             variant=variant,
             players=players if players is not None else ["", ""],
             options=options or {},

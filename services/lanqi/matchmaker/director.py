@@ -9,16 +9,26 @@ was not created (a crash in between) gets its game when the tournament resumes.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import secrets
 import uuid
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from lanqi.games.registry import restore_game
 from lanqi.matchmaker.errors import MatchmakerError
 from lanqi.matchmaker.lobby import check_game
-from lanqi.matchmaker.referees import GameOrder
-from lanqi.matchmaker.store import PairingRecord, TournamentRecord
+from lanqi.matchmaker.referees import GameOrder, new_game_id
+from lanqi.matchmaker.store import (
+    GameRecord,
+    MatchmakerStore,
+    PairingRecord,
+    PlayerRecord,
+    TournamentRecord,
+    TournamentStatus,
+)
 from lanqi.protocol import (
     CreateTournament,
     Exported,
@@ -43,15 +53,12 @@ from lanqi.protocol import (
     WithdrawTournament,
 )
 from lanqi.protocol.endpoints import tour_topic
-from lanqi.protocol.schema import struct_from_wire, struct_to_wire
 from lanqi.tournament import export
-from lanqi.tournament.model import Pairing, Player, Result, TournamentError
+from lanqi.tournament.model import Pairing, Player, Result, ResultKind, TournamentError
 from lanqi.tournament.schedule import Format, Schedule, make_schedule
+from lanqi.tournament.scoring import score_unplayed
 
-if TYPE_CHECKING:
-    from lanqi.matchmaker.service import MatchmakerService
-
-__all__ = ["Director"]
+__all__ = ["Director", "TournamentHost"]
 
 log = logging.getLogger(__name__)
 
@@ -63,44 +70,54 @@ def _error(code: str, msg: str) -> MatchmakerError:
     return MatchmakerError(code, msg)
 
 
-class Director:
-    """The tournament side of the matchmaker (it calls back into the service)."""
+@dataclass(frozen=True, slots=True)
+class TournamentHost:
+    """What the director needs from the matchmaker around it, and nothing more."""
 
-    def __init__(self, service: MatchmakerService) -> None:
-        self.service = service
+    #: send an event to the subscribers of a topic
+    publish: Callable[[str, Message], None]
+    #: ask a referee for a game; :meth:`Director.game_started` or
+    #: :meth:`Director.game_failed` follows
+    create_game: Callable[[GameOrder], None]
+    #: the player who said ``hello`` on a connection (``no_session`` if nobody did)
+    player_of: Callable[[bytes], PlayerRecord]
+    #: the loop's monotonic clock, in ms
+    now: Callable[[], float]
+    #: True once every referee has answered the reconcile after a start: until then
+    #: results may still come in, and the director decides nothing
+    reconciled: Callable[[], bool]
+
+
+class Director:
+    """The tournament side of the matchmaker: its store, its key and a narrow host."""
+
+    def __init__(self, store: MatchmakerStore, director_key: str, host: TournamentHost) -> None:
+        self.store = store
+        self.host = host
+        self._key = director_key
         self._creating: set[tuple[str, int, int, int]] = set()
         self._retry_at: dict[str, float] = {}
-
-    @property
-    def store(self) -> Any:
-        return self.service.store
 
     # ------------------------------------------------------------ helpers
 
     def _authorise(self, key: str | None) -> None:
-        expected = self.service.config.director_key
-        if key is None or not secrets.compare_digest(key.encode(), expected.encode()):
+        if key is None or not secrets.compare_digest(key.encode(), self._key.encode()):
             raise _error("unauthorized", "this needs the tournament director's key")
 
     def _tournament(self, tournament_id: str) -> TournamentRecord:
         record = self.store.tournament(tournament_id)
         if record is None:
             raise _error("unknown_tournament", f"no tournament {tournament_id!r}")
-        assert isinstance(record, TournamentRecord)
         return record
-
-    @staticmethod
-    def _spec(record: TournamentRecord) -> TournamentSpec:
-        return struct_from_wire(TournamentSpec, dict(record.spec))
 
     def _players(self, record: TournamentRecord) -> tuple[list[Player], set[str]]:
         players, withdrawn = [], set()
-        for player_id, seed, _joined, gone in self.store.entrants(record.tournament_id):
-            info = self.store.player(player_id)
-            name, rating = (info.name, info.rating) if info else (player_id, 1500.0)
-            players.append(Player(player_id, name, rating, seed))
-            if gone:
-                withdrawn.add(player_id)
+        for entrant in self.store.entrants(record.tournament_id):
+            info = self.store.player(entrant.player_id)
+            name, rating = (info.name, info.rating) if info else (entrant.player_id, 1500.0)
+            players.append(Player(entrant.player_id, name, rating, entrant.seed))
+            if entrant.withdrawn:
+                withdrawn.add(entrant.player_id)
         return players, withdrawn
 
     def _options(self, spec: TournamentSpec) -> dict[str, object]:
@@ -119,9 +136,7 @@ class Director:
 
     def _schedule(self, record: TournamentRecord) -> tuple[Schedule, set[str]]:
         players, withdrawn = self._players(record)
-        return make_schedule(record.spec["format"], players, self._options(self._spec(record))), (
-            withdrawn
-        )
+        return make_schedule(record.spec.format, players, self._options(record.spec)), withdrawn
 
     @staticmethod
     def _results(pairings: list[PairingRecord]) -> list[Result]:
@@ -130,17 +145,7 @@ class Director:
             if p.result is None or p.first is None or p.score_first is None:
                 continue
             kind = p.kind or "played"
-            out.append(
-                Result(
-                    p.round,
-                    p.board,
-                    p.first,
-                    p.second,
-                    p.score_first,
-                    kind,  # type: ignore[arg-type]
-                    p.game_no,
-                )
-            )
+            out.append(Result(p.round, p.board, p.first, p.second, p.score_first, kind, p.game_no))
         return out
 
     def _name(self, player_id: str | None) -> str | None:
@@ -163,7 +168,7 @@ class Director:
         players, _ = self._players(record)
         return TournamentInfo(
             tournament_id=record.tournament_id,
-            spec=self._spec(record),
+            spec=record.spec,
             status=record.status,
             round=record.round,
             players=[p.name for p in players],
@@ -193,7 +198,7 @@ class Director:
         ]
 
     def _publish(self, tournament_id: str, kind: str, **fields: Any) -> None:
-        self.service.publish(
+        self.host.publish(
             tour_topic(tournament_id),
             TournamentEvent(tournament_id=tournament_id, kind=kind, **fields),
         )
@@ -209,9 +214,7 @@ class Director:
             raise _error("bad_request", f"unknown format {spec.format!r}") from None
         check_game(spec.variant, spec.options, spec.time_control)
         tournament_id = uuid.uuid4().hex[:10]
-        self.store.add_tournament(
-            TournamentRecord(tournament_id, struct_to_wire(spec), "open", 0, int(now))
-        )
+        self.store.add_tournament(TournamentRecord(tournament_id, spec, "open", 0, int(now)))
         self._publish(tournament_id, "created")
         log.info("tournament %s created: %s (%s)", tournament_id, spec.name, spec.format)
         return TournamentCreated(re=request.id, tournament_id=tournament_id)
@@ -222,20 +225,20 @@ class Director:
             info = self.store.player_by_name(request.player)
             if info is None:
                 raise _error("unknown_player", f"no player named {request.player!r}")
-            return str(info.player_id)
-        return self.service.player_of(identity).player_id
+            return info.player_id
+        return self.host.player_of(identity).player_id
 
     def join(self, request: JoinTournament, identity: bytes, now: float) -> Message:
         record = self._tournament(request.tournament_id)
         player_id = self._entrant(request, identity)
-        entered = self.store.entrants(record.tournament_id)
-        if any(e[0] == player_id and not e[3] for e in entered):
+        entered = [e for e in self.store.entrants(record.tournament_id) if not e.withdrawn]
+        if any(e.player_id == player_id for e in entered):
             # before "closed": a bot re-joining after a reconnect is simply in already
             raise _error("already_joined", "already entered")
         late = record.status in ("running", "paused")
-        if record.status == "finished" or (late and record.spec["format"] != Format.SWISS):
+        if record.status == "finished" or (late and record.spec.format != Format.SWISS):
             raise _error("closed", "entries are closed for this tournament")
-        if len([e for e in entered if not e[3]]) >= MAX_ENTRANTS:
+        if len(entered) >= MAX_ENTRANTS:
             raise _error("full", f"the tournament has its {MAX_ENTRANTS} players")
         if not self.store.add_entrant(record.tournament_id, player_id, record.round):
             raise _error("already_joined", "already entered")
@@ -261,21 +264,30 @@ class Director:
             self._schedule(record)  # refuse before anything changes
         except TournamentError as exc:
             raise _error("bad_request", str(exc)) from None
-        entrants = [e for e in self.store.entrants(record.tournament_id) if not e[3]]
-        by_rating = sorted(entrants, key=lambda e: (-self.store.player(e[0]).rating, e[1]))
-        self.store.set_seeds(record.tournament_id, [e[0] for e in by_rating])
+        entrants = [e for e in self.store.entrants(record.tournament_id) if not e.withdrawn]
+        by_rating = sorted(entrants, key=lambda e: (-self._rating(e.player_id), e.seed))
+        self.store.set_seeds(record.tournament_id, [e.player_id for e in by_rating])
         self.store.set_tournament_status(record.tournament_id, "running")
         self._publish(record.tournament_id, "started")
         self.advance(record.tournament_id, now)
         return Ok(re=request.id)
 
-    def _set_status(self, request: Any, want: str, to: str) -> Message:
+    def _rating(self, player_id: str) -> float:
+        info = self.store.player(player_id)
+        return info.rating if info else 1500.0
+
+    def _set_status(
+        self,
+        request: PauseTournament | ResumeTournament,
+        want: TournamentStatus,
+        to: TournamentStatus,
+    ) -> Message:
         self._authorise(request.director_key)
         record = self._tournament(request.tournament_id)
         if record.status != want:
             raise _error("not_allowed", f"the tournament is {record.status}, not {want}")
         self.store.set_tournament_status(record.tournament_id, to)
-        kind = {"paused": "paused", "running": "resumed", "finished": "finished"}[to]
+        kind = "resumed" if to == "running" else to
         self._publish(
             record.tournament_id, kind, round=record.round, standings=self._standing_rows(record)
         )
@@ -326,7 +338,7 @@ class Director:
 
     def export_text(self, record: TournamentRecord, fmt: str) -> str:
         """The tournament as ``pgn`` (all games), ``txt``, ``csv`` or ``html``."""
-        spec = self._spec(record)
+        spec = record.spec
         players, _ = self._players(record)
         if fmt == "pgn":
             return self._games_text(record, spec)
@@ -411,7 +423,8 @@ class Director:
             )
         self.advance(tournament_id, 0.0)
 
-    def game_started(self, game: Any) -> None:
+    def game_started(self, game: GameRecord) -> None:
+        assert game.tournament_id is not None
         key = (game.tournament_id, game.round, game.board, game.game_no)
         self._creating.discard(key)
         self._publish(
@@ -432,14 +445,14 @@ class Director:
     def game_failed(self, order: GameOrder, why: str) -> None:
         assert order.tournament_id is not None
         self._creating.discard((order.tournament_id, order.round, order.board, order.game_no))
-        self._retry_at[order.tournament_id] = self.service.clock() + RETRY_MS
+        self._retry_at[order.tournament_id] = self.host.now() + RETRY_MS
         log.error(
             "tournament %s: game could not be created (%s); will retry", order.tournament_id, why
         )
 
     def advance(self, tournament_id: str, now: float) -> None:
         """Create missing games; when a round is complete, pair the next one (or finish)."""
-        if not self.service.reconciled():
+        if not self.host.reconciled():
             return  # results may still come in from the referees: decide nothing yet
         for _ in range(1000):  # rounds of only byes/forfeits follow at once
             record = self.store.tournament(tournament_id)
@@ -478,17 +491,17 @@ class Director:
     ) -> None:
         rows = []
         for p in upcoming:
-            result, score, kind = None, None, None
+            result: str | None = None
+            score: float | None = None
+            kind: ResultKind | None = None
             if p.second is None:
                 bye = schedule.bye_result(p)
                 result, score, kind = "bye", bye.score_first, "bye"
             elif p.first in withdrawn or p.second in withdrawn:
-                gone_first, gone_second = p.first in withdrawn, p.second in withdrawn
-                if gone_first and gone_second:
-                    result, score, kind = "0-0", 0.0, "double_forfeit"
-                else:
-                    score = 0.0 if gone_first else 1.0
-                    result, kind = ("0-1" if gone_first else "1-0"), "forfeit"
+                unplayed = score_unplayed(
+                    first_gone=p.first in withdrawn, second_gone=p.second in withdrawn
+                )
+                result, score, kind = unplayed.result, unplayed.score_first, unplayed.kind
             rows.append(
                 PairingRecord(
                     record.tournament_id,
@@ -522,16 +535,16 @@ class Director:
         )
 
     def _create_missing(self, record: TournamentRecord, waiting: list[PairingRecord]) -> None:
-        spec = self._spec(record)
-        tc = struct_to_wire(spec.time_control)
-        tc["join_within_ms"] = spec.forfeit_after_s * 1000
+        spec = record.spec
+        tc = dataclasses.replace(spec.time_control, join_within_ms=spec.forfeit_after_s * 1000)
         for p in waiting:
             key = (record.tournament_id, p.round, p.board, p.game_no)
             if p.game_id is not None or key in self._creating or p.first is None or not p.second:
                 continue
             self._creating.add(key)
-            self.service.create_game(
+            self.host.create_game(
                 GameOrder(
+                    game_id=new_game_id(),
                     variant=spec.variant,
                     options=dict(spec.options),
                     time_control=tc,

@@ -1,34 +1,68 @@
 """The matchmaker's links to its referees: a DEALER for requests, a SUB for results.
 
-Games are spread over the referees by load (fewest games in progress).  A
-``create_game`` that gets no answer in time is sent again to another referee;
-if the first one did create it after all, that game is never assigned and its
-seats are abandoned there without a result anyone records.
+Games are spread over the referees by load (fewest games in progress).  The
+matchmaker chooses each game's id (:attr:`GameOrder.game_id`), so ``create_game``
+is idempotent: a create that gets no answer in time is sent again, with the same
+id, to the same referee, which answers a repeat with the game it created the first
+time.  Only a referee that stays silent for :data:`SAME_REFEREE_ATTEMPTS` tries is
+given up for another one (if it did create the game after all, that game is never
+assigned and its result is not counted: it is not on the referee the game was
+recorded on).
+
+A ``results_since`` a referee answers with an error (its store failing for a
+while) is asked again, for the same results, after a short back-off: a result
+never waits for the periodic reconcile because of it.
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 import zmq
 
-from lanqi.protocol import MAX_MESSAGE_BYTES, Message, Request, encode
+from lanqi.protocol import MAX_MESSAGE_BYTES, Message, Request, ResultsSince, TimeControl, encode
 from lanqi.protocol.endpoints import TOPIC_RESULTS
 
-__all__ = ["GameOrder", "RefereeLink", "parse_referee"]
+__all__ = [
+    "SAME_REFEREE_ATTEMPTS",
+    "GameOrder",
+    "RefereeLink",
+    "new_game_id",
+    "parse_referee",
+]
 
 log = logging.getLogger(__name__)
+
+#: unanswered ``create_game`` requests sent to one referee before another is tried
+SAME_REFEREE_ATTEMPTS = 3
+#: a refused ``results_since`` is asked again after this long, doubling up to the max
+RESULTS_RETRY_MS = 100.0
+RESULTS_RETRY_MAX_MS = 1_000.0
+#: ``results_since`` requests remembered while unanswered (a referee that is down
+#: never answers; the oldest are forgotten, the periodic reconcile covers them)
+MAX_OPEN_ASKS = 64
+
+
+def new_game_id() -> str:
+    """A fresh game id, chosen by the matchmaker for the referee to use."""
+    return uuid.uuid4().hex[:16]
 
 
 @dataclass(slots=True)
 class GameOrder:
-    """A game the matchmaker wants created, and where its result belongs."""
+    """A game the matchmaker wants created, and where its result belongs.
 
+    ``game_id`` is chosen once: every retry of the order's ``create_game`` carries
+    it, so a referee that did create the game answers a retry with that game.
+    """
+
+    game_id: str
     variant: str
     options: dict[str, Any]
-    time_control: dict[str, Any]
+    time_control: TimeControl
     player_ids: list[str]  # by seat
     names: list[str]
     rated: bool
@@ -36,7 +70,12 @@ class GameOrder:
     round: int = 0
     board: int = 0
     game_no: int = 0
-    attempts: int = 0
+    #: the referee the create was sent to last ("" before the first send)
+    referee: str = ""
+    #: creates sent to that referee without an answer
+    unanswered: int = 0
+    #: ``internal`` answers so far (the referee's store failing): retried up to a bound
+    failures: int = 0
 
 
 @dataclass(slots=True)
@@ -59,6 +98,11 @@ class RefereeLink:
     sub: zmq.Socket[bytes] | None = None
     pending: dict[int, _Pending] = field(default_factory=dict)
     games_in_progress: int = 0
+    #: open ``results_since`` requests: request id -> the ``after`` asked for
+    asks: dict[int, int] = field(default_factory=dict)
+    #: a refused ``results_since`` to ask again: (when, after)
+    ask_again: tuple[float, int] | None = None
+    ask_backoff_ms: float = 0.0
     _next_id: int = 0
 
     def connect(self, context: zmq.Context[Any]) -> None:
@@ -99,6 +143,43 @@ class RefereeLink:
     def overdue(self, now: float, timeout_ms: float) -> list[GameOrder]:
         late = [rid for rid, p in self.pending.items() if now - p.sent_at > timeout_ms]
         return [self.pending.pop(rid).order for rid in late]
+
+    # ------------------------------------------------------------ results_since
+
+    def ask_results(self, after: int, limit: int) -> None:
+        """Send ``results_since``; raises ``zmq.Again`` if the referee's queue is full."""
+        request = ResultsSince(id=self.next_id(), after=after, limit=limit)
+        self.send(request, zmq.NOBLOCK)
+        self.asks[request.id] = after
+        while len(self.asks) > MAX_OPEN_ASKS:
+            del self.asks[next(iter(self.asks))]
+
+    def answered(self, request_id: int | None) -> None:
+        """A ``results_since`` was answered with results: the back-off starts over."""
+        if request_id is not None and self.asks.pop(request_id, None) is not None:
+            self.ask_backoff_ms = 0.0
+
+    def refused(self, request_id: int | None, now: float) -> bool:
+        """A ``results_since`` was answered with an error: schedule it again (with a
+        back-off) and return True; False if ``request_id`` is no ``results_since``."""
+        after = self.asks.pop(request_id, None) if request_id is not None else None
+        if after is None:
+            return False
+        self.ask_backoff_ms = min(
+            RESULTS_RETRY_MAX_MS, max(RESULTS_RETRY_MS, 2 * self.ask_backoff_ms)
+        )
+        if self.ask_again is not None:
+            after = min(after, self.ask_again[1])
+        self.ask_again = (now + self.ask_backoff_ms, after)
+        return True
+
+    def due_ask(self, now: float) -> int | None:
+        """The ``after`` of a refused ``results_since`` that is due again, if any."""
+        if self.ask_again is None or now < self.ask_again[0]:
+            return None
+        after = self.ask_again[1]
+        self.ask_again = None
+        return after
 
 
 def parse_referee(spec: str, advertise: str | None = None) -> RefereeLink:

@@ -24,7 +24,7 @@ from typing import Any
 
 import zmq
 
-from lanqi.matchmaker.director import Director
+from lanqi.matchmaker.director import Director, TournamentHost
 from lanqi.matchmaker.errors import MatchmakerError
 from lanqi.matchmaker.lobby import (
     COLORS,
@@ -35,7 +35,7 @@ from lanqi.matchmaker.lobby import (
     seats_for,
 )
 from lanqi.matchmaker.ratings_book import DEFAULT_RATING, rate_game
-from lanqi.matchmaker.referees import GameOrder, RefereeLink
+from lanqi.matchmaker.referees import SAME_REFEREE_ATTEMPTS, GameOrder, RefereeLink, new_game_id
 from lanqi.matchmaker.store import GameRecord, MatchmakerStore, PlayerRecord
 from lanqi.protocol import (
     MAX_MESSAGE_BYTES,
@@ -72,14 +72,12 @@ from lanqi.protocol import (
     PlayersList,
     ProtocolError,
     ResultsList,
-    ResultsSince,
     ResumeTournament,
     Seek,
     SeekCreated,
     SeekInfo,
     SeeksList,
     StartTournament,
-    TimeControl,
     Welcome,
     WithdrawTournament,
     decode_payload,
@@ -88,9 +86,9 @@ from lanqi.protocol import (
     error_for,
 )
 from lanqi.protocol.endpoints import MATCHMAKER_PORT, MATCHMAKER_PUB_PORT, TOPIC_LOBBY
-from lanqi.protocol.schema import struct_from_wire, struct_to_wire
 from lanqi.server.sockets import bind_tcp
 from lanqi.tournament.model import TournamentError
+from lanqi.tournament.scoring import score_game
 
 __all__ = ["MatchmakerConfig", "MatchmakerError", "MatchmakerService"]
 
@@ -105,6 +103,13 @@ MAX_WELCOME_GAMES = 64  # as many as a welcome may carry
 #: ask it this often for results we did not hear on its ``results`` topic: PUB/SUB may
 #: drop, and a dropped last result shows no gap in ``result_seq``
 RECONCILE_EVERY_MS = 2_000.0
+#: a ``create_game`` the referee answers ``internal`` (its store failing for a while)
+#: is sent again after this long, doubling, up to MAX_CREATE_FAILURES answers in all;
+#: then a lobby game fails (``game_failed``) and a tournament retries it later
+CREATE_RETRY_MS = 200.0
+MAX_CREATE_FAILURES = 5
+#: results of games whose ``create_game`` is still unanswered, kept until it is
+MAX_EARLY_RESULTS = 256
 
 
 @dataclass(slots=True)
@@ -159,10 +164,26 @@ class MatchmakerService:
         self.by_identity: dict[bytes, str] = {}  # router identity -> player id
         self.seeks: dict[str, OpenSeek] = {}
         self.challenges: dict[str, OpenChallenge] = {}
-        self.director = Director(self)
+        self.director = Director(
+            self.store,
+            config.director_key,
+            TournamentHost(
+                publish=self.publish,
+                create_game=self.create_game,
+                player_of=self.player_of,
+                now=_now_ms,
+                reconciled=self.reconciled,
+            ),
+        )
         self._stopping = False
         self._reconciled: set[str] = set()
         self._next_reconcile = 0.0
+        #: orders whose create_game is unanswered (or waits to be sent again), by game id
+        self._in_flight: dict[str, GameOrder] = {}
+        #: orders to send again after an ``internal`` answer: (when, order)
+        self._create_retries: list[tuple[float, GameOrder]] = []
+        #: results heard for an in-flight game (its reply was lost, the retry is out)
+        self._early_results: dict[str, tuple[str, GameResult]] = {}
         self._handlers: dict[type[Message], Callable[[Any, bytes, float], Message]] = {
             Hello: self._hello,
             Ping: self._ping,
@@ -217,9 +238,7 @@ class MatchmakerService:
 
     def _ask_results(self, link: RefereeLink, after: int) -> None:
         try:  # never block the loop on a referee that is down (its queue may be full)
-            link.send(
-                ResultsSince(id=link.next_id(), after=after, limit=RECONCILE_PAGE), zmq.NOBLOCK
-            )
+            link.ask_results(after, RECONCILE_PAGE)
         except zmq.Again:
             log.warning(
                 "referee %s is not taking requests; results are asked again later", link.name
@@ -544,38 +563,45 @@ class MatchmakerService:
 
     def _order(self, seek: Seek, player_ids: list[str], now: float) -> None:
         order = GameOrder(
+            game_id=new_game_id(),
             variant=seek.variant,
             options=dict(seek.options),
-            time_control=struct_to_wire(seek.time_control),
+            time_control=seek.time_control,
             player_ids=player_ids,
             names=[self._name(p) for p in player_ids],
             rated=seek.rated,
         )
         self.create_game(order, now)
 
-    def clock(self) -> float:
-        """The monotonic clock of the loop, in ms."""
-        return _now_ms()
-
     def create_game(self, order: GameOrder, now: float | None = None) -> None:
-        """Ask the least busy referee for the game; players hear when it answers."""
+        """Ask a referee for the game (the least busy one, or the one asked before:
+        see :mod:`lanqi.matchmaker.referees`); players hear when it answers."""
         now = _now_ms() if now is None else now
-        links = sorted(
-            self.config.referees, key=lambda link: (link.games_in_progress, len(link.pending))
-        )
-        link = links[order.attempts % len(links)] if order.attempts else links[0]
-        order.attempts += 1
+        link = self._link_for(order)
+        if link.name != order.referee:
+            order.referee, order.unanswered = link.name, 0
+        order.unanswered += 1
+        self._in_flight[order.game_id] = order
         request = CreateGame(
             id=link.next_id(),
+            game_id=order.game_id,
             variant=order.variant,
             options=order.options,
-            time_control=struct_from_wire(TimeControl, order.time_control),
+            time_control=order.time_control,
             players=list(order.names),
             casual=not order.rated and order.tournament_id is None,
             admin_key=link.admin_key,
             tag=order.tournament_id or "",
         )
         link.expect(request, order, now)
+
+    def _link_for(self, order: GameOrder) -> RefereeLink:
+        links = self.config.referees
+        current = self._link(order.referee)
+        if current is not None and (len(links) == 1 or order.unanswered < SAME_REFEREE_ATTEMPTS):
+            return current
+        others = [link for link in links if link is not current] or links
+        return min(others, key=lambda link: (link.games_in_progress, len(link.pending)))
 
     def _drain_referee_replies(self, link: RefereeLink) -> None:
         assert link.dealer is not None
@@ -594,6 +620,7 @@ class MatchmakerService:
                 if order is not None:
                     self._game_created(link, order, reply)
             elif isinstance(reply, ResultsList):
+                link.answered(reply.re)
                 for result in reply.results:
                     self.apply_result(link, result)
                 if len(reply.results) >= RECONCILE_PAGE:
@@ -607,18 +634,52 @@ class MatchmakerService:
                         self.director.resume_all()
                     self.director.tick(_now_ms())
             elif isinstance(reply, ErrorReply):
-                order = link.take(reply.re)
-                log.error("referee %s refused a request: %s %s", link.name, reply.code, reply.msg)
-                if order is not None and order.tournament_id is not None:
-                    self.director.game_failed(order, f"{reply.code}: {reply.msg}")
-                elif order is not None:  # a lobby game: tell both players it did not happen
-                    failed = ErrorReply(
-                        code="game_failed", msg=f"the referee refused the game: {reply.msg}"
-                    )
-                    for player_id in order.player_ids:
-                        self.push(player_id, failed)
+                self._referee_error(link, reply)
+
+    def _referee_error(self, link: RefereeLink, reply: ErrorReply) -> None:
+        now = _now_ms()
+        if link.refused(reply.re, now):  # a results_since: asked again after a back-off
+            log.warning(
+                "referee %s could not answer results_since (%s: %s); asking again",
+                link.name,
+                reply.code,
+                reply.msg,
+            )
+            return
+        order = link.take(reply.re)
+        if order is None:
+            log.error("referee %s refused a request: %s %s", link.name, reply.code, reply.msg)
+            return
+        order.unanswered = 0
+        if reply.code == "internal":
+            order.failures += 1
+            if order.failures < MAX_CREATE_FAILURES:  # the same create, after a back-off
+                log.warning(
+                    "referee %s could not create game %s (%s); trying again",
+                    link.name,
+                    order.game_id,
+                    reply.msg,
+                )
+                delay = CREATE_RETRY_MS * 2 ** (order.failures - 1)
+                self._create_retries.append((now + delay, order))
+                return
+        self._in_flight.pop(order.game_id, None)
+        self._early_results.pop(order.game_id, None)
+        log.error("referee %s refused a game: %s %s", link.name, reply.code, reply.msg)
+        if order.tournament_id is not None:
+            self.director.game_failed(order, f"{reply.code}: {reply.msg}")
+        else:  # a lobby game: tell both players it did not happen
+            failed = ErrorReply(
+                code="game_failed", msg=f"the referee refused the game: {reply.msg}"
+            )
+            for player_id in order.player_ids:
+                self.push(player_id, failed)
 
     def _game_created(self, link: RefereeLink, order: GameOrder, reply: GameCreated) -> None:
+        self._in_flight.pop(order.game_id, None)
+        early = self._early_results.pop(order.game_id, None)
+        if self.store.game(reply.game_id) is not None:
+            return  # a repeated answer for a game we have already
         record = GameRecord(
             game_id=reply.game_id,
             referee=link.name,
@@ -647,6 +708,8 @@ class MatchmakerService:
         if order.tournament_id is not None:
             self.director.game_started(record)
         log.info("game %s on %s: %s", record.game_id, link.name, " vs ".join(record.names))
+        if early is not None and early[0] == link.name:
+            self.apply_result(link, early[1])  # it ended before we heard it was created
 
     def _assignment(self, game: GameRecord, seat: int) -> Assignment:
         link = self._link(game.referee)
@@ -658,7 +721,7 @@ class MatchmakerService:
             token=game.tokens[seat],
             variant=game.variant,
             options=dict(game.options),
-            time_control=struct_from_wire(TimeControl, game.time_control),
+            time_control=game.time_control,
             players=list(game.names),
             rated=game.rated,
             tournament_id=game.tournament_id,
@@ -689,30 +752,19 @@ class MatchmakerService:
     def apply_result(self, link: RefereeLink, result: GameResult) -> None:
         """Record a result once: the game, its pairing, the ratings, the cursor."""
         game = self.store.game(result.game_id)
-        if game is None or game.status == "finished":
-            if game is None:
-                # not ours (or an orphan of a retried create): only move the cursor
-                self.store.record_result(
-                    result.game_id,
-                    result="",
-                    termination="",
-                    moves=[],
-                    ended_ms=_wall_ms(),
-                    referee=link.name,
-                    result_seq=result.result_seq,
-                    score_first=None,
-                    pairing_kind="",
-                )
+        if game is None or game.referee != link.name:
+            # not ours, or not yet: its create_game is in flight (the reply was lost and
+            # the retry is out), and the game ended before we heard it was created
+            if result.game_id in self._in_flight and len(self._early_results) < MAX_EARLY_RESULTS:
+                self._early_results[result.game_id] = (link.name, result)
+            self.store.advance_cursor(link.name, result.result_seq)
             return
-        score_first = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}.get(result.result)
-        kind = "played"
-        if result.termination == "abandoned" and len(result.moves) < 2:
-            kind = "forfeit" if score_first is not None else "double_forfeit"
-            if score_first is None:
-                score_first = 0.0
+        if game.status == "finished":
+            return
+        score = score_game(result.result, result.termination, len(result.moves))
         ratings = None
-        if game.rated and kind == "played" and score_first is not None:
-            ratings = rate_game(self.store, game.player_ids, score_first)
+        if game.rated and score.kind == "played" and score.score_first is not None:
+            ratings = rate_game(self.store, game.player_ids, score.score_first)
         applied = self.store.record_result(
             result.game_id,
             result=result.result,
@@ -721,8 +773,7 @@ class MatchmakerService:
             ended_ms=_wall_ms(),
             referee=link.name,
             result_seq=result.result_seq,
-            score_first=score_first,
-            pairing_kind=kind,
+            score=score,
             ratings=ratings,
         )
         if applied:
@@ -754,8 +805,20 @@ class MatchmakerService:
                 if link.games_in_progress or link.name not in self._reconciled:
                     self._ask_results(link, self.store.referee_cursor(link.name))
         for link in self.config.referees:
+            after = link.due_ask(now)
+            if after is not None:
+                self._ask_results(link, after)
             for order in link.overdue(now, CREATE_TIMEOUT_MS):
-                log.warning("referee %s did not answer create_game; trying again", link.name)
+                log.warning(
+                    "referee %s did not answer create_game %s; trying again",
+                    link.name,
+                    order.game_id,
+                )
+                self.create_game(order, now)
+        due = [order for when, order in self._create_retries if now >= when]
+        if due:
+            self._create_retries = [(w, o) for w, o in self._create_retries if now < w]
+            for order in due:
                 self.create_game(order, now)
         self.director.tick(now)
 

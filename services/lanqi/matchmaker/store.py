@@ -14,17 +14,27 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from lanqi.protocol import TimeControl, TournamentSpec
+from lanqi.protocol.schema import struct_from_wire, struct_to_wire
 from lanqi.server.database import StoreOpenError, connect, explain
+from lanqi.tournament.model import ResultKind
+from lanqi.tournament.scoring import GameScore
 
 __all__ = [
+    "EntrantRecord",
     "GameRecord",
+    "GameStatus",
     "MatchmakerStore",
     "PairingRecord",
     "PlayerRecord",
     "TournamentRecord",
+    "TournamentStatus",
 ]
+
+GameStatus = Literal["playing", "finished"]
+TournamentStatus = Literal["open", "running", "paused", "finished"]
 
 SCHEMA_VERSION = 1
 
@@ -117,12 +127,12 @@ class GameRecord:
     referee: str
     variant: str
     options: dict[str, Any]
-    time_control: dict[str, Any]
+    time_control: TimeControl
     player_ids: list[str]
     names: list[str]
     tokens: list[str]
     rated: bool
-    status: str
+    status: GameStatus
     created_ms: int
     tournament_id: str | None = None
     round: int = 0
@@ -137,10 +147,18 @@ class GameRecord:
 @dataclass(frozen=True, slots=True)
 class TournamentRecord:
     tournament_id: str
-    spec: dict[str, Any]
-    status: str
+    spec: TournamentSpec
+    status: TournamentStatus
     round: int
     created_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class EntrantRecord:
+    player_id: str
+    seed: int
+    joined_round: int
+    withdrawn: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +172,7 @@ class PairingRecord:
     game_id: str | None = None
     result: str | None = None
     score_first: float | None = None
-    kind: str | None = None
+    kind: ResultKind | None = None
 
 
 def _game(row: sqlite3.Row) -> GameRecord:
@@ -163,7 +181,7 @@ def _game(row: sqlite3.Row) -> GameRecord:
         referee=row["referee"],
         variant=row["variant"],
         options=json.loads(row["options"]),
-        time_control=json.loads(row["time_control"]),
+        time_control=struct_from_wire(TimeControl, json.loads(row["time_control"])),
         player_ids=json.loads(row["player_ids"]),
         names=json.loads(row["names"]),
         tokens=json.loads(row["tokens"]),
@@ -300,7 +318,7 @@ class MatchmakerStore:
                     game.referee,
                     game.variant,
                     json.dumps(game.options),
-                    json.dumps(game.time_control),
+                    json.dumps(struct_to_wire(game.time_control)),
                     json.dumps(game.player_ids),
                     json.dumps(game.names),
                     json.dumps(game.tokens),
@@ -326,7 +344,7 @@ class MatchmakerStore:
         return _game(row) if row else None
 
     def games(
-        self, *, status: str | None = None, tournament_id: str | None = None
+        self, *, status: GameStatus | None = None, tournament_id: str | None = None
     ) -> list[GameRecord]:
         sql = "SELECT * FROM games WHERE 1 = 1"
         args: list[Any] = []
@@ -349,18 +367,18 @@ class MatchmakerStore:
         ended_ms: int,
         referee: str,
         result_seq: int,
-        score_first: float | None,
-        pairing_kind: str,
+        score: GameScore,
         ratings: dict[str, tuple[float, float, float]] | None = None,
     ) -> bool:
         """Record a game's result once (with the pairing and ratings) and move the
-        referee cursor; returns False if the game is unknown or already finished."""
+        referee cursor; returns False if the game is unknown, not on ``referee``, or
+        already finished."""
         with self._tx() as conn:
             self._advance_cursor(conn, referee, result_seq)
             row = conn.execute(
                 "SELECT status, tournament_id, round, board, game_no, player_ids FROM games "
-                "WHERE game_id = ?",
-                (game_id,),
+                "WHERE game_id = ? AND referee = ?",
+                (game_id, referee),
             ).fetchone()
             if row is None or row["status"] == "finished":
                 return False
@@ -376,8 +394,8 @@ class MatchmakerStore:
                     "AND game_id = ?",
                     (
                         result,
-                        score_first,
-                        pairing_kind,
+                        score.score_first,
+                        score.kind,
                         row["tournament_id"],
                         row["round"],
                         row["board"],
@@ -392,6 +410,11 @@ class MatchmakerStore:
                     (rating, rd, vol, player_id),
                 )
             return True
+
+    def advance_cursor(self, referee: str, result_seq: int) -> None:
+        """Move the referee cursor past a result that is not one of our games."""
+        with self._tx() as conn:
+            self._advance_cursor(conn, referee, result_seq)
 
     def _advance_cursor(self, conn: sqlite3.Connection, referee: str, result_seq: int) -> None:
         conn.execute(
@@ -414,7 +437,7 @@ class MatchmakerStore:
                 "INSERT INTO tournaments VALUES (?, ?, ?, ?, ?)",
                 (
                     record.tournament_id,
-                    json.dumps(record.spec),
+                    json.dumps(struct_to_wire(record.spec)),
                     record.status,
                     record.round,
                     record.created_ms,
@@ -429,7 +452,7 @@ class MatchmakerStore:
             return None
         return TournamentRecord(
             row["tournament_id"],
-            json.loads(row["spec"]),
+            struct_from_wire(TournamentSpec, json.loads(row["spec"])),
             row["status"],
             row["round"],
             row["created_ms"],
@@ -440,7 +463,7 @@ class MatchmakerStore:
         found = [self.tournament(r[0]) for r in rows.fetchall()]
         return [t for t in found if t is not None]
 
-    def set_tournament_status(self, tournament_id: str, status: str) -> None:
+    def set_tournament_status(self, tournament_id: str, status: TournamentStatus) -> None:
         with self._tx() as conn:
             conn.execute(
                 "UPDATE tournaments SET status = ? WHERE tournament_id = ?",
@@ -493,17 +516,21 @@ class MatchmakerStore:
             )
             return cur.rowcount > 0
 
-    def entrants(self, tournament_id: str) -> list[tuple[str, int, int, bool]]:
-        """(player_id, seed, joined_round, withdrawn) in seed order."""
+    def entrants(self, tournament_id: str) -> list[EntrantRecord]:
+        """The tournament's entrants (withdrawn ones included) in seed order."""
         rows = self._conn.execute(
             "SELECT player_id, seed, joined_round, withdrawn FROM entrants "
             "WHERE tournament_id = ? ORDER BY seed",
             (tournament_id,),
         ).fetchall()
-        return [(r[0], r[1], r[2], bool(r[3])) for r in rows]
+        return [EntrantRecord(r[0], r[1], r[2], bool(r[3])) for r in rows]
 
     def start_round(
-        self, tournament_id: str, round_no: int, pairings: list[PairingRecord], status: str
+        self,
+        tournament_id: str,
+        round_no: int,
+        pairings: list[PairingRecord],
+        status: TournamentStatus,
     ) -> bool:
         """Store a new round's pairings and make it current, once: False if this
         round already exists (a restart never pairs a round twice)."""

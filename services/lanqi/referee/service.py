@@ -10,6 +10,7 @@ deadline, so they fire on an idle server too.
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 import sqlite3
 import time
@@ -83,6 +84,8 @@ FINISHED_CACHE = 512  # finished games kept in memory for sync requests
 #: again after this long, doubling up to STORE_RETRY_MAX_MS.
 STORE_RETRY_MS = 50.0
 STORE_RETRY_MAX_MS = 1000.0
+#: a game id chosen by the creator (it is part of the topic ``game/<game_id>``)
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 STORE_FAILED_MSG = (
     "the referee could not store this (its database is locked or full); nothing was"
     " applied, send it again"
@@ -523,12 +526,16 @@ class RefereeService:
                 "bad_request",
                 f"a game needs exactly two player names of at most {MAX_NAME} characters",
             )
+        if request.game_id is not None and not GAME_ID.fullmatch(request.game_id):
+            raise RefereeError(
+                "bad_request", "a game_id is 1 to 64 letters, digits, '-' or '_' (or null)"
+            )
         options = dict(request.options)
         start_fen = options.pop("fen", None)
         if start_fen is not None and not isinstance(start_fen, str):
             raise RefereeError("bad_request", "option fen must be a string")
         setup = SessionSetup(
-            game_id=uuid.uuid4().hex[:16],
+            game_id=request.game_id or uuid.uuid4().hex[:16],
             variant=request.variant,
             options=options,
             start_fen=start_fen,
@@ -544,6 +551,10 @@ class RefereeService:
             raise RefereeError(
                 "bad_request", f"that position is already over ({over.termination.value})"
             )
+        if request.game_id is not None:
+            existing = self.store.game(request.game_id)
+            if existing is not None:
+                return _Outcome(_repeated_create(request, existing, setup, session.options))
         created = session.created_event(now)
         row = GameRow(
             game_id=setup.game_id,
@@ -681,6 +692,38 @@ class RefereeService:
         except Exception:  # a bug costs this game's timer events, not the others'
             log.exception("could not store timer events of %s", session.game_id)
             self._reload(session.game_id)
+
+
+def _repeated_create(
+    request: CreateGame, row: GameRow, setup: SessionSetup, options: dict[str, Any]
+) -> GameCreated:
+    """The answer to a ``create_game`` whose ``game_id`` names a stored game: the same
+    ``game_created`` if it asks for that very game (a retry), else ``game_exists``."""
+    asked = (
+        setup.variant,
+        options,
+        setup.start_fen,
+        setup.players,
+        struct_to_wire(setup.time_control),
+        setup.casual,
+        setup.tag,
+    )
+    stored = (
+        row.variant,
+        row.options,
+        row.start_fen,
+        row.players,
+        row.time_control,
+        row.casual,
+        row.tag,
+    )
+    if asked != stored:
+        raise RefereeError(
+            "game_exists",
+            f"game {row.game_id!r} exists with other players or options; choose another game_id",
+        )
+    log.info("create_game %s again: answered with the game created before", row.game_id)
+    return GameCreated(re=request.id, game_id=row.game_id, tokens=list(row.tokens))
 
 
 def _summary_of(row: GameRow) -> GameSummary:

@@ -208,9 +208,14 @@ class GameEvent(Message):
 class CreateGame(Request):
     """Create a game (matchmaker or admin).  Needs the referee's admin key if one is set.
     ``casual`` games allow takebacks; ``tag`` is opaque to the referee (the
-    matchmaker puts its pairing id there and finds it again in the result)."""
+    matchmaker puts its pairing id there and finds it again in the result).
+
+    ``game_id``, chosen by the caller, makes the request idempotent: a repeat of
+    the same create gets the same ``game_created`` (same tokens), a different create
+    with a taken id is refused as ``game_exists``.  ``None``: the referee picks one."""
 
     T = "create_game"
+    game_id: str | None = field(default=None, metadata=ID)
     variant: str = field(metadata=limit(32))
     options: dict[str, Any] = field(default_factory=dict, metadata=limit(16))
     time_control: TimeControl = field(default_factory=TimeControl)

@@ -62,6 +62,7 @@ from lanqi.tournament.schedule import (
     Schedule,
     make_schedule,
 )
+from lanqi.tournament.scoring import GameScore, UnplayedScore, points_of, score_game, score_unplayed
 from lanqi.tournament.standings import (
     DEFAULT_TIEBREAKS,
     TIEBREAKS,
@@ -83,6 +84,7 @@ __all__ = [
     "Crosstable",
     "Format",
     "FormatInfo",
+    "GameScore",
     "Glicko2",
     "KnockoutState",
     "MatchState",
@@ -96,6 +98,7 @@ __all__ = [
     "Schedule",
     "StandingRow",
     "TournamentError",
+    "UnplayedScore",
     "berger_table",
     "crosstable",
     "crosstable_csv",
@@ -112,7 +115,10 @@ __all__ = [
     "knockout_bracket",
     "knockout_next",
     "make_schedule",
+    "points_of",
     "round_robin",
+    "score_game",
+    "score_unplayed",
     "seeded_order",
     "seeding_order",
     "set_round_tag",
