@@ -312,13 +312,15 @@ class Lanqi:
         *args: str,
         data_dir: Path | None = None,
         referee_events: str | None = None,
+        referee_requests: str | None = None,
         allowed_errors: Sequence[str] = (),
     ) -> LanqiProcess:
         """``lanqi matchmaker`` in front of ``referee`` (its endpoints given in full;
-        ``referee_events`` replaces the referee's event endpoint, e.g. by a relay)."""
+        ``referee_events`` / ``referee_requests`` replace the referee's event / request
+        endpoint, e.g. by a relay)."""
         folder = data_dir or self.data_dir(f"matchmaker-data-{len(self.started)}")
         events = referee_events or referee.endpoints["events"]
-        spec = f"{referee.endpoints['requests']},{events}"
+        spec = f"{referee_requests or referee.endpoints['requests']},{events}"
         return self._new(
             "matchmaker",
             [

@@ -1,0 +1,250 @@
+"""How the matchmaker takes a referee's ``internal`` answers: it asks again.
+
+The matchmaker runs in this process on real sockets; the referee is a scripted peer
+(a ROUTER for requests and an XPUB for the ``results`` topic) that answers what the
+test tells it to, so a store failure is an answer away.  The periodic reconcile is
+pushed out of reach, so whatever the matchmaker asks again it asks on its own.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+import zmq
+
+from lanqi.client.matchmaker import MatchmakerClient
+from lanqi.matchmaker import service as service_module
+from lanqi.matchmaker.referees import parse_referee
+from lanqi.matchmaker.service import MAX_CREATE_FAILURES, MatchmakerConfig, MatchmakerService
+from lanqi.protocol import (
+    CreateGame,
+    CreateSeek,
+    ErrorReply,
+    GameAssigned,
+    GameCreated,
+    GameResult,
+    Message,
+    Request,
+    ResultsList,
+    ResultsSince,
+    Seek,
+    SeekCreated,
+    TimeControl,
+    decode_payload,
+    encode,
+    encode_event,
+)
+from lanqi.protocol.endpoints import TOPIC_RESULTS
+
+from .conftest import read_store
+
+R = TypeVar("R", bound=Request)
+STORE_FAILS = "the referee could not store this; send it again"
+
+
+class ScriptedReferee:
+    """The referee's two sockets, driven by the test."""
+
+    def __init__(self, context: zmq.Context[Any]) -> None:
+        self.router = context.socket(zmq.ROUTER)
+        self.router.setsockopt(zmq.LINGER, 0)
+        port = self.router.bind_to_random_port("tcp://127.0.0.1")
+        self.endpoint = f"tcp://127.0.0.1:{port}"
+        self.xpub = context.socket(zmq.XPUB)
+        self.xpub.setsockopt(zmq.LINGER, 0)
+        pub_port = self.xpub.bind_to_random_port("tcp://127.0.0.1")
+        self.pub_endpoint = f"tcp://127.0.0.1:{pub_port}"
+        self.identity = b""
+
+    def expect(self, kind: type[R], timeout_ms: int = 10_000) -> R:
+        """The next request, which must be a ``kind``."""
+        assert self.router.poll(timeout_ms), f"no {kind.T} from the matchmaker"
+        identity, payload = self.router.recv_multipart()
+        self.identity = identity
+        request = decode_payload(payload)
+        assert isinstance(request, kind), f"expected {kind.T}, got {request!r}"
+        return request
+
+    def answer(self, reply: Message) -> None:
+        self.router.send_multipart([self.identity, *encode(reply)])
+
+    def refuse(self, request: Request) -> None:
+        self.answer(ErrorReply(re=request.id, code="internal", msg=STORE_FAILS))
+
+    def wait_subscribed(self, topic: str, timeout_ms: int = 10_000) -> None:
+        """Until the matchmaker's SUB has subscribed to ``topic`` (XPUB tells)."""
+        while self.xpub.poll(timeout_ms):
+            if self.xpub.recv() == b"\x01" + topic.encode():
+                return
+        raise AssertionError(f"nobody subscribed to {topic!r}")
+
+    def publish(self, message: Message) -> None:
+        self.xpub.send_multipart(encode_event(TOPIC_RESULTS, message))
+
+    def close(self) -> None:
+        self.router.close(linger=0)
+        self.xpub.close(linger=0)
+
+
+@pytest.fixture
+def fake_referee(zmq_context: zmq.Context[Any]) -> Iterator[ScriptedReferee]:
+    referee = ScriptedReferee(zmq_context)
+    try:
+        yield referee
+    finally:
+        referee.close()
+
+
+@pytest.fixture
+def matchmaker(
+    fake_referee: ScriptedReferee,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    zmq_context: zmq.Context[Any],
+) -> Iterator[MatchmakerService]:
+    """A matchmaker in a thread in front of the scripted referee, without the periodic
+    reconcile (an hour away)."""
+    monkeypatch.setattr(service_module, "RECONCILE_EVERY_MS", 3_600_000.0)
+    config = MatchmakerConfig(
+        port=0,
+        pub_port=0,
+        data_dir=tmp_path,
+        referees=[parse_referee(f"{fake_referee.endpoint},{fake_referee.pub_endpoint}")],
+        director_key="key",
+    )
+    service = MatchmakerService(config, zmq_context)
+    service.bind()
+    thread = threading.Thread(target=service.serve_forever, name="matchmaker", daemon=True)
+    thread.start()
+    try:
+        yield service
+    finally:
+        service.stop()
+        thread.join(timeout=10)
+        assert not thread.is_alive(), "the matchmaker did not stop"
+        service.close()
+
+
+def _result(game_id: str, result_seq: int, result: str = "1-0") -> GameResult:
+    return GameResult(
+        game_id=game_id,
+        result_seq=result_seq,
+        variant="gomoku",
+        players=["a", "b"],
+        result=result,
+        termination="resignation",
+        moves=["h8", "h9", "h10"],
+    )
+
+
+def _cursor(data_dir: Path) -> int:
+    rows = read_store(data_dir, "SELECT last_result_seq FROM referee_cursors")
+    return int(rows[0][0]) if rows else 0
+
+
+def _pair(
+    matchmaker: MatchmakerService, client: Callable[[], MatchmakerClient]
+) -> tuple[MatchmakerClient, MatchmakerClient]:
+    """Two players whose seeks pair (the matchmaker then asks for the game)."""
+    one, two = client(), client()
+    one.hello("ann")
+    two.hello("bob")
+    seek = Seek(variant="gomoku", time_control=TimeControl(kind="per_move", per_move_ms=9_000))
+    assert not one.call(CreateSeek(seek=seek), SeekCreated).paired
+    assert two.call(CreateSeek(seek=seek), SeekCreated).paired
+    return one, two
+
+
+@pytest.fixture
+def client(
+    matchmaker: MatchmakerService, zmq_context: zmq.Context[Any]
+) -> Iterator[Callable[[], MatchmakerClient]]:
+    clients: list[MatchmakerClient] = []
+
+    def make() -> MatchmakerClient:
+        made = MatchmakerClient(
+            matchmaker.endpoint, matchmaker.pub_endpoint, context=zmq_context, timeout_ms=5000
+        )
+        clients.append(made)
+        return made
+
+    try:
+        yield make
+    finally:
+        for made in clients:
+            made.close()
+
+
+def test_a_refused_results_since_is_asked_again_for_the_same_results(
+    matchmaker: MatchmakerService, fake_referee: ScriptedReferee, tmp_path: Path
+) -> None:
+    start = fake_referee.expect(ResultsSince)  # the reconcile at start
+    assert start.after == 0
+    fake_referee.answer(ResultsList(re=start.id))
+    fake_referee.wait_subscribed(TOPIC_RESULTS)
+    # result 2 comes live, 1 was dropped: the gap is asked for (after 0) ...
+    fake_referee.publish(_result("elsewhere-2", 2))
+    gap = fake_referee.expect(ResultsSince)
+    assert gap.after == 0
+    fake_referee.refuse(gap)  # ... while the referee's store fails
+    again = fake_referee.expect(ResultsSince)  # asked again, not an hour later
+    # the same results, though the cursor has moved past the live result 2 meanwhile
+    assert again.after == 0 and again.id != gap.id
+    fake_referee.refuse(again)  # still failing: asked again (a longer back-off)
+    third = fake_referee.expect(ResultsSince)
+    assert third.after == 0
+    fake_referee.answer(ResultsList(re=third.id, results=[_result("elsewhere-1", 1)]))
+    assert _cursor(tmp_path) == 2
+
+
+def test_a_lobby_game_refused_internal_is_created_on_a_retry(
+    matchmaker: MatchmakerService,
+    fake_referee: ScriptedReferee,
+    client: Callable[[], MatchmakerClient],
+    tmp_path: Path,
+) -> None:
+    fake_referee.answer(ResultsList(re=fake_referee.expect(ResultsSince).id))
+    ann, bob = _pair(matchmaker, client)
+    first = fake_referee.expect(CreateGame)
+    assert first.game_id
+    fake_referee.refuse(first)
+    second = fake_referee.expect(CreateGame)
+    fake_referee.refuse(second)
+    third = fake_referee.expect(CreateGame)
+    # the very same create each time: a referee that did store it answers with that game
+    assert first.game_id == second.game_id == third.game_id
+    assert [r.players for r in (first, second, third)] == [first.players] * 3
+    tokens = ["t0", "t1"]
+    fake_referee.answer(GameCreated(re=third.id, game_id=third.game_id, tokens=tokens))
+    for player in (ann, bob):
+        push = player.next_push(5000)
+        assert isinstance(push, GameAssigned), push
+        assert push.game.game_id == first.game_id
+        assert push.game.token == tokens[push.game.seat]
+    games = read_store(tmp_path, "SELECT game_id, status FROM games")
+    assert [tuple(g) for g in games] == [(first.game_id, "playing")]
+
+
+def test_a_lobby_game_refused_internal_too_often_fails(
+    matchmaker: MatchmakerService,
+    fake_referee: ScriptedReferee,
+    client: Callable[[], MatchmakerClient],
+    tmp_path: Path,
+) -> None:
+    fake_referee.answer(ResultsList(re=fake_referee.expect(ResultsSince).id))
+    ann, bob = _pair(matchmaker, client)
+    creates = []
+    for _ in range(MAX_CREATE_FAILURES):
+        creates.append(fake_referee.expect(CreateGame))
+        fake_referee.refuse(creates[-1])
+    assert len({c.game_id for c in creates}) == 1
+    for player in (ann, bob):
+        push = player.next_push(10_000)
+        assert isinstance(push, ErrorReply) and push.code == "game_failed", push
+        assert STORE_FAILS in push.msg
+    assert not fake_referee.router.poll(0), "asked again after telling the players it failed"
+    assert read_store(tmp_path, "SELECT game_id FROM games") == []
