@@ -5,6 +5,9 @@ decision is made from what the store holds (entrants, pairings and results), so
 after a restart the director picks up exactly where it was.  A round is stored
 before its games are created and is never paired again; a pairing whose game
 was not created (a crash in between) gets its game when the tournament resumes.
+What the director needs from the matchmaker around it is a
+:class:`TournamentHost` (it does not import the service); what a result is worth
+is :mod:`lanqi.tournament.scoring`'s.
 """
 
 from __future__ import annotations
