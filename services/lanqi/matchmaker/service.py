@@ -6,8 +6,8 @@ keeps their identity across reconnects.  Pairing a seek, an accepted challenge
 or a tournament round turns into a ``create_game`` to the least busy referee,
 with a game id chosen here so that a retry cannot make a second game (see
 :mod:`lanqi.matchmaker.referees`); when it answers, each player is sent a private
-``game_assigned`` with its seat token.  Results come from the referees' ``results`` topic and from
-``results_since`` (reconciling: after a restart, on a gap in ``result_seq``, and
+``game_assigned`` with its seat token.  Results come from the referees' ``results``
+topic and from ``results_since`` (reconciling: after a restart, on a gap in ``result_seq``, and
 every few seconds while games are in progress), and are recorded once per game,
 scored by :mod:`lanqi.tournament.scoring`.  A referee that answers ``internal``
 (its store failing for a while) is asked again after a back-off.  Tournaments are
