@@ -18,6 +18,7 @@ import zmq
 from lanqi.client.matchmaker import MatchmakerClient, MatchmakerRefused
 from lanqi.client.referee import GameView, RefereeClient
 from lanqi.protocol import (
+    AbortGame,
     AcceptChallenge,
     CancelChallenge,
     CancelSeek,
@@ -27,6 +28,7 @@ from lanqi.protocol import (
     ChallengeReceived,
     CreateSeek,
     DeclineChallenge,
+    ErrorReply,
     GameAssigned,
     ListPlayers,
     ListSeeks,
@@ -35,6 +37,7 @@ from lanqi.protocol import (
     Ok,
     Ping,
     PlayersList,
+    RequestTakeback,
     Seek,
     SeekCreated,
     SeeksList,
@@ -342,6 +345,39 @@ def test_seeks_with_the_same_game_written_differently_pair(
     ann.call(CreateSeek(seek=Seek(variant="gomoku", time_control=tc)), SeekCreated)
     spelled_out = Seek(variant="gomoku", time_control=tc, options={"size": 15})
     assert bob.call(CreateSeek(seek=spelled_out), SeekCreated).paired
+
+
+@pytest.mark.parametrize("rated", [False, True], ids=["unrated", "rated"])
+def test_a_seek_with_default_options_is_assigned_a_game_with_them_spelled_out(
+    player: Callable[[str], MatchmakerClient], zmq_context: zmq.Context[Any], rated: bool
+) -> None:
+    """docs/protocol.md, "Being assigned a game": the assignment carries the game's
+    options in full (the variant's defaults filled in, as the snapshot shows them);
+    an unrated lobby game is casual (takeback and abort accepted), a rated one is
+    not (both ``not_allowed``)."""
+    ann, bob = player("ann"), player("bob")
+    tc = fresh_tc()
+    wanted = Seek(variant="xiangqi", time_control=tc, rated=rated, options={})
+    ann.call(CreateSeek(seek=wanted), SeekCreated)
+    assert bob.call(CreateSeek(seek=wanted), SeekCreated).paired
+    mine, theirs = expect_push(ann, GameAssigned).game, expect_push(bob, GameAssigned).game
+    first, second = (mine, theirs) if mine.seat == 0 else (theirs, mine)
+    with RefereeClient(first.referee, first.referee_pub, context=zmq_context) as ref:
+        ref.wait_connected()
+        snapshot = ref.join(first.game_id, first.seat, first.token)
+        ref.join(second.game_id, second.seat, second.token)
+        assert first.options == theirs.options == snapshot.options
+        assert first.options == {"repetition": "axf", "repetition_count": 3, "move_limit": 120}
+        assert snapshot.casual is not rated
+        ref.move(first.game_id, first.token, 0, "h2e2")
+        takeback = ref.request(RequestTakeback(game_id=first.game_id, token=first.token))
+        abort = ref.request(AbortGame(game_id=first.game_id, token=second.token))
+        if rated:
+            assert isinstance(takeback, ErrorReply) and takeback.code == "not_allowed"
+            assert isinstance(abort, ErrorReply) and abort.code == "not_allowed"
+        else:
+            assert isinstance(takeback, Ok) and isinstance(abort, Ok)
+            assert ref.sync(first.game_id).termination == "aborted"
 
 
 # ---------------------------------------------------------------- presence, reconnect

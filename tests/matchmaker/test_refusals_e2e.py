@@ -7,6 +7,7 @@ refusal is not an error of the service), and no reply may be ``internal``.
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ from lanqi.client.matchmaker import MatchmakerClient, MatchmakerRefused
 from lanqi.protocol import (
     PROTOCOL_VERSION,
     AcceptChallenge,
+    Assignment,
     CancelSeek,
     Challenge,
     CreateGame,
@@ -27,6 +29,7 @@ from lanqi.protocol import (
     Exported,
     ExportTournament,
     FinishTournament,
+    GameAssigned,
     GetStandings,
     Hello,
     JoinTournament,
@@ -260,6 +263,23 @@ def _packed(**fields: Any) -> bytes:
             True,
         ),
         (encode(CreateGame(id=7, variant="gomoku", players=["a", "b"])), "unknown_type", True),
+        # another service's request, a reply or an event: refused by type, not by fields
+        ([_packed(v=PROTOCOL_VERSION, t="sync", id=7)], "unknown_type", True),
+        ([_packed(v=PROTOCOL_VERSION, t="move", id=7, ply="x")], "unknown_type", True),
+        ([_packed(v=PROTOCOL_VERSION, t="welcome", id=7)], "unknown_type", True),
+        ([_packed(v=PROTOCOL_VERSION, t="lobby", id=7)], "unknown_type", True),
+        # a version that only Python would call 1
+        ([_packed(v=True, t="ping", id=7)], "bad_version", True),
+        ([_packed(v=1.0, t="ping", id=7)], "bad_version", True),
+        # unreadable values elsewhere in the map: the id is still read and echoed
+        ([_packed(v=PROTOCOL_VERSION, t="hello", id=7, name=b"ann")], "bad_message", True),
+        (
+            [_packed(v=PROTOCOL_VERSION, t="ping", id=7, junk={str(i): 0 for i in range(300)})],
+            "bad_message",
+            True,
+        ),
+        ([_packed(v=PROTOCOL_VERSION, t="ping", id=7, junk=[0] * 5000)], "bad_message", True),
+        ([b"", _packed(v=PROTOCOL_VERSION, t="ping", id=7)], "bad_message", True),
     ],
     ids=[
         "not-msgpack",
@@ -276,6 +296,16 @@ def _packed(**fields: Any) -> bytes:
         "seek-not-a-map",
         "expires-zero",
         "referee-request",
+        "referee-request-without-fields",
+        "referee-request-with-bad-fields",
+        "reply-tag",
+        "event-tag",
+        "version-true",
+        "version-float",
+        "bin-value",
+        "big-map",
+        "long-array",
+        "delimiter-frame",
     ],
 )
 def test_malformed_messages(
@@ -338,3 +368,42 @@ def test_standings_of_an_open_event_not_yet_valid(
         code_of(client, StartTournament(tournament_id=tid, director_key=DIRECTOR_KEY))
         == "bad_request"
     )
+
+
+def test_withdrawing_is_refused_once_the_tournament_is_over(
+    client: MatchmakerClient, hello: Callable[[], MatchmakerClient]
+) -> None:
+    """docs/protocol.md, ``tour_withdraw``: accepted while the event is open, running
+    or paused; ``closed`` once it is finished.  Its games are assigned with the
+    options spelled out, like lobby games."""
+    spec = TournamentSpec(name="withdrawals", format="round_robin", variant="gomoku", rated=False)
+    tid = client.call(
+        CreateTournament(director_key=DIRECTOR_KEY, spec=spec), TournamentCreated
+    ).tournament_id
+    players = [hello() for _ in range(5)]
+    for player in players:
+        player.call(JoinTournament(tournament_id=tid), Ok)
+    players[0].call(WithdrawTournament(tournament_id=tid), Ok)  # open
+    client.call(StartTournament(tournament_id=tid, director_key=DIRECTOR_KEY), Ok)
+    assigned = first_assignment(players[1:])  # four entrants: everyone plays round 1
+    assert assigned.tournament_id == tid
+    assert assigned.options == {"size": 15, "rule": "freestyle"}
+    players[1].call(WithdrawTournament(tournament_id=tid), Ok)  # running
+    client.call(PauseTournament(tournament_id=tid, director_key=DIRECTOR_KEY), Ok)
+    players[2].call(WithdrawTournament(tournament_id=tid), Ok)  # paused
+    client.call(FinishTournament(tournament_id=tid, director_key=DIRECTOR_KEY), Ok)
+    assert code_of(players[3], WithdrawTournament(tournament_id=tid)) == "closed"
+    name = players[4].welcome.name if players[4].welcome else ""
+    by_director = WithdrawTournament(tournament_id=tid, player=name, director_key=DIRECTOR_KEY)
+    assert code_of(client, by_director) == "closed"
+
+
+def first_assignment(players: list[MatchmakerClient], timeout_s: float = 10.0) -> Assignment:
+    """The first ``game_assigned`` any of ``players`` receives."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for player in players:
+            push = player.next_push(50)
+            if isinstance(push, GameAssigned):
+                return push.game
+    raise AssertionError(f"no game_assigned push within {timeout_s} s")

@@ -196,9 +196,63 @@ def test_a_payload_that_is_not_a_map(
 def test_bin_and_ext_values_are_refused(referee: Any, raw: Callable[[object], RawPeer]) -> None:
     peer = raw(referee)
     sync = wire(Sync(id=3, game_id="x"))
-    assert peer.refused(pack({**sync, "game_id": b"x"})).code == "bad_message"
-    assert peer.refused(pack({**sync, "junk": msgpack.ExtType(5, b"abc")})).code == "bad_message"
-    assert peer.refused(pack({1: 2, **sync})).code == "bad_message"  # a key that is not a str
+    for payload in (
+        pack({**sync, "game_id": b"x"}),
+        pack({**sync, "junk": msgpack.ExtType(5, b"abc")}),
+        pack({1: 2, **sync}),  # a key that is not a str
+    ):
+        reply = peer.refused(payload)
+        assert (reply.code, reply.re) == ("bad_message", 3), reply
+
+
+MANY = 5000  # over both msgpack limits: 256 map entries, 4 200 array items
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"game_id": b"x"}, "bin"),
+        ({"junk": msgpack.ExtType(5, b"abc")}, "ext"),
+        ({"junk": {str(i): i for i in range(300)}}, "more than 256 entries"),
+        ({str(i): i for i in range(300)}, "more than 256 entries"),  # the request map itself
+        ({"junk": list(range(MANY))}, "more than 4200 items"),
+        ({"junk": [[0] * MANY]}, "more than 4200 items"),
+    ],
+    ids=["bin", "ext", "big-map", "big-request", "long-array", "nested-array"],
+)
+def test_the_id_of_an_unreadable_request_is_echoed(
+    referee: Any, raw: Callable[[object], RawPeer], change: dict[str, Any], says: str
+) -> None:
+    """docs/protocol.md: a client matches replies by ``re``; a request refused
+    because some value cannot be read still gets its ``id`` back, wherever the id
+    sits in the map."""
+    peer = raw(referee)
+    for id_first in (True, False):
+        rest = {k: v for k, v in wire(Sync(game_id="x")).items() if k != "id"}
+        data = {"id": 21, **rest, **change} if id_first else {**rest, **change, "id": 21}
+        reply = peer.refused(pack(data))
+        assert (reply.code, reply.re) == ("bad_message", 21), reply
+        assert says in reply.msg, reply
+    # trailing bytes after the map, and a request in two frames
+    reply = peer.refused(pack(wire(Sync(id=22, game_id="x"))) + b"\x01")
+    assert (reply.code, reply.re) == ("bad_message", 22), reply
+    reply = peer.exchange(b"", pack(wire(Sync(id=23, game_id="x"))))
+    assert isinstance(reply, ErrorReply) and (reply.code, reply.re) == ("bad_message", 23)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        pack({"id": "21", "v": 1, "t": "sync", "game_id": b"x"}),  # an id that is not an int
+        pack({"id": -1, "v": 1, "t": "sync", "game_id": b"x"}),
+        pack({"id": True, "v": 1, "t": "sync", "game_id": b"x"}),
+        pack({"game_id": b"x", "v": 1, "t": "sync"}),  # no id at all
+        pack({"v": 1, "t": "sync", "game_id": "x", "id": 21})[:-1],  # the id's value cut off
+    ],
+)
+def test_no_id_is_invented(referee: Any, raw: Callable[[object], RawPeer], payload: bytes) -> None:
+    reply = raw(referee).refused(payload)
+    assert (reply.code, reply.re) == ("bad_message", None), reply
 
 
 JUNK_VALUES: list[Any] = [
@@ -281,9 +335,13 @@ def test_missing_fields(
         ({"t": "ping", "id": 13}, "unknown_type", 13),  # a matchmaker request
         ({"t": "hello", "id": 13, "name": "x"}, "unknown_type", 13),
         ({"t": "ok", "re": 13}, "unknown_type", None),  # a reply tag: no id to answer
-        # a known tag is decoded (and its fields checked) before the referee looks at it
-        ({"t": "moved", "id": 13}, "bad_message", 13),
-        ({"t": "hello", "id": 13}, "bad_message", 13),
+        # a tag the referee does not handle is refused before its fields are read:
+        # an event, a reply with an id, the matchmaker's requests without their fields
+        ({"t": "moved", "id": 13}, "unknown_type", 13),
+        ({"t": "snapshot", "id": 13}, "unknown_type", 13),
+        ({"t": "hello", "id": 13}, "unknown_type", 13),
+        ({"t": "cancel_seek", "id": 13}, "unknown_type", 13),
+        ({"t": "tour_withdraw", "id": 13, "tournament_id": 5}, "unknown_type", 13),
     ],
 )
 def test_unknown_type(
@@ -293,7 +351,7 @@ def test_unknown_type(
     assert (reply.code, reply.re) == (code, re)
 
 
-@pytest.mark.parametrize("version", [0, 2, -1, "1", 2**63, None, [1], "missing"])
+@pytest.mark.parametrize("version", [0, 2, -1, "1", 2**63, None, [1], True, 1.0, "missing"])
 def test_wrong_protocol_version(
     referee: Any, raw: Callable[[object], RawPeer], version: Any
 ) -> None:
@@ -331,6 +389,51 @@ def test_a_non_ascii_admin_key_is_unauthorized(
         reply = client.request(CreateGame(variant="gomoku", players=["a", "b"], admin_key=key))
         assert isinstance(reply, ErrorReply) and reply.code == "unauthorized", (key, reply)
     assert client.create_game("gomoku", players=["a", "b"], admin_key="s3cret").game_id
+
+
+@pytest.mark.parametrize(
+    ("players", "says"),
+    [
+        (["a", "b", "c"], "exactly 2 items"),
+        (["a"], "exactly 2 items"),
+        ([], "exactly 2 items"),
+        (["a", "n" * 41], "longer than 40"),
+    ],
+)
+def test_create_game_needs_exactly_two_names(
+    referee: Any, raw: Callable[[object], RawPeer], players: list[str], says: str
+) -> None:
+    """docs/protocol.md, ``create_game``: ``players`` is exactly two names of at most
+    40 characters; anything else is ``bad_message`` (the field's shape), like every
+    list or string outside its limit."""
+    data = wire(CreateGame(id=31, variant="gomoku"), players=players)
+    reply = raw(referee).refused(pack(data))
+    assert (reply.code, reply.re) == ("bad_message", 31), reply
+    assert says in reply.msg
+    created = raw(referee).exchange(pack({**data, "players": ["a", "n" * 40]}))
+    assert not isinstance(created, ErrorReply), created
+
+
+@pytest.mark.parametrize(
+    ("variant", "options"),
+    [
+        ("xiangqi", {"move_limit": True}),
+        ("xiangqi", {"move_limit": False}),
+        ("xiangqi", {"move_limit": 60.0}),
+        ("xiangqi", {"repetition_count": 3.0}),
+        ("gomoku", {"size": 15.0}),
+        ("gomoku", {"size": True}),
+    ],
+)
+def test_integer_options_are_strict(
+    referee: Any, connect: Callable[..., RefereeClient], variant: str, options: dict[str, Any]
+) -> None:
+    """Types are strict in option maps too: a bool or a float is not an integer
+    option (Python's ``True == 1`` and ``60.0 == 60`` must not leak through)."""
+    reply = connect(referee).request(
+        CreateGame(variant=variant, players=["a", "b"], options=options)
+    )
+    assert isinstance(reply, ErrorReply) and reply.code == "bad_request", reply
 
 
 def test_multi_frame_garbage(referee: Any, raw: Callable[[object], RawPeer], playing: Any) -> None:

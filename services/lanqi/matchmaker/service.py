@@ -86,6 +86,7 @@ from lanqi.protocol import (
     Welcome,
     WithdrawTournament,
     decode_payload,
+    decode_request,
     encode,
     encode_event,
     error_for,
@@ -300,15 +301,9 @@ class MatchmakerService:
         """Decode and dispatch one client request; never raises for bad input."""
         request_id: int | None = None
         try:
-            if len(frames) != 1:
-                raise ProtocolError("bad_message", f"expected 1 payload frame, got {len(frames)}")
-            request = decode_payload(frames[0])
+            request = decode_request(frames, self._handlers, "matchmaker")
             request_id = getattr(request, "id", None)
-            handler = self._handlers.get(type(request))
-            if handler is None:
-                raise ProtocolError(
-                    "unknown_type", f"the matchmaker does not handle {request.T!r}", request_id
-                )
+            handler = self._handlers[type(request)]
             now = _now_ms()
             self._seen(identity, now)
             return handler(request, identity, now)
@@ -586,6 +581,8 @@ class MatchmakerService:
         if link.name != order.referee:
             order.referee, order.unanswered = link.name, 0
         order.unanswered += 1
+        # created, stored and assigned with every option spelled out (idempotent)
+        order.options = check_game(order.variant, order.options, order.time_control)
         self._in_flight[order.game_id] = order
         request = CreateGame(
             id=link.next_id(),

@@ -55,6 +55,7 @@ from lanqi.protocol import (
     Sync,
     TimeControl,
     decode_payload,
+    decode_request,
     encode,
     encode_event,
     error_for,
@@ -77,7 +78,6 @@ __all__ = ["RefereeConfig", "RefereeService"]
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 256  # requests handled per loop turn before timers and publishing
-MAX_NAME = 40  # as in the joined and chat events
 IDLE_POLL_MS = 500
 FINISHED_CACHE = 512  # finished games kept in memory for sync requests
 #: While the store fails (locked by another process, disk full), due timers are tried
@@ -374,15 +374,9 @@ class RefereeService:
         """Decode, dispatch, store and publish; returns the reply.  Never raises for bad input."""
         request_id: int | None = None
         try:
-            if len(frames) != 1:
-                raise ProtocolError("bad_message", f"expected 1 payload frame, got {len(frames)}")
-            request = decode_payload(frames[0])
+            request = decode_request(frames, self._handlers, "referee")
             request_id = getattr(request, "id", None)
-            handler = self._handlers.get(type(request))
-            if handler is None:
-                raise ProtocolError(
-                    "unknown_type", f"the referee does not handle {request.T!r}", request_id
-                )
+            handler = self._handlers[type(request)]
             outcome = handler(request, identity, _now_ms())
         except ProtocolError as exc:
             return error_for(exc)
@@ -521,11 +515,6 @@ class RefereeService:
             and secrets.compare_digest(request.admin_key.encode(), key.encode())
         ):
             raise RefereeError("unauthorized", "creating games needs this referee's admin key")
-        if len(request.players) != 2 or any(len(name) > MAX_NAME for name in request.players):
-            raise RefereeError(
-                "bad_request",
-                f"a game needs exactly two player names of at most {MAX_NAME} characters",
-            )
         if request.game_id is not None and not GAME_ID.fullmatch(request.game_id):
             raise RefereeError(
                 "bad_request", "a game_id is 1 to 64 letters, digits, '-' or '_' (or null)"

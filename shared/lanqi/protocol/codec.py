@@ -11,18 +11,19 @@ Sync(id=7, game_id='g1')
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import msgpack
 
-from lanqi.protocol.schema import Message, ProtocolError, from_wire, to_wire
+from lanqi.protocol.schema import Message, ProtocolError, from_wire, request_id_of, to_wire
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
     "PROTOCOL_VERSION",
     "decode",
     "decode_payload",
+    "decode_request",
     "encode",
     "encode_event",
     "error_for",
@@ -62,23 +63,92 @@ def encode_event(topic: str, message: Message) -> list[bytes]:
 
 def decode_payload(payload: bytes) -> Message:
     """Decode and validate one payload; raises :class:`ProtocolError`."""
+    return from_wire(_read_map(payload))
+
+
+def decode_request(
+    frames: Sequence[bytes], accepted: Collection[type[Message]], service: str
+) -> Message:
+    """Decode a request (one frame) for a ``service`` that handles the ``accepted`` types.
+
+    Any other tag (a reply, an event, the other service's request) is refused with
+    ``unknown_type`` before its fields are read, so the client learns it asked the
+    wrong service rather than which field is missing.  Every refusal carries the
+    request's ``id`` whenever it can be read, so the client can match it.
+    """
+    if len(frames) != 1:
+        raise ProtocolError(
+            "bad_message",
+            f"expected 1 payload frame, got {len(frames)}",
+            _salvage_id(frames[-1]) if frames else None,
+        )
+    return from_wire(_read_map(frames[0]), accepted, service)
+
+
+def _read_map(payload: bytes) -> dict[str, Any]:
+    """The payload's map, with the version checked; raises :class:`ProtocolError`
+    carrying the request's ``id`` whenever that can be read."""
     if len(payload) > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"message over {MAX_MESSAGE_BYTES} bytes")
     try:
         data = msgpack.unpackb(payload, **_UNPACK_LIMITS)
     except Exception as exc:  # msgpack raises several unrelated types for bad input
-        raise ProtocolError("bad_message", f"not valid msgpack: {type(exc).__name__}") from None
+        raise ProtocolError("bad_message", _unpack_problem(exc), _salvage_id(payload)) from None
     if type(data) is not dict:
         raise ProtocolError("bad_message", "a message must be a msgpack map")
     version = data.get("v")
-    if version != PROTOCOL_VERSION:
-        request_id = data.get("id") if type(data.get("id")) is int else None
+    if type(version) is not int or version != PROTOCOL_VERSION:  # True == 1.0 == 1
+        if "v" not in data:
+            problem = "the protocol version 'v' is missing"
+        elif type(version) is int:
+            problem = f"protocol version {version} not supported"
+        else:
+            problem = f"'v' must be an integer, got {type(version).__name__} {version!r}"[:200]
         raise ProtocolError(
             "bad_version",
-            f"protocol version {version!r} not supported; this server speaks {PROTOCOL_VERSION}",
-            request_id,
+            f"{problem}; this server speaks {PROTOCOL_VERSION}",
+            request_id_of(data),
         )
-    return from_wire(data)
+    return data
+
+
+#: what the unpacker's refusals mean, by a word of its message
+_PROBLEMS = (
+    ("max_bin_len", "msgpack bin values are not accepted; send strings as str"),
+    ("max_ext_len", "msgpack ext values are not accepted"),
+    ("max_map_len", f"a map has more than {_UNPACK_LIMITS['max_map_len']} entries"),
+    ("max_array_len", f"an array has more than {_UNPACK_LIMITS['max_array_len']} items"),
+    ("map key", "map keys must be strings"),
+    ("extra data", "extra bytes after the message map"),
+)
+
+
+def _unpack_problem(exc: Exception) -> str:
+    text = str(exc).lower()
+    for word, problem in _PROBLEMS:
+        if word in text:
+            return problem
+    return f"not valid msgpack: {type(exc).__name__}"
+
+
+def _salvage_id(payload: bytes) -> int | None:
+    """The top-level ``id`` of a payload the strict unpacker refused, if it can be
+    read: the map is walked key by key and every other value is skipped unread, so
+    a bin value or an oversized map or array elsewhere does not hide the id.  The
+    walk is bounded by the payload (at most ``MAX_MESSAGE_BYTES``)."""
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=len(payload))
+    found: int | None = None
+    try:
+        unpacker.feed(payload)
+        for _ in range(unpacker.read_map_header()):
+            if unpacker.unpack() == "id":
+                value = unpacker.unpack()
+                found = request_id_of({"id": value})
+            else:
+                unpacker.skip()
+    except Exception:  # the id read so far (if any) is what can be known
+        return found
+    return found
 
 
 def decode(frames: Sequence[bytes]) -> Message:

@@ -219,7 +219,9 @@ class CreateGame(Request):
     variant: str = field(metadata=limit(32))
     options: dict[str, Any] = field(default_factory=dict, metadata=limit(16))
     time_control: TimeControl = field(default_factory=TimeControl)
-    players: list[str] = field(default_factory=lambda: ["", ""], metadata=limit(2))
+    players: list[str] = field(
+        default_factory=lambda: ["", ""], metadata=limit(2, min_len=2, item_len=40)
+    )
     casual: bool = True
     admin_key: str | None = field(default=None, metadata=TOKEN)
     tag: str = field(default="", metadata=limit(200))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, ClassVar, TypeVar
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "from_wire",
     "limit",
     "register",
+    "request_id_of",
     "struct_from_wire",
     "struct_to_wire",
     "to_wire",
@@ -45,12 +46,22 @@ class ProtocolError(ValueError):
 
 
 def limit(
-    max_len: int | None = None, *, min_value: int | None = None, max_value: int | None = None
+    max_len: int | None = None,
+    *,
+    min_len: int | None = None,
+    item_len: int | None = None,
+    min_value: int | None = None,
+    max_value: int | None = None,
 ) -> dict[str, Any]:
-    """Field metadata: the longest string / list / map, and the range of an int."""
+    """Field metadata: the longest string / list / map, the fewest items of a list,
+    the longest string item of a list, and the range of an int."""
     meta: dict[str, Any] = {}
     if max_len is not None:
         meta["max_len"] = max_len
+    if min_len is not None:
+        meta["min_len"] = min_len
+    if item_len is not None:
+        meta["item_len"] = item_len
     if min_value is not None:
         meta["min"] = min_value
     if max_value is not None:
@@ -148,12 +159,20 @@ def _optional(inner: Checker) -> Checker:
     return check
 
 
-def _list_of(inner: Checker, max_len: int) -> Checker:
+def _list_of(inner: Checker, max_len: int, min_len: int = 0) -> Checker:
     def check(value: Any, path: str) -> Any:
         if type(value) is not list:
             raise _bad(path, "a list", value)
-        if len(value) > max_len:
-            raise ProtocolError("bad_message", f"field {path!r} has more than {max_len} items")
+        if not min_len <= len(value) <= max_len:
+            if min_len == max_len:
+                wanted = f"exactly {max_len}"
+            elif len(value) > max_len:
+                wanted = f"at most {max_len}"
+            else:
+                wanted = f"at least {min_len}"
+            raise ProtocolError(
+                "bad_message", f"field {path!r} must have {wanted} items, got {len(value)}"
+            )
         return [inner(item, f"{path}[{i}]") for i, item in enumerate(value)]
 
     return check
@@ -177,9 +196,13 @@ def _checker_for(tp: Any, meta: dict[str, Any]) -> Checker:
         return _optional(_checker_for(args[0], meta))
     if origin is list:
         (item,) = typing.get_args(tp)
-        item_meta = {k: v for k, v in meta.items() if k != "max_len"}
+        item_meta = {k: v for k, v in meta.items() if k not in ("max_len", "min_len")}
         item_meta.update(meta.get("item", {}))
-        return _list_of(_checker_for(item, item_meta), meta.get("max_len", DEFAULT_MAX_ITEMS))
+        return _list_of(
+            _checker_for(item, item_meta),
+            meta.get("max_len", DEFAULT_MAX_ITEMS),
+            meta.get("min_len", 0),
+        )
     if origin is dict:
         return _check_any_map(meta.get("max_len", DEFAULT_MAX_ITEMS))
     if tp is str:
@@ -229,17 +252,31 @@ def message_types() -> dict[str, type[Message]]:
     return dict(_REGISTRY)
 
 
-def from_wire(data: Any) -> Message:
-    """Validate a decoded map and build its message; raises :class:`ProtocolError`."""
-    if type(data) is not dict:
-        raise ProtocolError("bad_message", "a message must be a msgpack map")
+def request_id_of(data: dict[Any, Any]) -> int | None:
+    """The map's ``id`` if it is one a reply can carry back (an int in range), else None."""
     request_id = data.get("id")
     if type(request_id) is not int or not 0 <= request_id <= MAX_INT:
-        request_id = None
+        return None
+    return request_id
+
+
+def from_wire(
+    data: Any, accepted: Collection[type[Message]] | None = None, receiver: str = ""
+) -> Message:
+    """Validate a decoded map and build its message; raises :class:`ProtocolError`.
+
+    With ``accepted``, a registered tag of any other type is ``unknown_type`` (the
+    ``receiver`` does not handle it) before its fields are checked.
+    """
+    if type(data) is not dict:
+        raise ProtocolError("bad_message", "a message must be a msgpack map")
+    request_id = request_id_of(data)
     tag = data.get("t")
     cls = _REGISTRY.get(tag) if type(tag) is str else None
     if cls is None:
         raise ProtocolError("unknown_type", f"unknown message type {tag!r}", request_id)
+    if accepted is not None and cls not in accepted:
+        raise ProtocolError("unknown_type", f"the {receiver} does not handle {tag!r}", request_id)
     try:
         return _build(cls, data)
     except ProtocolError as exc:

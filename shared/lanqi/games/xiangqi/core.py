@@ -418,9 +418,9 @@ class Board:
             raise ValueError(
                 f"repetition must be one of {', '.join(REPETITION_RULES)}, not {repetition!r}"
             )
-        if not isinstance(repetition_count, int) or not 2 <= repetition_count <= 10:
+        if type(repetition_count) is not int or not 2 <= repetition_count <= 10:  # not a bool
             raise ValueError("repetition_count must be a whole number from 2 to 10")
-        if not isinstance(move_limit, int) or not 0 <= move_limit <= 1000:
+        if type(move_limit) is not int or not 0 <= move_limit <= 1000:
             raise ValueError("move_limit must be a number of plies from 0 (off) to 1000")
         self.repetition = repetition
         self.repetition_count = repetition_count
