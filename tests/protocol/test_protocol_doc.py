@@ -10,6 +10,7 @@ import json
 import re
 import types
 import typing
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,12 @@ import msgpack
 import pytest
 
 import lanqi.protocol
+from lanqi.games.registry import create_game
+from lanqi.matchmaker.referees import GameOrder, RefereeLink
+from lanqi.matchmaker.service import MatchmakerConfig, MatchmakerService
 from lanqi.protocol import PROTOCOL_VERSION, GameEvent, Message, decode, message_types
 from lanqi.protocol.schema import DEFAULT_MAX_ITEMS, DEFAULT_MAX_STR, Struct, to_wire
+from lanqi.referee.service import RefereeConfig, RefereeService
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "protocol.md"
@@ -191,7 +196,8 @@ def limit_numbers(tp: Any, meta: dict[str, Any]) -> list[int]:
     if typing.get_origin(tp) in (typing.Union, types.UnionType):
         (tp,) = [a for a in typing.get_args(tp) if a is not type(None)]
     if typing.get_origin(tp) in (list, dict):
-        return [meta.get("max_len", DEFAULT_MAX_ITEMS)]
+        item_len = [meta["item_len"]] if "item_len" in meta else []
+        return [meta.get("max_len", DEFAULT_MAX_ITEMS), *item_len]
     if tp is str:
         return [meta.get("max_len", DEFAULT_MAX_STR)]
     if tp is int:
@@ -236,6 +242,8 @@ def test_field_tables_match_the_code() -> None:
                 assert found, f"{where}: limit {row['limit']!r}, the code says {number}"
             if not wanted:
                 assert not cell, f"{where}: the code sets no limit, the doc says {row['limit']!r}"
+            if f.metadata.get("min_len") == f.metadata.get("max_len", -1):
+                assert "exactly" in row["limit"], f"{where}: the code wants exactly that many"
             if "default" in row:
                 expected = default_text(f)
                 if expected is None:
@@ -281,3 +289,171 @@ def test_every_example_is_an_exact_message_of_this_protocol(value: Any) -> None:
     wire = to_wire(message)
     wire["v"] = PROTOCOL_VERSION
     assert wire == payload  # every field present, nothing unknown, same values
+
+
+# ---------------------------------------------------------------- the doc against the services
+#
+# The statements below were once contradicted by the services (issue 10, part 3): which
+# requests each service takes, what it answers to a request it cannot read, how a
+# game's options and casual flag come out of the matchmaker, and what each request's
+# section says it may be refused with.
+
+
+@pytest.fixture(scope="module")
+def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """A real referee and matchmaker object each (their stores in a temporary
+    directory, no sockets bound): their request handling, without the network."""
+    data = tmp_path_factory.mktemp("doc-services")
+    referee = RefereeService(RefereeConfig(data_dir=data))
+    link = RefereeLink("r", "tcp://127.0.0.1:1", "tcp://127.0.0.1:2", "", "")
+    matchmaker = MatchmakerService(
+        MatchmakerConfig(data_dir=data, referees=[link], director_key="doc-test")
+    )
+    yield {"referee": referee, "matchmaker": matchmaker}
+    referee.store.close()
+    matchmaker.store.close()
+
+
+def glance_requests(section: str) -> set[str]:
+    """The tags a service's "at a glance" table (under "## <section> messages")
+    lists as requests."""
+    body = re.search(rf"^## {section} messages\n(.*?)^#", doc_text(), flags=re.M | re.S)
+    assert body, f"no section '## {section} messages'"
+    rows = re.findall(r"^\| `([a-z_]+)` \| request \|", body.group(1), flags=re.M)
+    assert rows, f"no requests in the table of {section!r}"
+    return set(rows)
+
+
+def test_each_service_handles_the_requests_its_table_lists(services: dict[str, Any]) -> None:
+    """Everything else (the other service's requests, replies, events) is unknown_type."""
+    for section, service in (("Referee", "referee"), ("Matchmaker", "matchmaker")):
+        handled = {cls.T for cls in services[service]._handlers}
+        assert glance_requests(section) == handled, section
+
+
+def refusal_examples() -> list[tuple[str, list[bytes], dict[str, Any]]]:
+    """(service, request frames, documented reply) of the Errors section's ```text
+    blocks: raw requests, one per line, each followed by its reply.  A block belongs
+    to the matchmaker when the paragraph before it says "The matchmaker answers"."""
+    body = sections()["Errors"]
+    examples = []
+    after_last = 0
+    for found in re.finditer(r"^```text\n(.*?)^```", body, flags=re.M | re.S):
+        intro = body[after_last : found.start()].strip().split("\n\n")[-1]
+        after_last, block = found.end(), found.group(1)
+        service = "matchmaker" if "The matchmaker answers" in intro else "referee"
+        lines = block.strip().splitlines()
+        assert len(lines) % 2 == 0, f"a request without its reply in {block!r}"
+        for request, reply in zip(lines[::2], lines[1::2], strict=True):
+            examples.append((service, request_frames(request), json.loads(reply)))
+    return examples
+
+
+def request_frames(line: str) -> list[bytes]:
+    """``{...}`` is one frame, ``["", {...}]`` two; ``<bin "x">`` is a msgpack bin value."""
+    value = json.loads(re.sub(r'<bin ("[^"]*")>', r'{"<bin>": \1}', line))
+
+    def restore(v: Any) -> Any:
+        if isinstance(v, dict):
+            if set(v) == {"<bin>"}:
+                return v["<bin>"].encode()
+            return {k: restore(x) for k, x in v.items()}
+        return [restore(x) for x in v] if isinstance(v, list) else v
+
+    parts = value if isinstance(value, list) else [value]
+    return [p.encode() if isinstance(p, str) else msgpack.packb(restore(p)) for p in parts]
+
+
+def test_the_refusal_examples_are_what_the_services_answer(services: dict[str, Any]) -> None:
+    """Each raw request of the Errors section goes through the service's own request
+    handling and must get exactly the documented reply (code, ``re``, message)."""
+    examples = refusal_examples()
+    assert {service for service, _, _ in examples} == {"referee", "matchmaker"}
+    assert any(reply["re"] is not None and reply["code"] == "bad_message" for *_, reply in examples)
+    for service, frames, documented in examples:
+        if service == "referee":
+            reply = services["referee"].handle_payload(b"doc", frames)
+        else:
+            reply = services["matchmaker"].handle(b"doc", frames)
+        wire = to_wire(reply)
+        wire["v"] = PROTOCOL_VERSION
+        assert wire == documented, f"{service} answers {frames!r} with {wire}"
+
+
+def server_examples() -> list[dict[str, Any]]:
+    """The payloads of the examples that a service sends: replies, pushes, events."""
+    found = []
+    for value in example_values():
+        payload = value[1] if isinstance(value, list) else value
+        if isinstance(value, list) or "re" in payload:
+            found.append(payload)
+    return found
+
+
+def games_in(value: Any) -> Iterator[dict[str, Any]]:
+    """Every map in ``value`` that describes a game: a variant with its options
+    (seeks, assignments, snapshots), but not a tournament's spec."""
+    if isinstance(value, dict):
+        if "variant" in value and "options" in value and "format" not in value:
+            yield value
+        for item in value.values():
+            yield from games_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from games_in(item)
+
+
+def test_options_the_services_send_are_written_out_in_full() -> None:
+    """Seeks, assignments and snapshots carry every option of the variant (a seek's
+    ``{}`` comes back as the defaults), as the Seek and Assignment tables say."""
+    games = [game for payload in server_examples() for game in games_in(payload)]
+    assert any(game.get("token") for game in games), "no assignment among the examples"
+    for game in games:
+        options = {k: v for k, v in game["options"].items() if k != "fen"}
+        normal = dict(create_game(game["variant"], **options).options)
+        assert options == normal, f"{game['variant']} options {options}, in full {normal}"
+
+
+def test_snapshots_of_assigned_games_are_casual_as_the_matchmaker_makes_them() -> None:
+    """ "Being assigned a game": an unrated lobby game is casual, rated and tournament
+    games are not; every snapshot example of an assigned game agrees with the rule
+    the matchmaker applies (``GameOrder.casual``)."""
+    assigned = {}
+    for payload in server_examples():
+        for game in games_in(payload):
+            if game.get("token"):
+                order = GameOrder(
+                    variant=game["variant"],
+                    options={},
+                    time_control={},
+                    player_ids=[],
+                    names=[],
+                    rated=game["rated"],
+                    tournament_id=game["tournament_id"],
+                )
+                assigned[game["game_id"]] = order.casual
+    snapshots = [p for p in server_examples() if p["t"] == "snapshot" and p["game_id"] in assigned]
+    assert snapshots, "no snapshot of an assigned game among the examples"
+    for snapshot in snapshots:
+        assert snapshot["casual"] == assigned[snapshot["game_id"]], snapshot["game_id"]
+    assert GameOrder("gomoku", {}, {}, [], [], rated=False).casual
+    assert not GameOrder("gomoku", {}, {}, [], [], rated=True).casual
+    assert not GameOrder("gomoku", {}, {}, [], [], rated=False, tournament_id="t").casual
+
+
+def test_each_request_section_lists_the_errors_the_table_gives_it() -> None:
+    """A request whose section lists its errors ("Errors: ...") lists every code the
+    Errors table names it under (codes of one service; `both` codes apply to all)."""
+    texts = sections()
+    requests = glance_requests("Referee") | glance_requests("Matchmaker")
+    rows = re.findall(r"^\| `([a-z_]+)` \| (referee|matchmaker) \| (.*) \|$", texts["Errors"], re.M)
+    assert rows
+    checked = 0
+    for code, _, when in rows:
+        for tag in set(re.findall(r"`([a-z_]+)`", when)) & requests:
+            listed = re.search(r"Errors?: ([^.]*)\.", texts[tag])
+            if listed is None:
+                continue
+            checked += 1
+            assert f"`{code}`" in listed.group(1), f"the section of {tag} does not list {code}"
+    assert checked > 10

@@ -77,6 +77,12 @@ class GameOrder:
     #: ``internal`` answers so far (the referee's store failing): retried up to a bound
     failures: int = 0
 
+    @property
+    def casual(self) -> bool:
+        """Takebacks and abort allowed: unrated lobby games only (docs/protocol.md,
+        "Being assigned a game"); rated and tournament games are played strictly."""
+        return not self.rated and self.tournament_id is None
+
 
 @dataclass(slots=True)
 class _Pending:

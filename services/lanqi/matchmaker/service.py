@@ -591,7 +591,7 @@ class MatchmakerService:
             options=order.options,
             time_control=order.time_control,
             players=list(order.names),
-            casual=not order.rated and order.tournament_id is None,
+            casual=order.casual,
             admin_key=link.admin_key,
             tag=order.tournament_id or "",
         )
