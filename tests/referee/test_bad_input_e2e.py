@@ -236,8 +236,9 @@ def test_the_id_of_an_unreadable_request_is_echoed(
     # trailing bytes after the map, and a request in two frames
     reply = peer.refused(pack(wire(Sync(id=22, game_id="x"))) + b"\x01")
     assert (reply.code, reply.re) == ("bad_message", 22), reply
-    reply = peer.exchange(b"", pack(wire(Sync(id=23, game_id="x"))))
-    assert isinstance(reply, ErrorReply) and (reply.code, reply.re) == ("bad_message", 23)
+    two_frames = peer.exchange(b"", pack(wire(Sync(id=23, game_id="x"))))
+    assert isinstance(two_frames, ErrorReply)
+    assert (two_frames.code, two_frames.re) == ("bad_message", 23)
 
 
 @pytest.mark.parametrize(
