@@ -21,7 +21,7 @@ import lanqi.protocol
 from lanqi.games.registry import create_game
 from lanqi.matchmaker.referees import GameOrder, RefereeLink
 from lanqi.matchmaker.service import MatchmakerConfig, MatchmakerService
-from lanqi.protocol import PROTOCOL_VERSION, GameEvent, Message, decode, message_types
+from lanqi.protocol import PROTOCOL_VERSION, GameEvent, Message, TimeControl, decode, message_types
 from lanqi.protocol.schema import DEFAULT_MAX_ITEMS, DEFAULT_MAX_STR, Struct, to_wire
 from lanqi.referee.service import RefereeConfig, RefereeService
 
@@ -423,9 +423,10 @@ def test_snapshots_of_assigned_games_are_casual_as_the_matchmaker_makes_them() -
         for game in games_in(payload):
             if game.get("token"):
                 order = GameOrder(
+                    game_id=game["game_id"],
                     variant=game["variant"],
                     options={},
-                    time_control={},
+                    time_control=TimeControl(),
                     player_ids=[],
                     names=[],
                     rated=game["rated"],
@@ -436,9 +437,11 @@ def test_snapshots_of_assigned_games_are_casual_as_the_matchmaker_makes_them() -
     assert snapshots, "no snapshot of an assigned game among the examples"
     for snapshot in snapshots:
         assert snapshot["casual"] == assigned[snapshot["game_id"]], snapshot["game_id"]
-    assert GameOrder("gomoku", {}, {}, [], [], rated=False).casual
-    assert not GameOrder("gomoku", {}, {}, [], [], rated=True).casual
-    assert not GameOrder("gomoku", {}, {}, [], [], rated=False, tournament_id="t").casual
+    assert GameOrder("g", "gomoku", {}, TimeControl(), [], [], rated=False).casual
+    assert not GameOrder("g", "gomoku", {}, TimeControl(), [], [], rated=True).casual
+    assert not GameOrder(
+        "g", "gomoku", {}, TimeControl(), [], [], rated=False, tournament_id="t"
+    ).casual
 
 
 def test_each_request_section_lists_the_errors_the_table_gives_it() -> None:
