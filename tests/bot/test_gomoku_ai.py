@@ -267,6 +267,26 @@ def test_renju_white_forces_black_onto_a_forbidden_point() -> None:
     assert play_out(state, GreedyGomokuBot(seed=0), bot, max_moves=4) == "0-1"
 
 
+@pytest.mark.parametrize(
+    ("white", "forbidden"),
+    [
+        ("a1 o1 a15 o15", False),  # h8 i8 j8 is a false three: g8 makes a five, k8 an overline
+        ("g4 g5 a1 o1 a15 o15", True),  # the same with g4 g5 White: g8 is fine, a double-three
+    ],
+)
+def test_renju_false_three_by_a_five_is_judged_by_the_rules(white: str, forbidden: bool) -> None:
+    """Issue 10's example: the shape tables see two open threes through h8 either way; the
+    pattern board must still leave the verdict to the rules, which count a three only if
+    its straight four can be made without making a five."""
+    black = "g6 g7 h9 h10 i8 j8 k6 k7 k9 k10 k11" + ("" if forbidden else " g4 g5")
+    state = position(black, white, "b", rule="renju")
+    board = board_of(state)
+    pb = PatternBoard.from_board(board)
+    h8 = pb.index(7, 7)
+    assert pb.is_forbidden(h8, BLACK) is forbidden
+    assert (board.forbidden_reason(Move.from_text("h8")) is not None) is forbidden
+
+
 @pytest.mark.parametrize("size", [15, 19, 20])
 def test_plays_on_every_board_size(size: int) -> None:
     corner = "s19" if size == 19 else ("t20" if size == 20 else "o15")

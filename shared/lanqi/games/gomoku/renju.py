@@ -14,10 +14,13 @@ The definitions, for the Black stone just placed at ``m``:
   ways to five with the same four stones) counts as one four; two different
   fives on one line (``x.xxx.x``, ``xxx.x.xxx``, ``xx.xx.xx``) count as two.
 * **three** (an *open* or *true* three): a line through ``m`` with no four in it,
-  where one more Black stone, on a point that is *not itself forbidden*, makes a
-  straight four containing ``m``.  A three that can only become a blocked four,
-  or only a "straight four" whose ends would make overlines, or only by playing
-  on a forbidden point, is a *false three* and does not count.
+  where one more Black stone makes a straight four containing ``m`` *without at
+  the same time making a five* (on any line), on a point that is *not itself
+  forbidden* (judged by these same rules, recursively).  A three that can only
+  become a blocked four, or only a "straight four" whose ends would make
+  overlines, or only by a stone that also makes a five, or only by playing on a
+  forbidden point, is a *false three* and does not count.  (A stone that makes a
+  five is never forbidden to *play*; it just does not make the row a three.)
 
 The functions here work on a bare row-major list of cells (``-1`` empty, ``0``
 Black, ``1`` White: the values of :class:`lanqi.games.gomoku.Color`), so that
@@ -163,22 +166,38 @@ class _Shapes:
                 continue
             cells[q] = BLACK
             try:
-                if self.is_straight_four(x, y, dx, dy) and (
-                    not self.may_be_forbidden(qx, qy) or self.classify(qx, qy) is None
-                ):
+                if self.is_straight_four(x, y, dx, dy) and self.makes_true_straight_four(qx, qy):
                     return True
             finally:
                 cells[q] = EMPTY
         return False
 
-    def classify(self, x: int, y: int) -> Forbidden | None:
-        """The forbidden shape made by the Black stone already placed at (x, y)."""
-        runs = [
+    def makes_true_straight_four(self, x: int, y: int) -> bool:
+        """May the Black stone just placed at (x, y), which made a straight four,
+        count as turning a three into one?  Only if it makes no five (RIF: "without
+        at the same time making a five") and is not itself a forbidden point."""
+        if not self.may_be_forbidden(x, y):
+            return True  # a five, too, needs four more stones within five points
+        runs = self.runs(x, y)
+        return 5 not in runs and self.forbidden_shape(x, y, runs) is None
+
+    def runs(self, x: int, y: int) -> list[int]:
+        """The length of the Black run through (x, y) along each direction."""
+        return [
             1 + self.black_run(x, y, dx, dy) + self.black_run(x, y, -dx, -dy)
             for dx, dy in DIRECTIONS
         ]
+
+    def classify(self, x: int, y: int) -> Forbidden | None:
+        """The forbidden shape made by the Black stone already placed at (x, y)."""
+        runs = self.runs(x, y)
         if 5 in runs:
             return None  # an exact five wins, whatever else the stone makes
+        return self.forbidden_shape(x, y, runs)
+
+    def forbidden_shape(self, x: int, y: int, runs: list[int]) -> Forbidden | None:
+        """The overline, double-four or double-three made by the Black stone at (x, y),
+        which makes no five; ``runs`` are its :meth:`runs`."""
         if max(runs) >= 6:
             return Forbidden.OVERLINE
         fours = [self.count_fours(x, y, dx, dy) for dx, dy in DIRECTIONS]
