@@ -6,9 +6,10 @@ import pytest
 
 pytest.importorskip("pygame")
 
+from lanqi.gamestate import GameState
 from lanqi.gui.net import ViewState
 from lanqi.gui.sessions import OnlineSession
-from lanqi.protocol import Assignment, ChatPosted, TimeControl
+from lanqi.protocol import Assignment, ChatLine
 
 
 class StubAgent:
@@ -29,34 +30,16 @@ class StubAgent:
         pass
 
 
-def line(seq: int, text: str, room: str = "spectators") -> ChatPosted:
+def line(seq: int, text: str, room: str = "spectators") -> ChatLine:
     seat = 0 if room == "players" else None
-    return ChatPosted(game_id="g1", seq=seq, room=room, name="zoe", text=text, seat=seat)
+    return ChatLine(seq=seq, room=room, name="zoe", text=text, seat=seat)
 
 
-def view(seq: int, *chat: ChatPosted, casual: bool = True, status: str = "active") -> ViewState:
-    return ViewState(
-        game_id="g1",
-        seq=seq,
-        variant="gomoku",
-        options={},
-        start_fen=None,
-        moves=(),
-        status=status,
-        result=None,
-        termination=None,
-        winner=None,
-        players=("ann", "bob"),
-        connected=(True, True),
-        remaining_ms=(),
-        running=0,
-        at=0.0,
-        casual=casual,
-        time_control=TimeControl(),
-        draw_offer=None,
-        takeback_offer=None,
-        chat=chat,
-    )
+def view(seq: int, *chat: ChatLine, casual: bool = True, status: str = "active") -> ViewState:
+    state = GameState.new(
+        "g1", "gomoku", {}, None, ("ann", "bob"), fen="15/15 b", casual=casual
+    )._replace(seq=seq, status=status, connected=(True, True), chat=chat)
+    return ViewState(state, at=0.0)
 
 
 def test_lines_a_resync_inserts_are_shown_once() -> None:

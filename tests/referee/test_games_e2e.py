@@ -18,7 +18,7 @@ from lanqi.client.referee import GameView, RefereeClient, RequestRefused
 from lanqi.protocol import (
     MAX_CHAT_HISTORY,
     MAX_CHAT_LEN,
-    ChatPosted,
+    ChatLine,
     CreateGame,
     ErrorReply,
     GameCreated,
@@ -451,7 +451,7 @@ def test_players_and_spectators_chat_in_their_rooms(
         ("spectators", "kibitzer", "hello all", None),
         ("spectators", "spectator", "anyone?", None),
     ]
-    assert all(isinstance(c, ChatPosted) for c in table.view.chat)
+    assert all(isinstance(c, ChatLine) for c in table.view.chat)
     # A late spectator gets the conversation with its snapshot.
     late = GameView(connect(referee), table.game_id)
     assert late.chat == table.view.chat

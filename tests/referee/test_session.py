@@ -129,12 +129,12 @@ def test_draw_offer_accept_decline_and_implicit_decline_by_moving() -> None:
     assert code_of(lambda: session.offer_draw(TOKENS[0], 2.0)) == "not_allowed"
     assert code_of(lambda: session.answer_draw(TOKENS[0], True, 2.0)) == "no_offer"
     session.answer_draw(TOKENS[1], False, 3.0)
-    assert session.draw_offer is None
+    assert session.state.draw_offer is None
     session.offer_draw(TOKENS[0], 4.0)
     session.move(TOKENS[0], 0, "h2e2", 5.0)  # the offerer may move: the offer stands
-    assert session.draw_offer == 0
+    assert session.state.draw_offer == 0
     session.move(TOKENS[1], 1, "h9g7", 6.0)  # the opponent moved instead of answering
-    assert session.draw_offer is None
+    assert session.state.draw_offer is None
     session.offer_draw(TOKENS[0], 7.0)
     end = ended(session.answer_draw(TOKENS[1], True, 8.0))
     assert (end.result, end.termination) == ("1/2-1/2", "agreement")
@@ -147,7 +147,7 @@ def test_takeback_casual_only() -> None:
     session.request_takeback(TOKENS[0], 3.0)  # red's last move is two plies back
     taken = session.answer_takeback(TOKENS[1], True, 4.0)[-1]
     assert isinstance(taken, TakenBack) and taken.plies == 2 and taken.ply == 0
-    assert session.game.ply == 0 and session.move_seqs == []
+    assert session.game.ply == 0 and session.state.move_seqs == ()
     session.move(TOKENS[0], 0, "b2e2", 5.0)
     session.request_takeback(TOKENS[0], 6.0)
     session.answer_takeback(TOKENS[1], False, 7.0)
@@ -205,22 +205,29 @@ def test_chat_rooms_and_rate_limit() -> None:
     assert code_of(lambda: session.chat(None, "x", "   ", "peer3", 1.0)) == "bad_request"
 
 
-def test_replay_rebuilds_the_same_state() -> None:
-    session = make(tc=TimeControl(kind="fischer", base_ms=60_000, increment_ms=0))
-    log: list[GameEvent] = []
-    setup = session.setup
+def test_restore_rebuilds_the_same_state() -> None:
+    setup = make(tc=TimeControl(kind="fischer", base_ms=60_000, increment_ms=0)).setup
     fresh = GameSession(setup, now=0.0)
-    log.append(fresh.created_event(0.0))
-    log += fresh.join(0, TOKENS[0], 0.0) + fresh.join(1, TOKENS[1], 0.0)
+    log: list[tuple[GameEvent, float]] = []
+
+    def at(now: float, events: list[GameEvent]) -> None:
+        log.extend((event, now) for event in events)
+
+    at(0.0, [fresh.created_event(0.0)])
+    at(0.0, fresh.join(0, TOKENS[0], 0.0) + fresh.join(1, TOKENS[1], 0.0))
     for ply, text in enumerate(["h2e2", "h9g7", "h0g2", "i9h9"]):
-        log += fresh.move(TOKENS[ply % 2], ply, text, 1_000.0 * (ply + 1))[2]
-    log += fresh.offer_draw(TOKENS[0], 5_000.0)
-    rebuilt = GameSession(setup, now=0.0)
-    for event in log:
-        rebuilt.replay(event, 9_000.0)
-    assert rebuilt.seq == fresh.seq
+        now = 1_000.0 * (ply + 1)
+        at(now, fresh.move(TOKENS[ply % 2], ply, text, now)[2])
+    at(5_000.0, fresh.offer_draw(TOKENS[0], 5_000.0))
+    rebuilt = GameSession.restore(setup, [(event, 9_000.0) for event, _ in log], 9_000.0)
+    assert rebuilt.state == fresh.state  # the same reducer, live and on recovery
     assert rebuilt.game.fen() == fresh.game.fen()
-    assert rebuilt.move_seqs == fresh.move_seqs
-    assert rebuilt.draw_offer == 0
-    # The clock resumes from the last recorded reading: the downtime is not charged.
+    assert rebuilt.state.draw_offer == 0
+    # After a restart the clock resumes from the last recorded reading: the
+    # downtime is not charged.
     assert rebuilt.clock.remaining(0, 9_000.0) == fresh.clock.remaining(0, 4_000.0) == 58_000.0
+    # Rebuilt in a running referee, with the times the events happened at, the
+    # clock of the side to move runs from its last move (at 4 s), as it did live.
+    live = GameSession.restore(setup, log, 9_000.0)
+    assert live.state == fresh.state
+    assert live.clock.remaining(0, 9_000.0) == fresh.clock.remaining(0, 9_000.0) == 53_000.0

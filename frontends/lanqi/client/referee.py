@@ -35,37 +35,31 @@ from typing import Any, Self, TypeVar
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
+from lanqi import gamestate
 from lanqi.protocol import (
     MAX_MESSAGE_BYTES,
     AbortGame,
     AcceptDraw,
     AcceptTakeback,
-    ChatPosted,
+    ChatLine,
     ChatRequest,
     ClockInfo,
     CreateGame,
     DeclineDraw,
     DeclineTakeback,
-    DrawDeclined,
-    DrawOffered,
     ErrorReply,
     GameCreated,
-    GameEnded,
     GameEvent,
     GameResult,
     GamesList,
-    GameStarted,
     Heartbeat,
     Join,
     ListGames,
     Message,
     MoveAccepted,
-    MoveMade,
     MoveRequest,
     OfferDraw,
     Ok,
-    PlayerJoined,
-    Presence,
     ProtocolError,
     Request,
     RequestTakeback,
@@ -74,9 +68,6 @@ from lanqi.protocol import (
     ResultsSince,
     Snapshot,
     Sync,
-    TakebackDeclined,
-    TakebackRequested,
-    TakenBack,
     TimeControl,
     decode,
     encode,
@@ -365,6 +356,10 @@ class GameView:
     before the subscription took effect is either in that snapshot or shows up as a
     gap later, which :meth:`apply` repairs with a fresh snapshot.  Events for other
     games are ignored, so give each view its own client, or feed it yourself.
+
+    ``state`` is a :class:`~lanqi.gamestate.GameState`: the snapshot's state with
+    every later event folded in by :func:`lanqi.gamestate.apply`, the reducer the
+    referee itself uses.  The attributes below (``moves``, ``status``...) read it.
     """
 
     def __init__(self, client: RefereeClient, game_id: str) -> None:
@@ -373,52 +368,80 @@ class GameView:
         self.resyncs = 0
         #: events of this game that came through the subscription (so it is live)
         self.received = 0
-        self.chat: list[ChatPosted] = []
         client.watch(game_id)
         self._reset(client.sync(game_id))
 
     # ------------------------------------------------------------ state
 
     def _reset(self, snapshot: Snapshot) -> None:
+        #: the latest snapshot this view started from
         self.snapshot = snapshot
-        self.seq = snapshot.seq
-        self.variant = snapshot.variant
-        self.moves = list(snapshot.moves)
-        self.fen = snapshot.fen
-        self.ply = snapshot.ply
-        self.status = snapshot.status
-        self.result = snapshot.result
-        self.termination = snapshot.termination
-        self.winner = {"1-0": 0, "0-1": 1}.get(snapshot.result or "")
-        self.players = list(snapshot.players)
-        self.connected = list(snapshot.connected)
-        self.clock: ClockInfo = snapshot.clock
-        self.draw_offer = snapshot.draw_offer
-        self.takeback_offer = snapshot.takeback_offer
-        self._merge_chat(snapshot)
+        self.state = gamestate.from_snapshot(snapshot)
 
-    def _merge_chat(self, snapshot: Snapshot) -> None:
-        """Add the snapshot's chat lines this view has not seen (a late or lossy
-        spectator catches up on the conversation too), in seq order."""
-        known = {posted.seq for posted in self.chat}
-        missing = [
-            ChatPosted(
-                game_id=self.game_id,
-                seq=line.seq,
-                room=line.room,
-                name=line.name,
-                text=line.text,
-                seat=line.seat,
-            )
-            for line in snapshot.chat
-            if line.seq not in known
-        ]
-        if missing:
-            self.chat = sorted([*self.chat, *missing], key=lambda posted: posted.seq)
+    @property
+    def seq(self) -> int:
+        return self.state.seq
+
+    @property
+    def variant(self) -> str:
+        return self.state.variant
+
+    @property
+    def moves(self) -> list[str]:
+        return list(self.state.moves)
+
+    @property
+    def fen(self) -> str:
+        return self.state.fen
+
+    @property
+    def ply(self) -> int:
+        return len(self.state.moves)
+
+    @property
+    def status(self) -> str:
+        return self.state.status
+
+    @property
+    def result(self) -> str | None:
+        return self.state.result
+
+    @property
+    def termination(self) -> str | None:
+        return self.state.termination
+
+    @property
+    def winner(self) -> int | None:
+        return self.state.winner
+
+    @property
+    def players(self) -> list[str]:
+        return list(self.state.players)
+
+    @property
+    def connected(self) -> list[bool]:
+        return list(self.state.connected)
+
+    @property
+    def clock(self) -> ClockInfo:
+        return self.state.clock
+
+    @property
+    def draw_offer(self) -> int | None:
+        return self.state.draw_offer
+
+    @property
+    def takeback_offer(self) -> int | None:
+        return self.state.takeback_offer
+
+    @property
+    def chat(self) -> list[ChatLine]:
+        """The latest chat lines (as many as a snapshot carries), in seq order."""
+        return list(self.state.chat)
 
     @property
     def finished(self) -> bool:
-        return self.status == "finished"
+        return self.state.status == "finished"
 
     def resync(self) -> None:
         """Replace the state by a fresh snapshot (unless it is older than the view)."""
@@ -432,64 +455,20 @@ class GameView:
     def apply(self, event: GameEvent) -> bool:
         """Apply one event; True if the view changed.
 
-        Events at or before ``seq`` are old news; an event after ``seq + 1`` means
-        some were lost, and the view re-syncs instead.
+        Events at or before ``seq`` are old news; an event the state cannot follow
+        (after ``seq + 1``: some were lost; or one the reducer refuses) makes the
+        view re-sync instead.
         """
         if event.game_id != self.game_id:
             return False
         self.received += 1
         if event.seq <= self.seq:
             return False
-        if event.seq > self.seq + 1 or not self._apply(event):
+        try:
+            self.state = gamestate.apply(self.state, event)
+        except gamestate.CannotFollow as exc:
+            log.debug("game %s: %s; taking a snapshot", self.game_id, exc)
             self.resync()
-            return True
-        self.seq = event.seq
-        return True
-
-    def _apply(self, event: GameEvent) -> bool:
-        """Apply the next event in order; False if the view cannot follow it."""
-        if isinstance(event, MoveMade):
-            if event.ply != self.ply:
-                return False
-            self.moves.append(event.move)
-            self.ply += 1
-            self.fen, self.clock = event.fen, event.clock
-            if self.draw_offer is not None and self.draw_offer != event.seat:
-                self.draw_offer = None
-            self.takeback_offer = None
-        elif isinstance(event, TakenBack):
-            if event.plies > len(self.moves):
-                return False
-            del self.moves[len(self.moves) - event.plies :]
-            self.ply, self.fen, self.clock = event.ply, event.fen, event.clock
-            self.draw_offer = self.takeback_offer = None
-        elif isinstance(event, DrawOffered):
-            self.draw_offer = event.seat
-        elif isinstance(event, DrawDeclined):
-            self.draw_offer = None
-        elif isinstance(event, TakebackRequested):
-            self.takeback_offer = event.seat
-        elif isinstance(event, TakebackDeclined):
-            self.takeback_offer = None
-        elif isinstance(event, GameEnded):
-            self.status, self.result = "finished", event.result
-            self.termination, self.winner = event.termination, event.winner
-            self.fen, self.clock = event.fen, event.clock
-            self.draw_offer = self.takeback_offer = None
-        elif isinstance(event, Presence):
-            if len(self.connected) == 2:
-                self.connected[event.seat] = event.connected
-        elif isinstance(event, ChatPosted):
-            self.chat.append(event)
-        elif isinstance(event, GameStarted):
-            self.fen, self.clock = event.fen, event.clock
-        elif isinstance(event, PlayerJoined):
-            if self.status == "waiting":
-                return False  # whether the game starts now: the snapshot knows
-            if len(self.connected) == 2:
-                self.connected[event.seat] = True
-        else:
-            return False  # an event this client does not know: take a snapshot
         return True
 
     def poll(self, timeout_ms: int = 0) -> bool:

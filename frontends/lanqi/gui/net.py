@@ -33,6 +33,7 @@ import zmq
 
 from lanqi.client.matchmaker import MatchmakerClient, MatchmakerRefused, MatchmakerTimeout
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
+from lanqi.gamestate import GameState
 from lanqi.protocol import (
     AcceptChallenge,
     Assignment,
@@ -41,7 +42,6 @@ from lanqi.protocol import (
     ChallengeClosed,
     ChallengeCreated,
     ChallengeReceived,
-    ChatPosted,
     CreateSeek,
     DeclineChallenge,
     GameAssigned,
@@ -62,7 +62,6 @@ from lanqi.protocol import (
     SeekInfo,
     SeeksList,
     Standings,
-    TimeControl,
     TournamentEvent,
     TournamentInfo,
     TournamentsList,
@@ -126,28 +125,11 @@ class Command:
 
 @dataclass(frozen=True, slots=True)
 class ViewState:
-    """One game as the agent's :class:`GameView` has it, frozen at ``at`` (monotonic)."""
+    """One game as the agent's :class:`GameView` has it: its state (folded by
+    :func:`lanqi.gamestate.apply`), read at ``at`` (monotonic, for the clocks)."""
 
-    game_id: str
-    seq: int
-    variant: str
-    options: dict[str, Any]
-    start_fen: str | None
-    moves: tuple[str, ...]
-    status: str
-    result: str | None
-    termination: str | None
-    winner: int | None
-    players: tuple[str, ...]
-    connected: tuple[bool, ...]
-    remaining_ms: tuple[int, ...]
-    running: int | None
+    state: GameState
     at: float
-    casual: bool
-    time_control: TimeControl
-    draw_offer: int | None
-    takeback_offer: int | None
-    chat: tuple[ChatPosted, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,31 +275,7 @@ class GameAgent(_Agent):
                 backoff = min(MAX_BACKOFF_S, backoff * 2)
 
     def _emit(self, view: GameView) -> None:
-        clock = view.clock
-        self.events.put(
-            ViewState(
-                game_id=view.game_id,
-                seq=view.seq,
-                variant=view.variant,
-                options=dict(view.snapshot.options),
-                start_fen=view.snapshot.start_fen,
-                moves=tuple(view.moves),
-                status=view.status,
-                result=view.result,
-                termination=view.termination,
-                winner=view.winner,
-                players=tuple(view.players),
-                connected=tuple(view.connected),
-                remaining_ms=tuple(clock.remaining_ms),
-                running=clock.running if view.status == "active" else None,
-                at=time.monotonic(),
-                casual=view.snapshot.casual,
-                time_control=view.snapshot.time_control,
-                draw_offer=view.draw_offer,
-                takeback_offer=view.takeback_offer,
-                chat=tuple(view.chat),
-            )
-        )
+        self.events.put(ViewState(view.state, time.monotonic()))
 
     def _serve(self, client: RefereeClient, view: GameView) -> None:
         last_beat = 0.0

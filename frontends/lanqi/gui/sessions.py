@@ -24,6 +24,7 @@ from typing import Any
 
 from lanqi.bot.base import Bot, GameState
 from lanqi.clock import GameClock
+from lanqi.gamestate import GameState as RefereeState
 from lanqi.gui.model import ChatLine, ClockView, GameModel, Pending, seat_name, termination_text
 from lanqi.gui.net import Failed, GameAgent, LobbyLink, Note, Refused, ViewState
 from lanqi.protocol import Assignment, Seek, TimeControl
@@ -491,34 +492,37 @@ class OnlineSession(Session):
                 self.notice(item.text, error=item.error)
 
     def _apply(self, view: ViewState) -> None:
-        old = self.view
+        """Show the game state the agent's view folded (lanqi.gamestate) on the model."""
+        old = self.view.state if self.view is not None else None
         self.view = view
+        new = view.state
         model = self.model
-        if model.variant != view.variant or (old is None and view.start_fen != model.start_fen):
+        if model.variant != new.variant or (old is None and new.start_fen != model.start_fen):
             self.model = model = GameModel(
-                view.variant, options=view.options, start_fen=view.start_fen
+                new.variant, options=new.options, start_fen=new.start_fen
             )
         if self.pending is not None and (
-            len(view.moves) > self.pending.ply or view.status != "active"
+            len(new.moves) > self.pending.ply or new.status != "active"
         ):
             self.pending = None
         self._apply_moves()
-        model.players = [p or seat_name(view.variant, i) for i, p in enumerate(view.players)]
-        model.connected = list(view.connected)
-        model.casual = view.casual
-        model.clock = ClockView([float(t) for t in view.remaining_ms], view.running, view.at)
-        if view.status == "finished" and not model.finished:
-            model.finish(view.result or "*", view.termination or "", view.winner)
-        elif view.status != "finished":
-            model.status = view.status
+        model.players = [p or seat_name(new.variant, i) for i, p in enumerate(new.players)]
+        model.connected = list(new.connected)
+        model.casual = new.casual
+        running = new.clock.running if new.status == "active" else None
+        model.clock = ClockView([float(t) for t in new.clock.remaining_ms], running, view.at)
+        if new.status == "finished" and not model.finished:
+            model.finish(new.result or "*", new.termination or "", new.winner)
+        elif new.status != "finished":
+            model.status = new.status
             model.result = model.termination = None
             model.winner = None
-        self._offers(old, view)
-        model.draw_offer, model.takeback_offer = view.draw_offer, view.takeback_offer
+        self._offers(old, new)
+        model.draw_offer, model.takeback_offer = new.draw_offer, new.takeback_offer
         # A player in a rated game sees the spectators' room only once the game is
         # over: no kibitzing (a courtesy of this client; the referee publishes both).
-        hide_spectators = self.seat is not None and not view.casual and view.status != "finished"
-        for chat in view.chat:  # a resync may add lines the view missed, not only at the end
+        hide_spectators = self.seat is not None and not new.casual and new.status != "finished"
+        for chat in new.chat:  # a resync may add lines the view missed, not only at the end
             if hide_spectators and chat.room == "spectators":
                 continue
             if chat.seq not in self._chat_seen:
@@ -526,10 +530,9 @@ class OnlineSession(Session):
                 model.chat.append(ChatLine(chat.name or "?", chat.text, room=chat.room))
 
     def _apply_moves(self) -> None:
-        view = self.view
-        if view is None:
+        if self.view is None:
             return
-        moves = list(view.moves)
+        moves = list(self.view.state.moves)
         if self.pending is not None and len(moves) == self.pending.ply:
             moves.append(self.pending.move)
         try:
@@ -537,9 +540,9 @@ class OnlineSession(Session):
         except ValueError as exc:  # a pending move the referee has not taken
             log.info("dropping a local move: %s", exc)
             self.pending = None
-            self.model.set_moves(list(view.moves))
+            self.model.set_moves(list(self.view.state.moves))
 
-    def _offers(self, old: ViewState | None, new: ViewState) -> None:
+    def _offers(self, old: RefereeState | None, new: RefereeState) -> None:
         variant = new.variant
         if old is not None:
             same_ply = len(new.moves) == len(old.moves)

@@ -16,7 +16,7 @@ import sqlite3
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -221,13 +221,15 @@ class RefereeService:
             casual=row.casual,
             tag=row.tag,
         )
-        session = GameSession(setup, now, self.config.liveness)
         wall = _wall_ms()
-        for stored in self.store.events(row.game_id):
-            event = decode_payload(stored.payload)
-            if isinstance(event, GameEvent):
-                session.replay(event, now - max(0, wall - stored.at_ms) if live else now)
-        return session
+
+        def timed_events() -> Iterator[tuple[GameEvent, float]]:
+            for stored in self.store.events(row.game_id):
+                event = decode_payload(stored.payload)
+                if isinstance(event, GameEvent):
+                    yield event, now - max(0, wall - stored.at_ms) if live else now
+
+        return GameSession.restore(setup, timed_events(), now, self.config.liveness)
 
     def stop(self) -> None:
         """Ask the loop to finish its turn and return."""
@@ -480,9 +482,7 @@ class RefereeService:
         session = self._rebuild(row, now, live=True)
         session.resumed(now)
         if old is not None and len(old.seats) == len(session.seats):
-            for was, seat in zip(old.seats, session.seats, strict=True):
-                seat.last_seen, seat.away_since = was.last_seen, was.away_since
-                seat.connected = was.connected and seat.joined
+            session.kept_seats(old)
         self.active[game_id] = session
         self._schedule(session)
 

@@ -1,10 +1,13 @@
 """One game as the referee holds it: rules, seats, clock, offers, and its events.
 
 A :class:`GameSession` has no I/O.  Each command (``move``, ``resign``...) checks
-the request, changes the state and returns the events to publish; it raises
-:class:`RefereeError` (a stable code and a message) and changes nothing when the
-request is refused.  :meth:`GameSession.replay` rebuilds the state from stored
-events after a restart, through the same state changes as the live commands.
+the request and creates the events it causes; the session folds each event into
+its :class:`~lanqi.gamestate.GameState` with :func:`lanqi.gamestate.apply`, the one
+reducer clients use too, and returns the events to publish.  A refused request
+raises :class:`RefereeError` (a stable code and a message) and changes nothing.
+:meth:`GameSession.restore` rebuilds a game after a restart by folding its stored
+events through the same reducer; the rules object and the running clock are then
+set from the state (the session keeps them in step with it, live).
 
 Times: ``now`` is monotonic milliseconds, passed in by the service.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import secrets
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,9 +30,8 @@ from lanqi.games.base import (
     Termination,
 )
 from lanqi.games.registry import UnknownVariantError, create_game
+from lanqi.gamestate import GameState, apply, to_snapshot
 from lanqi.protocol import (
-    MAX_CHAT_HISTORY,
-    ChatLine,
     ChatPosted,
     ClockInfo,
     DrawDeclined,
@@ -101,19 +104,11 @@ class SessionSetup:
 
 @dataclass(slots=True)
 class _Seat:
+    """A seat's token and its timers (runtime only: the rest is in the state)."""
+
     token: str
-    name: str
-    joined: bool = False
-    connected: bool = False
     last_seen: float = 0.0
     away_since: float = 0.0
-
-
-@dataclass(slots=True)
-class _Ended:
-    result: str
-    termination: str
-    winner: int | None
 
 
 @dataclass(slots=True)
@@ -142,8 +137,17 @@ def _make_clock(tc: TimeControl) -> GameClock:
     )
 
 
+def _win_for(winner: int) -> str:
+    return "1-0" if winner == 0 else "0-1"
+
+
 class GameSession:
-    """The authoritative state of one game."""
+    """The authoritative state of one game.
+
+    ``state`` is what the events say (folded by :func:`lanqi.gamestate.apply`);
+    ``game`` (the rules object at the live position) and ``clock`` (counting down
+    in real time) follow it.
+    """
 
     def __init__(self, setup: SessionSetup, now: float, liveness: Liveness | None = None) -> None:
         try:
@@ -156,30 +160,102 @@ class GameSession:
         #: the PUB topic of this game's events, encoded
         self.topic = game_topic(setup.game_id).encode()
         self.liveness = liveness or Liveness()
-        self.seats = [
-            _Seat(token, name, last_seen=now, away_since=now)
-            for token, name in zip(setup.tokens, setup.players, strict=True)
-        ]
-        self.seq = 0
-        self.status = "waiting"
-        self.ended: _Ended | None = None
-        self.draw_offer: int | None = None
-        self.takeback_offer: int | None = None
-        #: seq of the ``moved`` event of each ply, to answer retries identically
-        self.move_seqs: list[int] = []
+        self.seats = [_Seat(token, last_seen=now, away_since=now) for token in setup.tokens]
+        self.state = GameState.new(
+            setup.game_id,
+            setup.variant,
+            self.game.options,
+            self.game.snapshot()["start"],
+            tuple(setup.players),
+            fen=self.game.fen(),
+            to_move=self.game.seat_to_move,
+            time_control=setup.time_control,
+            casual=setup.casual,
+            clock=self.clock_info(now),
+        )
         self._chat: dict[str, _ChatMeter] = {}
-        #: the latest chat lines, for snapshots (rebuilt from the log after a restart)
-        self.chat_log: deque[ChatLine] = deque(maxlen=MAX_CHAT_HISTORY)
 
-    # ------------------------------------------------------------ helpers
+    @classmethod
+    def restore(
+        cls,
+        setup: SessionSetup,
+        events: Iterable[tuple[GameEvent, float]],
+        now: float,
+        liveness: Liveness | None = None,
+    ) -> GameSession:
+        """A game rebuilt from its stored events, each with the monotonic time it
+        is taken to have happened (nothing is published).
+
+        The events are folded by the same reducer as live; the rules object and
+        the clock are then set from the state.  The clock runs from the time of
+        the event that last set it: pass ``now`` as every event's time after a
+        restart (the downtime is not charged), or the times they were stored at
+        for a rebuild in a running referee.  Raises
+        :class:`~lanqi.gamestate.CannotFollow` for a broken log.
+        """
+        session = cls(setup, now, liveness)
+        state = session.state
+        since = now
+        for event, at in events:
+            before = state.clock
+            state = apply(state, event)
+            if state.clock is not before:  # a new reading: the clock runs from here
+                since = at
+        session.state = state
+        for text in state.moves:
+            session.game.push(session.game.parse_move(text))
+        running = state.clock.running if state.status == "active" else None
+        remaining = state.clock.remaining_ms
+        if session.clock.timed and len(remaining) == 2:
+            session.clock.restore((float(remaining[0]), float(remaining[1])), running, since)
+        elif running is not None:
+            session.clock.start(running, since)
+        return session
+
+    def resumed(self, now: float) -> None:
+        """After a restart: seats that had joined count as present from ``now``
+        (they get the full grace); with :meth:`kept_seats` the only changes to the
+        state not made by an event."""
+        for seat in self.seats:
+            seat.last_seen = seat.away_since = now
+        self.state = self.state._replace(connected=self._joined())
+
+    def kept_seats(self, old: GameSession) -> None:
+        """After a rebuild in a running referee: the seats keep their last sign of
+        life and presence from ``old``, the session this one replaces."""
+        for was, seat in zip(old.seats, self.seats, strict=True):
+            seat.last_seen, seat.away_since = was.last_seen, was.away_since
+        connected = tuple(
+            was and joined for was, joined in zip(old.state.connected, self._joined(), strict=True)
+        )
+        self.state = self.state._replace(connected=connected)
+
+    # ------------------------------------------------------------ state
+
+    @property
+    def status(self) -> str:
+        return self.state.status
+
+    @property
+    def over(self) -> bool:
+        return self.state.status == "finished"
 
     @property
     def options(self) -> dict[str, Any]:
-        return dict(self.game.options)
+        return dict(self.state.options)
+
+    def _joined(self) -> tuple[bool, ...]:
+        joined = self.state.joined
+        assert joined is not None  # the referee's state always knows
+        return joined
+
+    def _emit(self, event: GameEvent, events: list[GameEvent]) -> None:
+        """Fold ``event`` into the state and add it to ``events`` (to publish)."""
+        self.state = apply(self.state, event)
+        events.append(event)
 
     def _next(self) -> int:
-        self.seq += 1
-        return self.seq
+        return self.state.seq + 1
 
     def clock_info(self, now: float) -> ClockInfo:
         if not self.clock.timed:
@@ -198,34 +274,47 @@ class GameSession:
         raise RefereeError("bad_token", "that token holds no seat in this game")
 
     def _require_live(self) -> None:
-        if self.ended is not None:
-            raise RefereeError("game_over", f"the game is over ({self.ended.termination})")
+        if self.over:
+            raise RefereeError("game_over", f"the game is over ({self.state.termination})")
 
     def _require_started(self) -> None:
         self._require_live()
-        if self.status != "active":
+        if self.state.status != "active":
             raise RefereeError("not_started", "the game starts when both players have joined")
 
     def seen(self, seat: int, now: float) -> list[GameEvent]:
         """A sign of life from ``seat``; returns a presence event if it was away."""
-        state = self.seats[seat]
-        state.last_seen = now
-        if state.connected or not state.joined or self.ended is not None:
-            return []
-        state.connected = True
-        return [Presence(game_id=self.game_id, seq=self._next(), seat=seat, connected=True)]
+        events: list[GameEvent] = []
+        self._seen(seat, now, events)
+        return events
+
+    def _seen(self, seat: int, now: float, events: list[GameEvent]) -> None:
+        self.seats[seat].last_seen = now
+        state = self.state
+        if state.connected[seat] or not self._joined()[seat] or self.over:
+            return
+        self._emit(
+            Presence(game_id=self.game_id, seq=self._next(), seat=seat, connected=True), events
+        )
 
     # ------------------------------------------------------------ creation / join
 
     def created_event(self, now: float) -> GameStarted:
-        return GameStarted(
-            game_id=self.game_id,
-            seq=self._next(),
-            variant=self.setup.variant,
-            players=list(self.setup.players),
-            fen=self.game.fen(),
-            clock=self.clock_info(now),
+        events: list[GameEvent] = []
+        self._emit(
+            GameStarted(
+                game_id=self.game_id,
+                seq=self._next(),
+                variant=self.setup.variant,
+                players=list(self.setup.players),
+                fen=self.game.fen(),
+                clock=self.clock_info(now),
+            ),
+            events,
         )
+        started = events[0]
+        assert isinstance(started, GameStarted)
+        return started
 
     def join(self, seat: int | None, token: str | None, now: float) -> list[GameEvent]:
         """A player takes its seat (spectators need no event)."""
@@ -235,17 +324,21 @@ class GameSession:
         if seat is not None and seat != index:
             raise RefereeError("bad_token", f"that token holds seat {index}, not seat {seat}")
         events: list[GameEvent] = []
-        state = self.seats[index]
-        if not state.joined:
-            state.joined = True
-            state.connected = True  # "joined" implies present: no separate presence event
-            events.append(
-                PlayerJoined(game_id=self.game_id, seq=self._next(), seat=index, name=state.name)
+        if not self._joined()[index]:
+            waiting = self.state.status == "waiting"
+            # "joined" implies present: the reducer marks the seat connected
+            self._emit(
+                PlayerJoined(
+                    game_id=self.game_id,
+                    seq=self._next(),
+                    seat=index,
+                    name=self.setup.players[index],
+                ),
+                events,
             )
-        events.extend(self.seen(index, now))
-        if self.status == "waiting" and all(s.joined for s in self.seats) and not self.ended:
-            self.status = "active"
-            self.clock.start(self.game.seat_to_move, now)
+            if waiting and self.state.status == "active":  # both seats are taken now
+                self.clock.start(self.game.seat_to_move, now)
+        self._seen(index, now, events)
         return events
 
     # ------------------------------------------------------------ moves
@@ -257,20 +350,22 @@ class GameSession:
         and no events.
         """
         seat = self.seat_of(token)
-        if ply < self.game.ply:
+        state = self.state
+        if ply < len(state.moves):
             return self._retry(seat, ply, text)
-        if self.ended and self.ended.termination == "timeout" and seat == self.game.seat_to_move:
+        if state.termination == "timeout" and seat == self.game.seat_to_move:
             raise RefereeError("timeout", "your time ran out before the move arrived")
         self._require_started()
-        if ply > self.game.ply:
+        if ply > len(state.moves):
             raise RefereeError(
-                "stale_move", f"ply {ply} is ahead of the game, which is at ply {self.game.ply}"
+                "stale_move", f"ply {ply} is ahead of the game, which is at ply {len(state.moves)}"
             )
         if seat != self.game.seat_to_move:
             raise RefereeError("not_your_turn", "it is your opponent's turn")
         flagged = self.clock.flagged(now)
         if flagged is not None:
-            events = self.seen(seat, now) + self._end_on_time(flagged, now)
+            events = self.seen(seat, now)
+            self._end_on_time(flagged, now, events)
             raise GameEndedError("timeout", "your time ran out before the move arrived", events)
         try:
             move = self.game.parse_move(text)
@@ -286,33 +381,30 @@ class GameSession:
         self.clock.press(seat, now)
         self.game.push(move)
         wire = str(move)
-        event = MoveMade(
+        moved = MoveMade(
             game_id=self.game_id,
             seq=self._next(),
-            ply=self.game.ply - 1,
+            ply=ply,
             seat=seat,
             move=wire,
             text=human,
             fen=self.game.fen(),
             clock=self.clock_info(now),
         )
-        self.move_seqs.append(event.seq)
-        events.append(event)
-        if self.draw_offer is not None and self.draw_offer != seat:
-            self.draw_offer = None  # moving declines a pending offer
-        self.takeback_offer = None
+        self._emit(moved, events)
         outcome = self.game.outcome()
         if outcome is not None:
-            events.append(self._end(outcome, now))
-        return event.seq, wire, events
+            self._end(outcome, now, events)
+        return moved.seq, wire, events
 
     def _retry(self, seat: int, ply: int, text: str) -> tuple[int, str, list[GameEvent]]:
-        played = self.game.snapshot()["moves"][ply]
+        moves = self.state.moves
+        played = moves[ply]
         mover = (ply + self._first_seat()) % 2
         same = mover == seat and text.strip() == played
         if mover == seat and not same:
             replay = _make_game(self.setup.variant, self.setup.options, self.setup.start_fen)
-            for earlier in self.game.snapshot()["moves"][:ply]:
+            for earlier in moves[:ply]:
                 replay.push(replay.parse_move(earlier))
             try:
                 same = str(replay.parse_move(text)) == played
@@ -321,9 +413,11 @@ class GameSession:
         if not same:
             raise RefereeError(
                 "stale_move",
-                f"ply {ply} was already played ({played}); the game is at ply {self.game.ply}",
+                f"ply {ply} was already played ({played}); the game is at ply {len(moves)}",
             )
-        return self.move_seqs[ply], played, []
+        move_seqs = self.state.move_seqs
+        assert move_seqs is not None  # the referee's state always knows
+        return move_seqs[ply], played, []
 
     def _first_seat(self) -> int:
         """Seat that moved first in this game (a FEN may start with seat 1 to move)."""
@@ -331,15 +425,15 @@ class GameSession:
 
     # ------------------------------------------------------------ endings
 
-    def _end(self, outcome: Outcome[Any], now: float) -> GameEnded:
-        return self._finish(outcome.result(), outcome.termination.value, outcome.winner_seat, now)
+    def _end(self, outcome: Outcome[Any], now: float, events: list[GameEvent]) -> None:
+        result, termination = outcome.result(), outcome.termination.value
+        self._finish(result, termination, outcome.winner_seat, now, events)
 
-    def _finish(self, result: str, termination: str, winner: int | None, now: float) -> GameEnded:
+    def _finish(
+        self, result: str, termination: str, winner: int | None, now: float, events: list[GameEvent]
+    ) -> None:
         self.clock.stop(now)
-        self.ended = _Ended(result, termination, winner)
-        self.status = "finished"
-        self.draw_offer = self.takeback_offer = None
-        return GameEnded(
+        ended = GameEnded(
             game_id=self.game_id,
             seq=self._next(),
             result=result,
@@ -348,20 +442,18 @@ class GameSession:
             fen=self.game.fen(),
             clock=self.clock_info(now),
         )
+        self._emit(ended, events)
 
-    def _end_on_time(self, seat: int, now: float) -> list[GameEvent]:
+    def _end_on_time(self, seat: int, now: float, events: list[GameEvent]) -> None:
         winner = 1 - seat
-        return [
-            self._finish("1-0" if winner == 0 else "0-1", Termination.TIMEOUT.value, winner, now)
-        ]
+        self._finish(_win_for(winner), Termination.TIMEOUT.value, winner, now, events)
 
     def resign(self, token: str, now: float) -> list[GameEvent]:
         seat = self.seat_of(token)
         self._require_live()
         events = self.seen(seat, now)
         winner = 1 - seat
-        result = "1-0" if winner == 0 else "0-1"
-        events.append(self._finish(result, Termination.RESIGNATION.value, winner, now))
+        self._finish(_win_for(winner), Termination.RESIGNATION.value, winner, now, events)
         return events
 
     def abort(self, token: str, now: float) -> list[GameEvent]:
@@ -372,33 +464,31 @@ class GameSession:
         if self.game.ply >= 2:
             raise RefereeError("not_allowed", "a game can be aborted only before both sides moved")
         events = self.seen(seat, now)
-        events.append(self._finish("*", Termination.ABORTED.value, None, now))
+        self._finish("*", Termination.ABORTED.value, None, now, events)
         return events
 
     def offer_draw(self, token: str, now: float) -> list[GameEvent]:
         seat = self.seat_of(token)
         self._require_started()
-        if self.draw_offer == seat:
+        if self.state.draw_offer == seat:
             raise RefereeError("not_allowed", "your draw offer is already pending")
         events = self.seen(seat, now)
-        if self.draw_offer == 1 - seat:  # offering when one is pending accepts it
-            events.append(self._finish("1/2-1/2", Termination.AGREEMENT.value, None, now))
-            return events
-        self.draw_offer = seat
-        events.append(DrawOffered(game_id=self.game_id, seq=self._next(), seat=seat))
+        if self.state.draw_offer == 1 - seat:  # offering when one is pending accepts it
+            self._finish("1/2-1/2", Termination.AGREEMENT.value, None, now, events)
+        else:
+            self._emit(DrawOffered(game_id=self.game_id, seq=self._next(), seat=seat), events)
         return events
 
     def answer_draw(self, token: str, accept: bool, now: float) -> list[GameEvent]:
         seat = self.seat_of(token)
         self._require_started()
-        if self.draw_offer != 1 - seat:
+        if self.state.draw_offer != 1 - seat:
             raise RefereeError("no_offer", "your opponent has not offered a draw")
         events = self.seen(seat, now)
         if accept:
-            events.append(self._finish("1/2-1/2", Termination.AGREEMENT.value, None, now))
+            self._finish("1/2-1/2", Termination.AGREEMENT.value, None, now, events)
         else:
-            self.draw_offer = None
-            events.append(DrawDeclined(game_id=self.game_id, seq=self._next(), seat=seat))
+            self._emit(DrawDeclined(game_id=self.game_id, seq=self._next(), seat=seat), events)
         return events
 
     def request_takeback(self, token: str, now: float) -> list[GameEvent]:
@@ -408,11 +498,10 @@ class GameSession:
             raise RefereeError("not_allowed", "takebacks are not allowed in this game")
         if self._takeback_plies(seat) == 0:
             raise RefereeError("not_allowed", "you have no move to take back")
-        if self.takeback_offer == seat:
+        if self.state.takeback_offer == seat:
             raise RefereeError("not_allowed", "your takeback request is already pending")
         events = self.seen(seat, now)
-        self.takeback_offer = seat
-        events.append(TakebackRequested(game_id=self.game_id, seq=self._next(), seat=seat))
+        self._emit(TakebackRequested(game_id=self.game_id, seq=self._next(), seat=seat), events)
         return events
 
     def _takeback_plies(self, seat: int) -> int:
@@ -428,34 +517,27 @@ class GameSession:
         seat = self.seat_of(token)
         self._require_started()
         requester = 1 - seat
-        if self.takeback_offer != requester:
+        if self.state.takeback_offer != requester:
             raise RefereeError("no_offer", "your opponent has not asked for a takeback")
         events = self.seen(seat, now)
-        self.takeback_offer = None
         if not accept:
-            events.append(TakebackDeclined(game_id=self.game_id, seq=self._next(), seat=seat))
+            self._emit(TakebackDeclined(game_id=self.game_id, seq=self._next(), seat=seat), events)
             return events
         plies = self._takeback_plies(requester)
-        self._undo(plies, now)
-        events.append(
-            TakenBack(
-                game_id=self.game_id,
-                seq=self._next(),
-                plies=plies,
-                ply=self.game.ply,
-                fen=self.game.fen(),
-                clock=self.clock_info(now),
-            )
-        )
-        return events
-
-    def _undo(self, plies: int, now: float) -> None:
         for _ in range(plies):
             self.game.pop()
-            self.move_seqs.pop()
-        self.draw_offer = None
         if self.clock.running is not None:
             self.clock.start(self.game.seat_to_move, now)
+        taken = TakenBack(
+            game_id=self.game_id,
+            seq=self._next(),
+            plies=plies,
+            ply=self.game.ply,
+            fen=self.game.fen(),
+            clock=self.clock_info(now),
+        )
+        self._emit(taken, events)
+        return events
 
     # ------------------------------------------------------------ chat
 
@@ -468,7 +550,7 @@ class GameSession:
         if token is not None:
             seat: int | None = self.seat_of(token)
             assert seat is not None
-            room, speaker = "players", self.seats[seat].name or f"seat {seat}"
+            room, speaker = "players", self.setup.players[seat] or f"seat {seat}"
             key = f"seat:{seat}"
         else:
             seat, room = None, "spectators"
@@ -483,166 +565,76 @@ class GameSession:
         posted = ChatPosted(
             game_id=self.game_id, seq=self._next(), room=room, name=speaker, text=text, seat=seat
         )
-        self._log_chat(posted)
-        events.append(posted)
+        self._emit(posted, events)
         return events
-
-    def _log_chat(self, posted: ChatPosted) -> None:
-        self.chat_log.append(
-            ChatLine(
-                seq=posted.seq,
-                room=posted.room,
-                name=posted.name,
-                text=posted.text,
-                seat=posted.seat,
-            )
-        )
 
     # ------------------------------------------------------------ timers
 
     def next_deadline(self) -> float | None:
         """The next monotonic time at which :meth:`tick` may have something to do."""
-        if self.ended is not None:
+        if self.over:
             return None
         times = []
-        flag = self.clock.flag_deadline() if self.status == "active" else None
+        flag = self.clock.flag_deadline() if self.state.status == "active" else None
         if flag is not None:
             times.append(flag)
-        for seat in self.seats:
-            if seat.connected:
+        for index, seat in enumerate(self.seats):
+            if self.state.connected[index]:
                 times.append(seat.last_seen + self.liveness.disconnect_after_ms)
             else:
-                times.append(seat.away_since + self._away_limit(seat))
+                times.append(seat.away_since + self._away_limit(index))
         return min(times) if times else None
 
-    def _away_limit(self, seat: _Seat) -> float:
-        """How long ``seat`` may stay away: the join deadline for a no-show, if set."""
+    def _away_limit(self, index: int) -> float:
+        """How long seat ``index`` may stay away: the join deadline for a no-show, if set."""
         join_within = self.setup.time_control.join_within_ms
-        if not seat.joined and join_within:
+        if not self._joined()[index] and join_within:
             return float(join_within)
         return self.liveness.abandon_after_ms
 
     def tick(self, now: float) -> list[GameEvent]:
         """Flags, silent seats and abandonment, checked at ``now``."""
-        if self.ended is not None:
+        if self.over:
             return []
         events: list[GameEvent] = []
-        if self.status == "active":
+        if self.state.status == "active":
             flagged = self.clock.flagged(now)
             if flagged is not None:
-                return self._end_on_time(flagged, now)
+                self._end_on_time(flagged, now, events)
+                return events
         for index, seat in enumerate(self.seats):
-            if seat.connected and now - seat.last_seen > self.liveness.disconnect_after_ms:
-                seat.connected = False
+            silent = now - seat.last_seen > self.liveness.disconnect_after_ms
+            if self.state.connected[index] and silent:
                 seat.away_since = seat.last_seen
-                events.append(
-                    Presence(game_id=self.game_id, seq=self._next(), seat=index, connected=False)
-                )
+                gone = Presence(game_id=self.game_id, seq=self._next(), seat=index, connected=False)
+                self._emit(gone, events)
         away = [
             i
             for i, seat in enumerate(self.seats)
-            if not seat.connected and now - seat.away_since > self._away_limit(seat)
+            if not self.state.connected[i] and now - seat.away_since > self._away_limit(i)
         ]
         if len(away) == 2:  # nobody is left: no result
-            events.append(self._finish("*", Termination.ABANDONED.value, None, now))
+            self._finish("*", Termination.ABANDONED.value, None, now, events)
         elif away:
-            events.append(self._abandon(away[0], now))
+            winner = 1 - away[0]
+            self._finish(_win_for(winner), Termination.ABANDONED.value, winner, now, events)
         return events
-
-    def _abandon(self, seat: int, now: float) -> GameEnded:
-        winner = 1 - seat
-        return self._finish(
-            "1-0" if winner == 0 else "0-1", Termination.ABANDONED.value, winner, now
-        )
 
     # ------------------------------------------------------------ views
 
     def snapshot(self, re: int | None, your_seat: int | None, now: float) -> Snapshot:
-        record = self.game.snapshot()
-        return Snapshot(
-            re=re,
-            game_id=self.game_id,
-            seq=self.seq,
-            variant=self.setup.variant,
-            options=self.options,
-            start_fen=record.get("start"),
-            moves=list(record["moves"]),
-            fen=self.game.fen(),
-            ply=self.game.ply,
-            status=self.status,
-            result=self.ended.result if self.ended else None,
-            termination=self.ended.termination if self.ended else None,
-            players=list(self.setup.players),
-            connected=[s.connected for s in self.seats],
-            clock=self.clock_info(now),
-            time_control=self.setup.time_control,
-            casual=self.setup.casual,
-            draw_offer=self.draw_offer,
-            takeback_offer=self.takeback_offer,
-            your_seat=your_seat,
-            to_move=None if self.ended else self.game.seat_to_move,
-            winner=self.ended.winner if self.ended else None,
-            chat=list(self.chat_log),
-        )
+        return to_snapshot(self.state, re=re, your_seat=your_seat, clock=self.clock_info(now))
 
     def summary(self) -> GameSummary:
+        state = self.state
         return GameSummary(
             game_id=self.game_id,
-            variant=self.setup.variant,
-            players=list(self.setup.players),
-            status=self.status,
-            ply=self.game.ply,
-            result=self.ended.result if self.ended else None,
+            variant=state.variant,
+            players=list(state.players),
+            status=state.status,
+            ply=len(state.moves),
+            result=state.result,
         )
 
     def moves(self) -> list[str]:
-        return list(self.game.snapshot()["moves"])
-
-    # ------------------------------------------------------------ recovery
-
-    def replay(self, event: GameEvent, now: float) -> None:
-        """Apply a stored event after a restart (nothing is published)."""
-        self.seq = event.seq
-        if isinstance(event, PlayerJoined):
-            self.seats[event.seat].joined = True
-            if all(s.joined for s in self.seats) and self.status == "waiting":
-                self.status = "active"
-                self.clock.start(self.game.seat_to_move, now)
-        elif isinstance(event, MoveMade):
-            self.game.push(self.game.parse_move(event.move))
-            self.move_seqs.append(event.seq)
-            self._restore_clock(event.clock, now)
-            if self.draw_offer is not None and self.draw_offer != event.seat:
-                self.draw_offer = None
-            self.takeback_offer = None
-        elif isinstance(event, DrawOffered):
-            self.draw_offer = event.seat
-        elif isinstance(event, DrawDeclined):
-            self.draw_offer = None
-        elif isinstance(event, TakebackRequested):
-            self.takeback_offer = event.seat
-        elif isinstance(event, TakebackDeclined):
-            self.takeback_offer = None
-        elif isinstance(event, TakenBack):
-            self.takeback_offer = None
-            self._undo(event.plies, now)
-            self._restore_clock(event.clock, now)
-        elif isinstance(event, GameEnded):
-            self.clock.stop(now)
-            self.ended = _Ended(event.result, event.termination, event.winner)
-            self.status = "finished"
-        elif isinstance(event, ChatPosted):
-            self._log_chat(event)
-        # created and presence change nothing that must survive a restart
-
-    def _restore_clock(self, info: ClockInfo, now: float) -> None:
-        if self.clock.timed and len(info.remaining_ms) == 2:
-            remaining = (float(info.remaining_ms[0]), float(info.remaining_ms[1]))
-            running = info.running if self.status == "active" else None
-            self.clock.restore(remaining, running, now)
-
-    def resumed(self, now: float) -> None:
-        """After replay: seats count as present from ``now`` (they get the full grace)."""
-        for seat in self.seats:
-            seat.last_seen = seat.away_since = now
-            seat.connected = seat.joined
+        return list(self.state.moves)
