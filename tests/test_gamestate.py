@@ -13,9 +13,11 @@ flags), collect the events it produced, and check that
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import cast
 
 import pytest
@@ -327,3 +329,13 @@ def test_chat_keeps_the_latest_lines_and_presence_its_seat() -> None:
         ),
     )
     assert (over.status, over.to_move, over.winner, over.draw_offer) == ("finished", None, 0, None)
+
+
+def test_the_protocol_doc_tables_every_event_the_reducer_applies() -> None:
+    doc = (Path(__file__).parents[1] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    table = doc.split("Applying events to the snapshot state", 1)[1].split("\n\n|", 1)[1]
+    rows = [row for row in ("|" + table).split("\n\n", 1)[0].splitlines() if row.startswith("| `")]
+    documented = {name for row in rows for name in re.findall(r"`([a-z_]+)`", row.split("|")[1])}
+    applied = {kind.T for kind in message_types().values() if issubclass(kind, GameEvent)}
+    assert documented == applied
+    assert "lanqi.gamestate.apply" in doc
