@@ -300,20 +300,15 @@ class GameSession:
     # ------------------------------------------------------------ creation / join
 
     def created_event(self, now: float) -> GameStarted:
-        events: list[GameEvent] = []
-        self._emit(
-            GameStarted(
-                game_id=self.game_id,
-                seq=self._next(),
-                variant=self.setup.variant,
-                players=list(self.setup.players),
-                fen=self.game.fen(),
-                clock=self.clock_info(now),
-            ),
-            events,
+        started = GameStarted(
+            game_id=self.game_id,
+            seq=self._next(),
+            variant=self.setup.variant,
+            players=list(self.setup.players),
+            fen=self.game.fen(),
+            clock=self.clock_info(now),
         )
-        started = events[0]
-        assert isinstance(started, GameStarted)
+        self._emit(started, [])
         return started
 
     def join(self, seat: int | None, token: str | None, now: float) -> list[GameEvent]:
