@@ -12,7 +12,7 @@ decided them).  An event the state cannot follow (out of ``seq`` order, another
 game, a move for another ply, a type without a rule) raises :class:`CannotFollow`:
 a client then asks for a snapshot; for the referee it is a bug.
 
->>> from lanqi.protocol import ChatPosted, DrawOffered
+>>> from lanqi.protocol import DrawOffered
 >>> state = GameState.new("g1", "gomoku", {"size": 15}, None, ("ann", "bob"), fen="15/15 b")
 >>> state = apply(state, DrawOffered(game_id="g1", seq=1, seat=0))
 >>> state.seq, state.draw_offer
