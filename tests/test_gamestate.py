@@ -176,6 +176,7 @@ def test_replaying_the_referees_events_gives_its_state(
     log: list[GameEvent] = [session.created_event(0.0)]
     if seated:  # most games start at once; the others wait for their players a while
         log += session.join(0, TOKENS[0], 0.0) + session.join(1, TOKENS[1], 0.0)
+    times = [0.0] * len(log)  # when each event happened
     view_from = data.draw(st.integers(0, steps), label="spectator joins at step")
     view: GameView | None = None
     now = 0.0
@@ -190,6 +191,7 @@ def test_replaying_the_referees_events_gives_its_state(
         referee.now = now
         events = refusable(partial(command, session, data, now, script == "gomoku-five"))
         log += events
+        times += [now] * len(events)
         for event in events:
             if view is not None and not data.draw(st.booleans(), label="lost"):
                 view.apply(event)
@@ -211,6 +213,11 @@ def test_replaying_the_referees_events_gives_its_state(
     assert restored.game.fen() == session.game.fen()
     # the clock resumes from the last reading: the time the referee was down is not charged
     assert restored.clock_info(now) == session.state.clock
+    # Rebuilt in a running referee, with the times the events happened, the clock
+    # runs exactly as the live one does.
+    live = GameSession.restore(session.setup, list(zip(log, times, strict=True)), now)
+    assert live.state == session.state
+    assert live.clock_info(now + 1_000.0) == session.clock_info(now + 1_000.0)
     # And a snapshot is a state the reducer starts from.
     assert seen_by_all(from_snapshot(session.snapshot(None, None, now))) == seen_by_all(
         session.state
