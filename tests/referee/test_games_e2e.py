@@ -360,6 +360,22 @@ def test_move_refusals_carry_stable_codes(new_table: Callable[..., Any]) -> None
     assert table.sync().moves == ["h2e2"]
 
 
+def test_only_the_whole_seat_token_acts(new_table: Callable[..., Any]) -> None:
+    """An empty token, a prefix, an extension or a one-letter change of a seat token is refused."""
+    table = new_table("xiangqi")
+    client, game_id, red = table.client, table.game_id, table.tokens[0]
+    before = table.sync()
+    forged = ["", red[:1], red[:-1], red + "x", red[:-1] + ("A" if red[-1] != "A" else "B")]
+    for token in forged:
+        refused("bad_token", lambda: client.move(game_id, token, 0, "h2e2"))
+        refused("bad_token", lambda: client.resign(game_id, token))
+        refused("bad_token", lambda: client.offer_draw(game_id, token))
+        refused("bad_token", lambda: client.join(game_id, seat=0, token=token))
+    after = table.sync()
+    assert (after.moves, after.status, after.seq) == (before.moves, before.status, before.seq)
+    table.play("h2e2")  # the real token still acts
+
+
 def test_refusals_before_the_game_starts(new_table: Callable[..., Any]) -> None:
     table = new_table("gomoku", join=False)
     client, game_id, black, white = table.client, table.game_id, *table.tokens

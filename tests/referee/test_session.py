@@ -231,3 +231,14 @@ def test_restore_rebuilds_the_same_state() -> None:
     live = GameSession.restore(setup, log, 9_000.0)
     assert live.state == fresh.state
     assert live.clock.remaining(0, 9_000.0) == fresh.clock.remaining(0, 9_000.0) == 53_000.0
+
+
+@pytest.mark.parametrize(
+    "forged", ["", "r", TOKENS[0][:-1], TOKENS[0] + "x", "red-tokeN", TOKENS[1][:-1], None]
+)
+def test_a_seat_token_must_match_whole(forged: str | None) -> None:
+    session = make()
+    assert code_of(lambda: session.seat_of(forged)) == "bad_token"
+    assert code_of(lambda: session.move(forged, 0, "h2e2", 1.0)) == "bad_token"  # type: ignore[arg-type]
+    assert code_of(lambda: session.resign(forged, 1.0)) == "bad_token"  # type: ignore[arg-type]
+    assert session.seat_of(TOKENS[1]) == 1
