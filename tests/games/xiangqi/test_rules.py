@@ -361,3 +361,31 @@ def test_options_are_validated() -> None:
         Board(move_limit=-1)
     with pytest.raises(ValueError, match="unknown option"):
         Board.from_options({"colour": "red"})
+
+
+# The chase exceptions of docs/rules.md, one position each, with a control that is a chase.
+@pytest.mark.parametrize(
+    ("fen", "chaser", "chased"),
+    [
+        # exchange offers: the threatened piece is of the same kind and threatens back
+        ("4k4/r8/9/9/R8/9/9/9/9/3K5 w - - 0 1", "a5", []),
+        ("4k4/9/9/3n5/9/2N6/9/9/9/3K5 w - - 0 1", "c4", []),
+        ("4k4/n8/9/9/R8/9/9/9/9/3K5 w - - 0 1", "a5", ["a8"]),  # control: a horse
+        # a soldier that has not crossed the river may be chased freely
+        ("4k4/9/9/2p6/9/9/9/2R6/9/3K5 w - - 0 1", "c2", []),
+        ("4k4/9/9/9/9/2p6/9/2R6/9/3K5 w - - 0 1", "c2", ["c4"]),  # control: crossed
+        # a rook threatened by a horse or a cannon is chased even when protected
+        ("3rk4/9/3r5/9/2N6/9/9/9/9/5K3 w - - 0 1", "c5", ["d7"]),
+        ("3rk4/9/3r5/9/3P5/9/3C5/9/9/5K3 w - - 0 1", "d3", ["d7"]),
+        ("3rk4/9/3c5/9/2N6/9/9/9/9/5K3 w - - 0 1", "c5", []),  # control: a protected cannon
+        ("3rk4/9/3n5/9/9/9/9/3R5/9/5K3 w - - 0 1", "d2", []),  # control: rook on a protected horse
+    ],
+)
+def test_chase_exceptions(fen: str, chaser: str, chased: list[str]) -> None:
+    from lanqi.games.xiangqi.repetition import chased_squares
+
+    board = Board.from_fen(fen)
+    assert board._squares[parse_square(chaser)], f"no piece on {chaser}"
+    for name in chased:
+        assert board._squares[parse_square(name)], f"no piece on {name}"
+    assert chased_squares(board, parse_square(chaser)) == {parse_square(name) for name in chased}
