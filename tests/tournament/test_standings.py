@@ -157,3 +157,57 @@ def test_crosstable_matrix_and_rounds() -> None:
         (1, "c", "second", "="),
         (2, None, None, "F"),
     ]
+
+
+# Five players, a, b and c level on 2 points: a and b with two wins each, c with one win
+# and two draws.  Among a, b and c every one beat one other (a cycle), but a beat b.
+#
+#        a    b    c    d    e    pts  wins
+#   a    x    1    0    1    0    2    2
+#   b    0    x    1    0    1    2    2
+#   c    1    0    x    ½    ½    2    1
+#   d    0    1    ½    x    1    2.5  2
+#   e    1    0    ½    0    x    1.5  1
+CYCLE = [
+    Result(1, 1, "a", "b", 1.0),
+    Result(1, 2, "c", "d", 0.5),
+    Result(2, 1, "b", "c", 1.0),
+    Result(2, 2, "d", "e", 1.0),
+    Result(3, 1, "c", "a", 1.0),
+    Result(3, 2, "e", "c", 0.5),
+    Result(4, 1, "a", "d", 1.0),
+    Result(4, 2, "b", "e", 1.0),
+    Result(5, 1, "e", "a", 1.0),
+    Result(5, 2, "d", "b", 1.0),
+]
+ABCDE = [Player(p, p.upper(), 2000.0 - 100 * i) for i, p in enumerate("abcde")]
+
+
+def test_wins_counts_won_games_only_not_draws() -> None:
+    rows = {r.player.id: r for r in standings(ABCDE, CYCLE, ("wins",), unplayed="as_played")}
+    assert {pid: row.tiebreaks["wins"] for pid, row in rows.items()} == {
+        "a": 2,
+        "b": 2,
+        "c": 1,
+        "d": 2,
+        "e": 1,
+    }
+    assert (rows["c"].wins, rows["c"].draws) == (1, 2)
+    # level on points, c is behind a and b on wins
+    assert rows["c"].rank > max(rows["a"].rank, rows["b"].rank)
+
+
+def test_each_tiebreak_splits_the_group_left_level_by_the_previous_ones() -> None:
+    # By points alone a, b and c form a group in which each beat one other: head to
+    # head among the three is 1 each and separates nobody.  But wins first leave only
+    # a and b level, and between those two a beat b.
+    rows = standings(ABCDE, CYCLE, ("wins", "head_to_head"), unplayed="as_played")
+    assert [(r.rank, r.player.id, r.points) for r in rows] == [
+        (1, "d", 2.5),
+        (2, "a", 2.0),
+        (3, "b", 2.0),
+        (4, "c", 2.0),
+        (5, "e", 1.5),
+    ]
+    by_id = {r.player.id: r.tiebreaks["head_to_head"] for r in rows}
+    assert (by_id["a"], by_id["b"], by_id["c"]) == (1.0, 0.0, 0.0)
