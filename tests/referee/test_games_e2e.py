@@ -367,10 +367,10 @@ def test_only_the_whole_seat_token_acts(new_table: Callable[..., Any]) -> None:
     before = table.sync()
     forged = ["", red[:1], red[:-1], red + "x", red[:-1] + ("A" if red[-1] != "A" else "B")]
     for token in forged:
-        refused("bad_token", lambda: client.move(game_id, token, 0, "h2e2"))
-        refused("bad_token", lambda: client.resign(game_id, token))
-        refused("bad_token", lambda: client.offer_draw(game_id, token))
-        refused("bad_token", lambda: client.join(game_id, seat=0, token=token))
+        refused("bad_token", lambda t=token: client.move(game_id, t, 0, "h2e2"))
+        refused("bad_token", lambda t=token: client.resign(game_id, t))
+        refused("bad_token", lambda t=token: client.offer_draw(game_id, t))
+        refused("bad_token", lambda t=token: client.join(game_id, seat=0, token=t))
     after = table.sync()
     assert (after.moves, after.status, after.seq) == (before.moves, before.status, before.seq)
     table.play("h2e2")  # the real token still acts

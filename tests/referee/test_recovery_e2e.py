@@ -10,16 +10,43 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import sqlite3
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout
 from lanqi.games.registry import create_game
-from lanqi.protocol import ErrorReply, MoveAccepted, MoveRequest, Snapshot, TimeControl
+from lanqi.protocol import (
+    ClockInfo,
+    ErrorReply,
+    MoveAccepted,
+    MoveMade,
+    MoveRequest,
+    Snapshot,
+    TimeControl,
+    decode_payload,
+)
 
 Factory = Callable[..., Any]
+
+
+def _last_recorded_clock(data_dir: Path, game_id: str) -> ClockInfo:
+    """The clock of the game's last ``moved`` event, read from the referee's database."""
+    db = sqlite3.connect(f"file:{data_dir / 'referee.sqlite3'}?mode=ro", uri=True)
+    try:
+        row = db.execute(
+            "SELECT payload FROM events WHERE game_id = ? AND kind = ? ORDER BY seq DESC LIMIT 1",
+            (game_id, MoveMade.T),
+        ).fetchone()
+    finally:
+        db.close()
+    event = decode_payload(row[0])
+    assert isinstance(event, MoveMade)
+    return event.clock
 
 
 def comparable(snapshot: Snapshot) -> dict[str, object]:
@@ -73,9 +100,15 @@ def test_games_survive_sigkill(
     results_before = untimed.client.results_since(0).results
     assert [r.game_id for r in results_before] == [finished.game_id]
 
-    process.restart(kill=True)
-
+    process.kill()
+    recorded = {
+        g: _last_recorded_clock(process.data_dir, g) for g in (timed.game_id, takeback.game_id)
+    }
+    restarted = time.monotonic()
+    process.start()
     after = {t.game_id: t.sync() for t in tables}  # the old clients reconnect
+    # no more than this has passed on the new process's clocks when the syncs answered
+    since_restart_ms = (time.monotonic() - restarted) * 1000
     for game_id, snapshot in before.items():
         assert comparable(after[game_id]) == comparable(snapshot), game_id
     # The chat is rebuilt from the log too.
@@ -83,12 +116,16 @@ def test_games_survive_sigkill(
         ("players", "ann", "draw?"),
         ("spectators", "zoe", "they will not"),
     ]
-    # Clocks are restored as the last move left them (the downtime is not charged).
+    # Clocks resume from the times the last move recorded: the side not to move has
+    # exactly those; the side to move has lost only what ran since the restart, not
+    # the downtime nor its thinking time before the kill.
     for game_id in (timed.game_id, takeback.game_id):
-        old, new = before[game_id].clock, after[game_id].clock
-        assert new.running == old.running
-        assert all(n <= o + 5 for n, o in zip(new.remaining_ms, old.remaining_ms, strict=True))
-        assert all(n > 50_000 for n in new.remaining_ms)
+        old, new, stored = before[game_id].clock, after[game_id].clock, recorded[game_id]
+        assert new.running == old.running == stored.running is not None
+        waiting_seat = 1 - stored.running
+        assert new.remaining_ms[waiting_seat] == stored.remaining_ms[waiting_seat]
+        used = stored.remaining_ms[stored.running] - new.remaining_ms[stored.running]
+        assert 0 <= used <= since_restart_ms + 1, (used, since_restart_ms)
     assert untimed.client.results_since(0).results == results_before
 
     # Play on with the same tokens; seq continues after the last one stored.
