@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -163,10 +162,8 @@ def test_go_for_fischer_clocks(fsf: str) -> None:
         board.push(xiangqi.Move.from_iccs("h2e2"))
         state = _state(board, remaining_ms=(6_000, 4_500), increment_ms=200)
         assert state.seat == 1  # Black moves: its own clock (btime) loses the overhead
-        start = time.monotonic()
         move = bot.choose_move(state)
         assert bot.last_go == "go wtime 6000 btime 4400 winc 200 binc 200"
-        assert time.monotonic() - start < 4.5
         assert board.is_legal(xiangqi.Move.from_iccs(move))
         assert bot.wait_limit_ms(state) == 4_500 + bot.timeout_margin_ms
     finally:
@@ -177,11 +174,8 @@ def test_go_for_per_move_and_untimed_games(fsf: str) -> None:
     bot = UciEngine(fsf, overhead_ms=100, default_movetime_ms=200, timeout_margin_ms=1500)
     try:
         state = GameState.start("xiangqi", per_move_ms=400)
-        start = time.monotonic()
         bot.choose_move(state)
-        took = time.monotonic() - start
         assert bot.last_go == "go movetime 300"
-        assert took < 0.3 + 1.0, "FSF kept to its movetime"
         assert bot.wait_limit_ms(state) == 300 + 1500
         bot.choose_move(GameState.start("xiangqi"))
         assert bot.last_go == "go movetime 200"
