@@ -8,7 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-import time
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -213,13 +213,38 @@ def test_a_batch_that_fails_writes_nothing(db: Path, store: EventStore) -> None:
     assert row is not None and row.status == "waiting"
 
 
-def wait_until(condition: Callable[[], bool], limit_s: float = 10.0) -> bool:
-    deadline = time.monotonic() + limit_s
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
+class TurnCounter(threading.Event):
+    """The checkpointer's stop event, counting its loop turns (each a chance to checkpoint)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.turns = 0
+        self._turned = threading.Condition()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        with self._turned:
+            self.turns += 1
+            self._turned.notify_all()
+        return super().wait(timeout)
+
+    def after(self, turns: int, limit_s: float = 30.0) -> None:
+        """Block until ``turns`` more loop turns have begun (a timeout is a failure)."""
+        with self._turned:
+            target = self.turns + turns
+            assert self._turned.wait_for(lambda: self.turns >= target, limit_s), (
+                "checkpointer stuck"
+            )
+
+    def until(self, condition: Callable[[], bool], limit_s: float = 30.0) -> None:
+        """Check ``condition`` after every turn until it holds (a timeout is a failure)."""
+        with self._turned:
+            assert self._turned.wait_for(condition, limit_s), "condition never held"
+
+
+def counted(store: EventStore) -> TurnCounter:
+    counter = TurnCounter()
+    store._stop_checkpoints = counter
+    return counter
 
 
 def folded_events(db: Path, scratch: Path) -> int:
@@ -239,29 +264,34 @@ def folded_events(db: Path, scratch: Path) -> int:
 
 def test_checkpoints_run_once_the_store_is_quiet(db: Path, tmp_path: Path) -> None:
     with EventStore(db) as store:
+        turns = counted(store)
         store.start_checkpoints(quiet_s=0.05, max_wait_s=3600)
         store.create_game(make_game("g1"), [ev(1, "created")])
         for seq in range(2, 6):
             store.append("g1", [ev(seq)])
-        assert wait_until(lambda: folded_events(db, tmp_path) == 5)
-        assert store.checkpoints >= 1
-        time.sleep(0.2)  # let the checkpoint that folded them finish its bookkeeping
+        turns.until(lambda: folded_events(db, tmp_path) == 5)
+        turns.after(2)  # the turn that folded them has finished its bookkeeping
         done = store.checkpoints
-        time.sleep(0.3)  # quiet, but nothing new to fold: no further checkpoint
+        assert done >= 1
+        turns.after(10)  # ten more chances, quiet, but nothing new to fold
         assert store.checkpoints == done
+        store.append("g1", [ev(6)])  # something new: folded once the store is quiet
+        turns.until(lambda: store.checkpoints == done + 1)
 
 
 def test_steady_writes_still_get_checkpoints(db: Path) -> None:
     with EventStore(db) as store:
         store.create_game(make_game("g1"), [ev(1, "created")])
+        turns = counted(store)
         store.start_checkpoints(quiet_s=3600, max_wait_s=0.1)
         seq = 1
-        # Never quiet for an hour: only the longest wait can start a checkpoint.
+        # A write every turn of the checkpointer: never quiet for an hour, so only
+        # the longest wait can start a checkpoint.
         while store.checkpoints < 2:
             seq += 1
             store.append("g1", [ev(seq)])
-            time.sleep(0.005)
-            assert seq < 10_000, "no checkpoint under steady writes"
+            turns.after(1)
+            assert turns.turns < 1000, "no checkpoint under steady writes"
     assert [e.seq for e in EventStore(db).events("g1")] == list(range(1, seq + 1))
 
 
