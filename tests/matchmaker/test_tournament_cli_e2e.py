@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import re
 import subprocess
@@ -151,3 +152,110 @@ def test_director_runs_a_xiangqi_event_from_the_cli(
         assert (game.headers["Red"], game.headers["Black"]) == (pairing.first, pairing.second)
         assert game.headers["Result"] == pairing.result == game.result
         assert game.board.ply > 0
+
+
+def test_a_no_show_forfeits_and_standings_watch_ends_with_the_event(
+    lanqi: Any,
+    mm: Callable[..., Any],
+    tour: Any,
+    *,
+    names: Callable[..., list[str]],
+    bot_pool: Any,
+    store_rows: Any,
+) -> None:
+    """``create --forfeit-after 5``: a player entered who never comes loses each game
+    by forfeit once 5 s pass without a join (``join_within_ms`` on the referee), and
+    ``standings --watch`` prints until the event is over, then exits by itself."""
+    data = lanqi.data_dir("forfeit-data")
+    # the referee's own abandon time is far away: only join_within_ms can end those games
+    server = lanqi.serve("--abandon-after", "600", data_dir=data, director_key=None)
+    players = names(2, "here")
+    ghost = names(1, "ghost")[0]
+    # the ghost says hello (so it exists), and is gone before the event starts
+    absent = mm(server)
+    absent.hello(ghost)
+    absent.close()
+    client = mm(server)
+    client.subscribe("lobby")
+    bot_pool.start(server, players, seed=70)
+    created = ok(
+        cli(
+            server,
+            "create",
+            "No-show Cup",
+            "--format",
+            "round_robin",
+            "--variant",
+            "gomoku",
+            "--casual",
+            "--forfeit-after",
+            "5",
+            data_dir=data,
+        )
+    )
+    tid = created.strip()
+    online: set[str] = set()
+    while not set(players) <= online:
+        online = {p.name for p in client.call(ListPlayers(), PlayersList).players if p.online}
+        client.next_event(200)  # woken by the bots' presence events
+    ok(cli(server, "join", tid, *players, ghost, data_dir=data))
+
+    env = dict(os.environ, PYTHONPATH=SOURCE_PATH)
+    env.pop("LANQI_DATA_DIR", None)
+    watch = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "lanqi.cli.main",
+            "tournament",
+            "--server",
+            server.lobby,
+            "--events",
+            server.events,
+            "standings",
+            "--watch",
+            tid,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert ok(cli(server, "start", tid, data_dir=data)).strip() == "start: ok"
+        final = tour.wait_finished(client, tid, timeout_s=90)
+        # the watcher ends by itself once the event is over
+        out, err = watch.communicate(timeout=30)
+    finally:
+        if watch.poll() is None:
+            watch.kill()
+            watch.communicate()
+    assert watch.returncode == 0, err
+    tables = [line for line in out.splitlines() if line.startswith("No-show Cup")]
+    assert len(tables) >= 2, out  # printed more than once as results came in
+    assert tables[-1] == "No-show Cup (round_robin, gomoku) - finished, round 3"
+
+    games = [p for p in final.pairings if p.second is not None]
+    assert len(games) == 3
+    for pairing in games:
+        if ghost in (pairing.first, pairing.second):
+            ghost_won = "1-0" if pairing.first == ghost else "0-1"
+            assert pairing.result in ("1-0", "0-1") and pairing.result != ghost_won, pairing
+    rows = {row.player: row for row in final.rows}
+    assert (rows[ghost].points, rows[ghost].losses) == (0.0, 2)
+    stored = store_rows(
+        data,
+        "SELECT p.kind, g.termination, g.moves, g.time_control FROM pairings p "
+        "JOIN games g ON g.game_id = p.game_id WHERE p.tournament_id = ? AND (p.first = "
+        "(SELECT player_id FROM players WHERE name = ?) OR p.second = "
+        "(SELECT player_id FROM players WHERE name = ?))",
+        (tid, ghost, ghost),
+    )
+    assert len(stored) == 2
+    for row in stored:
+        assert (row["kind"], row["termination"], json.loads(row["moves"])) == (
+            "forfeit",
+            "abandoned",
+            [],
+        )
+        assert json.loads(row["time_control"])["join_within_ms"] == 5000
