@@ -532,6 +532,9 @@ SCORE_FIRST = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5, "0-0": 0.0}
 class Tour:
     """Create, start and watch tournaments; check their standings."""
 
+    #: the key the servers started here give their director
+    director_key = DIRECTOR_KEY
+
     def create(self, client: MatchmakerClient, **spec: Any) -> str:
         spec.setdefault("name", unique("event"))
         spec.setdefault("rated", False)
