@@ -8,7 +8,6 @@ Refusals are checked by their stable error code, never by the message text.
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -156,10 +155,9 @@ def test_flag_falls_on_an_idle_server_and_a_late_move_is_refused(
     table = new_table(
         "gomoku", time_control=TimeControl(kind="fischer", base_ms=300, increment_ms=0)
     )
-    started = time.monotonic()
-    # Nobody sends anything: the referee's own timer must end the game.
+    # Nobody sends anything: the referee's own timer must end the game, when the clock
+    # (not the test's stopwatch: the clock ran from the join) is at zero.
     table.assert_ended("0-1", "timeout", 1)
-    assert time.monotonic() - started >= 0.25
     snapshot = table.sync()
     assert snapshot.clock.remaining_ms[0] == 0 and snapshot.clock.running is None
     refused("timeout", lambda: table.client.move(table.game_id, table.tokens[0], 0, "h8"))

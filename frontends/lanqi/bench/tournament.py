@@ -210,7 +210,7 @@ def _run(
         TournamentSpec,
     )
 
-    key = secrets.token_urlsafe(12)
+    key = secrets.token_hex(12)  # token_urlsafe may start with "-", which argparse takes for a flag
     data = root / "data"
     report.store = f"{data} ({file_system(root)})"
     server = _lanqi(

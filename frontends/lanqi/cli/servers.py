@@ -48,7 +48,7 @@ def director_key(data_dir: Path, given: str | None) -> str:
     try:
         if path.exists():
             return path.read_text(encoding="utf-8").strip()
-        key = secrets.token_urlsafe(18)
+        key = secrets.token_hex(16)  # never starts with "-": usable as a command-line argument
         prepare_data_dir(data_dir)  # StoreOpenError, one line, if it cannot be written
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
