@@ -17,6 +17,7 @@ from lanqi.matchmaker.referees import RefereeLink
 from lanqi.matchmaker.service import MatchmakerConfig, MatchmakerService
 from lanqi.matchmaker.store import GameRecord, PlayerRecord
 from lanqi.protocol import GameResult
+from lanqi.tournament.scoring import GameScore
 
 
 def _service(data_dir: Path, context: zmq.Context[zmq.Socket[bytes]]) -> MatchmakerService:
@@ -124,8 +125,7 @@ def test_the_store_records_a_game_result_once(
             ended_ms=1,
             referee="r1",
             result_seq=4,
-            score_first=1.0,
-            pairing_kind="played",
+            score=GameScore(1.0, "played"),
             ratings={"p1": (1600.0, 300.0, 0.06), "p2": (1400.0, 300.0, 0.06)},
         )
         assert store.record_result("g1", **record) is True  # type: ignore[arg-type]

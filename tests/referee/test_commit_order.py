@@ -75,9 +75,9 @@ class Harness:
         stored = self._stored_seqs()
         sessions = {**self.service.finished, **self.service.active}
         for game_id, session in sessions.items():
-            if stored.get(game_id, 0) != session.seq:
+            if stored.get(game_id, 0) != session.state.seq:
                 self.violations.append(
-                    f"{what} left with game {game_id} at seq {session.seq} in memory "
+                    f"{what} left with game {game_id} at seq {session.state.seq} in memory "
                     f"but {stored.get(game_id, 0)} committed"
                 )
         self.checks.append(what)
