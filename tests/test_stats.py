@@ -94,16 +94,16 @@ def test_sprt_bounds_and_sign() -> None:
 def _run_sprt(true_elo: float, sprt: Sprt, rng: random.Random) -> str:
     p_win = score_from_elo(true_elo) - 0.15
     p_draw = 0.3
-    w = d = l = 0
+    wins = draws = losses = 0
     for _ in range(20000):
         r = rng.random()
         if r < p_win:
-            w += 1
+            wins += 1
         elif r < p_win + p_draw:
-            d += 1
+            draws += 1
         else:
-            l += 1
-        state = sprt.state(trinomial(w, d, l))
+            losses += 1
+        state = sprt.state(trinomial(wins, draws, losses))
         if state.decision:
             return state.decision
     return ""

@@ -34,8 +34,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = [
-    "Estimate",
     "PAIR_SCORES",
+    "Estimate",
     "Sprt",
     "SprtState",
     "elo_from_score",
@@ -73,7 +73,7 @@ def score_from_elo(elo: float) -> float:
     >>> score_from_elo(0.0), round(score_from_elo(400.0), 4)
     (0.5, 0.9091)
     """
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 def _normal_cdf(x: float) -> float:

@@ -176,6 +176,27 @@ def test_resign_and_game_over() -> None:
     assert code_of(lambda: session.resign(TOKENS[1], 2.0)) == "game_over"
 
 
+def test_a_resign_or_draw_reason_is_the_termination() -> None:
+    session = make()
+    end = ended(session.resign(TOKENS[1], 1.0, "illegal move h2h9"))
+    assert (end.result, end.termination, end.winner) == ("1-0", "illegal move h2h9", 0)
+    assert session.snapshot(None, None, 2.0).termination == "illegal move h2h9"
+    session = make()
+    session.move(TOKENS[0], 0, "h2e2", 1.0)
+    session.offer_draw(TOKENS[1], 2.0)
+    end = ended(session.answer_draw(TOKENS[0], True, 3.0, "adjudication: draw"))
+    assert (end.result, end.termination) == ("1/2-1/2", "adjudication: draw")
+
+
+def test_a_seat_cannot_claim_a_referee_termination() -> None:
+    session = make()
+    assert code_of(lambda: session.resign(TOKENS[0], 1.0, "checkmate")) == "bad_request"
+    assert code_of(lambda: session.resign(TOKENS[0], 1.0, "timeout")) == "bad_request"
+    assert session.ended is None
+    end = ended(session.resign(TOKENS[0], 1.0, "resignation"))
+    assert end.termination == "resignation"
+
+
 def test_silent_seat_is_shown_disconnected_then_abandoned() -> None:
     session = make(liveness=Liveness(disconnect_after_ms=100.0, abandon_after_ms=1_000.0))
     session.move(TOKENS[0], 0, "h2e2", 50.0)

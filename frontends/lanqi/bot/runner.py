@@ -26,6 +26,7 @@ from typing import Any, cast
 import zmq
 
 from lanqi.bot.base import Bot, GameState, clock_margin_ms
+from lanqi.bot.failures import failure_reason
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
 from lanqi.games.base import Game
 from lanqi.protocol import (
@@ -136,6 +137,7 @@ class GamePlayer(threading.Thread):
         self.result: str | None = None
         self.termination: str | None = None
         self.error: str | None = None
+        self.refused_move = ""  # the last move the referee refused
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1)
         self._board: Game | None = None  # the position after _board_moves
         self._board_moves: list[str] = []
@@ -254,7 +256,12 @@ class GamePlayer(threading.Thread):
             if view.draw_offer == 1 - a.seat and not answered_offer:
                 answered_offer = True
                 accept = self.bot.on_draw_offer(self.state(view))
-                (client.accept_draw if accept else client.decline_draw)(a.game_id, a.token)
+                try:
+                    (client.accept_draw if accept else client.decline_draw)(a.game_id, a.token)
+                except RequestRefused as exc:  # the game ended, or the offer was withdrawn
+                    if exc.code not in ("game_over", "no_offer"):
+                        raise
+                    view.resync()
             if view.draw_offer is None:
                 answered_offer = False
             if my_turn and thinking is None:
@@ -279,7 +286,9 @@ class GamePlayer(threading.Thread):
                             self.bot.name,
                         )
                         self._gave_up = f"{refused} illegal moves in a row"
-                        client.resign(a.game_id, a.token)
+                        client.resign(
+                            a.game_id, a.token, f"illegal move {self.refused_move}"[:32]
+                        )
             now = time.monotonic() * 1000
             if now - last_beat >= HEARTBEAT_MS:
                 last_beat = now
@@ -352,7 +361,7 @@ class GamePlayer(threading.Thread):
         except Exception as exc:  # engine crash or hang: the engine loses this game
             log.error("game %s: %s failed to move (%s); resigning", a.game_id, self.bot.name, exc)
             self._gave_up = f"the bot failed to move: {type(exc).__name__}: {exc}"
-            client.resign(a.game_id, a.token)
+            client.resign(a.game_id, a.token, failure_reason(exc))
             return refused
         sent = time.monotonic()
         late_ms = (sent - self._turn_seen) * 1000
@@ -372,6 +381,7 @@ class GamePlayer(threading.Thread):
                 log.error(
                     "game %s: %s played %r: refused (%s)", a.game_id, self.bot.name, move, exc
                 )
+                self.refused_move = move
                 return refused + 1
             if exc.code in ("game_over", "timeout", "stale_move", "not_your_turn"):
                 if exc.code == "timeout":

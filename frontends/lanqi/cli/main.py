@@ -35,7 +35,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "referee": ("lanqi.cli.referee", "run the referee service (authoritative games)"),
     "matchmaker": ("lanqi.cli.matchmaker", "run the matchmaker (lobby, tournaments) on its own"),
     "bench": ("lanqi.cli.bench", "benchmarks: movegen, referee, tournament, strength"),
+    "match": ("lanqi.cli.match", "engine matches like cutechess-cli: openings, adjudication, SPRT"),
 }
+
+#: commands that take cutechess-style arguments (``-engine k=v ...``) argparse cannot read
+RAW_COMMANDS = ("match",)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,8 +58,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    leading = [w for w in words[:2] if w in ("-v", "--verbose")]
+    rest = words[len(leading) :]
+    if rest and rest[0] in RAW_COMMANDS:
+        logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        module = importlib.import_module(COMMANDS[rest[0]][0])
+        try:
+            code: int = module.run_argv(rest[1:], verbose=bool(leading))
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+            return 130
+        return code
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(words)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -64,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        code: int = args._run(args)
+        code = args._run(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

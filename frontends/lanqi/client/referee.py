@@ -265,8 +265,8 @@ class RefereeClient:
         request = MoveRequest(game_id=game_id, token=token, ply=ply, move=move)
         return self._call(request, MoveAccepted)
 
-    def resign(self, game_id: str, token: str) -> Ok:
-        return self._call(Resign(game_id=game_id, token=token), Ok)
+    def resign(self, game_id: str, token: str, reason: str = "") -> Ok:
+        return self._call(Resign(game_id=game_id, token=token, reason=reason), Ok)
 
     def abort(self, game_id: str, token: str) -> Ok:
         return self._call(AbortGame(game_id=game_id, token=token), Ok)
@@ -274,8 +274,8 @@ class RefereeClient:
     def offer_draw(self, game_id: str, token: str) -> Ok:
         return self._call(OfferDraw(game_id=game_id, token=token), Ok)
 
-    def accept_draw(self, game_id: str, token: str) -> Ok:
-        return self._call(AcceptDraw(game_id=game_id, token=token), Ok)
+    def accept_draw(self, game_id: str, token: str, reason: str = "") -> Ok:
+        return self._call(AcceptDraw(game_id=game_id, token=token, reason=reason), Ok)
 
     def decline_draw(self, game_id: str, token: str) -> Ok:
         return self._call(DeclineDraw(game_id=game_id, token=token), Ok)

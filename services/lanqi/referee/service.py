@@ -150,10 +150,12 @@ class RefereeService:
             CreateGame: self._create,
             Join: self._join,
             MoveRequest: self._move,
-            Resign: self._seat_action(lambda s, r, now: s.resign(r.token, now)),
+            Resign: self._seat_action(lambda s, r, now: s.resign(r.token, now, r.reason)),
             AbortGame: self._seat_action(lambda s, r, now: s.abort(r.token, now)),
             OfferDraw: self._seat_action(lambda s, r, now: s.offer_draw(r.token, now)),
-            AcceptDraw: self._seat_action(lambda s, r, now: s.answer_draw(r.token, True, now)),
+            AcceptDraw: self._seat_action(
+                lambda s, r, now: s.answer_draw(r.token, True, now, r.reason)
+            ),
             DeclineDraw: self._seat_action(lambda s, r, now: s.answer_draw(r.token, False, now)),
             RequestTakeback: self._seat_action(lambda s, r, now: s.request_takeback(r.token, now)),
             AcceptTakeback: self._seat_action(

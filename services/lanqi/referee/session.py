@@ -124,6 +124,17 @@ class _ChatMeter:
         return True
 
 
+def _checked_reason(reason: str, default: Termination) -> str:
+    """The termination a seat's ``reason`` stands for: its own words, but never one
+    of the terminations only the rules or the referee may decide."""
+    reason = " ".join(reason.split())
+    if not reason:
+        return default.value
+    if reason in {t.value for t in Termination} and reason != default.value:
+        raise RefereeError("bad_request", f"{reason!r} is decided by the referee, not a seat")
+    return reason
+
+
 def _make_game(variant: str, options: dict[str, Any], start_fen: str | None) -> Game:
     opts = dict(options)
     if start_fen is not None:
@@ -443,12 +454,15 @@ class GameSession:
         winner = 1 - seat
         self._finish(_win_for(winner), Termination.TIMEOUT.value, winner, now, events)
 
-    def resign(self, token: str, now: float) -> list[GameEvent]:
+    def resign(self, token: str, now: float, reason: str = "") -> list[GameEvent]:
+        """Give up; ``reason`` (an engine's crash, an adjudication) is recorded as the
+        termination instead of ``resignation``."""
         seat = self.seat_of(token)
         self._require_live()
+        termination = _checked_reason(reason, Termination.RESIGNATION)
         events = self.seen(seat, now)
         winner = 1 - seat
-        self._finish(_win_for(winner), Termination.RESIGNATION.value, winner, now, events)
+        self._finish(_win_for(winner), termination, winner, now, events)
         return events
 
     def abort(self, token: str, now: float) -> list[GameEvent]:
@@ -474,14 +488,17 @@ class GameSession:
             self._emit(DrawOffered(game_id=self.game_id, seq=self._next(), seat=seat), events)
         return events
 
-    def answer_draw(self, token: str, accept: bool, now: float) -> list[GameEvent]:
+    def answer_draw(
+        self, token: str, accept: bool, now: float, reason: str = ""
+    ) -> list[GameEvent]:
         seat = self.seat_of(token)
         self._require_started()
         if self.state.draw_offer != 1 - seat:
             raise RefereeError("no_offer", "your opponent has not offered a draw")
+        termination = _checked_reason(reason, Termination.AGREEMENT)
         events = self.seen(seat, now)
         if accept:
-            self._finish("1/2-1/2", Termination.AGREEMENT.value, None, now, events)
+            self._finish("1/2-1/2", termination, None, now, events)
         else:
             self._emit(DrawDeclined(game_id=self.game_id, seq=self._next(), seat=seat), events)
         return events

@@ -261,7 +261,12 @@ class _SeatAction(Request):
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Resign(_SeatAction):
+    """Give up.  ``reason`` (optional) becomes the game's termination instead of
+    ``resignation``: an engine manager says why its engine lost (``crash``,
+    ``illegal move h2h9``, ``adjudication: score``...)."""
+
     T = "resign"
+    reason: str = field(default="", metadata=limit(32))
 
 
 @register
@@ -273,7 +278,11 @@ class OfferDraw(_SeatAction):
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AcceptDraw(_SeatAction):
+    """Accept the pending draw offer.  ``reason`` (optional) becomes the
+    termination instead of ``agreement`` (``adjudication: draw``...)."""
+
     T = "accept_draw"
+    reason: str = field(default="", metadata=limit(32))
 
 
 @register

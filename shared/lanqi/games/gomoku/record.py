@@ -46,7 +46,7 @@ produced or consumed; opening files is the caller's business.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from lanqi.games.base import InvalidPositionError, MoveError
 from lanqi.games.gomoku.board import Board, Color
@@ -85,8 +85,11 @@ def _start_turn(board: Board) -> Color:
     return board.turn if board.ply % 2 == 0 else board.turn.other
 
 
-def write_record(board: Board, headers: Mapping[str, str] | None = None) -> str:
-    """The record of ``board``'s game, with extra tags from ``headers``.
+def write_record(
+    board: Board, headers: Mapping[str, str] | None = None, *, comments: Sequence[str | None] = ()
+) -> str:
+    """The record of ``board``'s game, with extra tags from ``headers``; ``comments[i]``
+    (when given and not None) follows move ``i`` in braces.
 
     ``Game``, ``Rule``, ``Size`` and ``FEN`` come from the board; given values
     must agree with it.  ``Result`` comes from the board when the game ended on
@@ -131,11 +134,11 @@ def write_record(board: Board, headers: Mapping[str, str] | None = None) -> str:
 
     lines = [f'[{name} "{_escape(value)}"]' for name, value in tags.items()]
     lines.append("")
-    lines.extend(_wrap(_movetext_units(board, declared)))
+    lines.extend(_wrap(_movetext_units(board, declared, comments)))
     return "\n".join(lines) + "\n"
 
 
-def _movetext_units(board: Board, result: str) -> list[str]:
+def _movetext_units(board: Board, result: str, comments: Sequence[str | None] = ()) -> list[str]:
     units: list[str] = []
     number = 1
     color = _start_turn(board)
@@ -146,6 +149,9 @@ def _movetext_units(board: Board, result: str) -> list[str]:
             units.append(f"{number}... {move}")
         else:
             units.append(str(move))
+        note = comments[index] if index < len(comments) else None
+        if note:
+            units.append("{" + note.replace("}", ")") + "}")
         if color is Color.WHITE:
             number += 1
         color = color.other

@@ -1,0 +1,94 @@
+"""``lanqi match``: engine matches in the manner of cutechess-cli, through a real referee.
+
+Takes cutechess-cli style arguments (one dash, ``key=value`` groups), so they are
+parsed here rather than by argparse; ``lanqi match -h`` prints the summary below.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+HELP = """\
+usage: lanqi match [-config FILE] -engine KEY=VALUE... -engine KEY=VALUE... [options]
+
+Engine matches through a real referee, cutechess-cli style (docs/engines.md).
+
+  -engine name=N cmd=PATH proto=uci|ucci|gomocup|builtin [option.NAME=V] [tc=T]
+          [depth=D] [nodes=N] [st=SECONDS] [level=L] [dir=DIR] [timemargin=S]
+          [handshake=SECONDS]     one player (give two or more)
+  -each KEY=VALUE...              the same keys, for every engine
+  -variant xiangqi|gomoku         (default xiangqi); gomoku: -rule R -size S
+  -tc 10+0.1 | move:2 | inf       the clock, in seconds (default inf)
+  -games N   -rounds N            games per encounter and round; rounds (2, 1)
+  -repeat [N]                     games per opening, colours alternating (default 2)
+  -concurrency N                  games at once (default 1)
+  -openings file=F [format=fen|epd|pgn] [order=sequential|random] [plies=N] [start=N]
+  -draw movenumber=M movecount=N score=CP     adjudicate a draw
+  -resign movecount=N score=CP [twosided=true] adjudicate a loss
+  -maxmoves N                     adjudicate a draw after N full moves
+  -sprt elo0=E0 elo1=E1 alpha=A beta=B        stop once the test decides
+  -pgnout FILE   -psqout DIR      records (gomoku: lanqi records and .psq files)
+  -event NAME  -srand N  -ratinginterval N
+  -referee tcp://HOST:PORT -admin-key KEY     use a running referee (default: a private one)
+  -v, --verbose                   debug log, and tracebacks on errors
+
+example:
+  lanqi match -engine name=SF cmd=/usr/games/fairy-stockfish proto=uci depth=3 \\
+      -engine name=AI proto=builtin st=0.2 -games 2 -rounds 10 \\
+      -openings file=openings.fen -resign movecount=3 score=800 -pgnout match.pgn
+"""
+
+#: flags that are lanqi's own spellings of cutechess ones
+_ALIASES = {"srand": "seed"}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = HELP
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+
+
+def run(args: argparse.Namespace) -> int:  # pragma: no cover - main() calls run_argv
+    return run_argv([], verbose=bool(getattr(args, "verbose", False)))
+
+
+def run_argv(argv: Sequence[str], *, verbose: bool = False) -> int:
+    """Run ``lanqi match ARGV``; returns the exit status."""
+    from lanqi.match.config import MatchConfigError, parse_args
+    from lanqi.match.runner import EngineStartError, Match
+
+    words = list(argv)
+    if any(w in ("-h", "--help", "-help") for w in words) or not words:
+        print(HELP, end="")
+        return 0 if words else 2
+    for flag in ("-v", "--verbose"):
+        while flag in words:
+            words.remove(flag)
+            verbose = True
+    if verbose:
+        logging.getLogger().setLevel(logging.DEBUG)
+    else:
+        logging.getLogger().setLevel(logging.WARNING)
+    words = ["-" + _ALIASES[w.lstrip("-")] if w.lstrip("-") in _ALIASES else w for w in words]
+    match: Match | None = None
+    try:
+        config = parse_args(words)
+        match = Match(config, say=_say)
+        summary = match.run()
+    except (MatchConfigError, EngineStartError) as exc:
+        if verbose:
+            logging.getLogger(__name__).exception("lanqi match failed")
+        print(f"lanqi match: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        if match is not None:
+            match.interrupt()
+        print("lanqi match: interrupted", file=sys.stderr)
+        return 130
+    return 0 if summary.games else 1
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)

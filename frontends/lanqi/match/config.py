@@ -1,0 +1,479 @@
+"""What a match is: its engines, games, openings, adjudication and outputs.
+
+Built from cutechess-cli style arguments (:func:`parse_args`), from a TOML or
+JSON file (:func:`load_file`), or both (the command line wins).  Nothing here
+starts a process; :meth:`EngineConfig.make_bot` does, when a game needs it.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from lanqi.bot.base import Bot
+from lanqi.protocol import TimeControl
+from lanqi.stats import Sprt
+
+__all__ = [
+    "Adjudication",
+    "EngineConfig",
+    "MatchConfig",
+    "MatchConfigError",
+    "OpeningsConfig",
+    "load_file",
+    "parse_args",
+    "parse_tc",
+]
+
+PROTOCOLS = ("uci", "ucci", "gomocup", "builtin")
+VARIANTS = ("xiangqi", "gomoku")
+
+
+class MatchConfigError(ValueError):
+    """A match that cannot be played as described; the message says what to change."""
+
+
+def parse_tc(text: str) -> TimeControl:
+    """A cutechess time control (seconds): ``10+0.1``, ``60``, ``inf``; ``move:2`` is a
+    fixed 2 s per move.  (``moves/time+inc`` is not supported: lanqi clocks have no
+    time controls by move count.)
+
+    >>> parse_tc("10+0.1")
+    TimeControl(kind='fischer', base_ms=10000, increment_ms=100, per_move_ms=0, join_within_ms=0)
+    >>> parse_tc("inf").kind
+    'none'
+    """
+    text = text.strip().lower()
+    try:
+        if text in ("", "inf", "none", "-"):
+            return TimeControl()
+        if text.startswith("move:"):
+            return TimeControl(kind="per_move", per_move_ms=round(float(text[5:]) * 1000))
+        if "/" in text:
+            raise MatchConfigError(
+                f"time control {text!r}: moves/time is not supported; use BASE+INC in seconds"
+            )
+        base, _, inc = text.partition("+")
+        base_ms, inc_ms = round(float(base) * 1000), round(float(inc or 0) * 1000)
+    except ValueError:
+        raise MatchConfigError(
+            f"time control {text!r}: want BASE+INC in seconds (10+0.1), move:SECONDS or inf"
+        ) from None
+    if base_ms <= 0:
+        raise MatchConfigError(f"time control {text!r}: the base time must be positive")
+    return TimeControl(kind="fischer", base_ms=base_ms, increment_ms=inc_ms)
+
+
+def _value(text: Any) -> Any:
+    """``"16"`` -> 16, ``"true"`` -> True; anything else unchanged."""
+    if not isinstance(text, str):
+        return text
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+@dataclass(slots=True)
+class EngineConfig:
+    """One player: an engine program (``uci``, ``ucci``, ``gomocup``) or ``builtin``."""
+
+    name: str = ""
+    cmd: str = ""
+    proto: str = "uci"
+    options: dict[str, Any] = field(default_factory=dict)
+    #: this engine's own clock (time odds); None: the match's
+    tc: str | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    #: a fixed think time per move, in seconds (cutechess ``st``)
+    st: float | None = None
+    #: built-in AI level (xiangqi 1..8, gomoku 1..5)
+    level: int | None = None
+    ponder: bool = False
+    dir: str | None = None
+    #: seconds an engine may overrun before it counts as hung (cutechess ``timemargin``)
+    timemargin: float | None = None
+    handshake_timeout: float | None = None
+
+    def check(self, variant: str) -> None:
+        if self.proto not in PROTOCOLS:
+            raise MatchConfigError(
+                f"engine {self.name!r}: proto must be one of {', '.join(PROTOCOLS)}"
+            )
+        if self.proto != "builtin" and not self.cmd:
+            raise MatchConfigError(f"engine {self.name or '?'}: give its command with cmd=PATH")
+        if self.proto == "gomocup" and variant != "gomoku":
+            raise MatchConfigError(f"engine {self.name!r}: a Gomocup brain plays gomoku only")
+        if self.proto in ("uci", "ucci") and variant != "xiangqi":
+            raise MatchConfigError(f"engine {self.name!r}: {self.proto} engines play xiangqi only")
+        if self.ponder:
+            raise MatchConfigError(
+                f"engine {self.name!r}: pondering is not supported yet (lanqi's engine "
+                "adapters never ponder); drop 'ponder'"
+            )
+        if self.tc is not None:
+            parse_tc(self.tc)
+        if not self.name:
+            self.name = (
+                "builtin" if self.proto == "builtin" else Path(shlex.split(self.cmd)[0]).name
+            )
+
+    def make_bot(self, variant: str) -> Bot:
+        """Start this player (an engine process, or a built-in AI) for ``variant``."""
+        movetime = round(self.st * 1000) if self.st is not None else None
+        if self.proto == "builtin":
+            if variant == "xiangqi":
+                from lanqi.bot.xiangqi_ai import XiangqiAI
+
+                return XiangqiAI(
+                    level=self.level or 8, depth=self.depth, nodes=self.nodes, move_time_ms=movetime
+                )
+            from lanqi.bot.gomoku_ai import GomokuAI
+
+            return GomokuAI(level=self.level or 5, time_ms=movetime, node_limit=self.nodes)
+        from lanqi.bot.engines import create_engine
+
+        kwargs: dict[str, Any] = {"cwd": self.dir}
+        if self.timemargin is not None:
+            kwargs["timeout_margin_ms"] = round(self.timemargin * 1000)
+        if self.proto == "gomocup":
+            kwargs["movetime"] = movetime
+            if self.handshake_timeout is not None:
+                kwargs["start_timeout_s"] = self.handshake_timeout
+        else:
+            kwargs.update(depth=self.depth, nodes=self.nodes, movetime=movetime)
+            if self.handshake_timeout is not None:
+                kwargs["handshake_timeout_s"] = self.handshake_timeout
+        return create_engine(f"{self.proto}:{self.cmd}", options=self.options, **kwargs)
+
+    def limits(self) -> str:
+        """How this player is limited, for records and the table (``depth 3``)."""
+        parts = []
+        if self.depth is not None:
+            parts.append(f"depth {self.depth}")
+        if self.nodes is not None:
+            parts.append(f"nodes {self.nodes}")
+        if self.st is not None:
+            parts.append(f"{self.st:g} s/move")
+        if self.level is not None:
+            parts.append(f"level {self.level}")
+        return ", ".join(parts)
+
+
+@dataclass(slots=True)
+class OpeningsConfig:
+    file: Path
+    format: str = ""  # fen, epd, pgn, gomoku (by the file's extension when empty)
+    order: str = "sequential"  # or random
+    plies: int | None = None  # PGN/move-list openings: play this many plies of each
+    start: int = 1  # the first opening to use (1-based)
+
+
+@dataclass(slots=True)
+class Adjudication:
+    """cutechess ``-draw``, ``-resign`` and ``-maxmoves``; None turns one off."""
+
+    #: draw once both scores stay within draw_score cp for draw_movecount moves each,
+    #: from full move draw_movenumber on
+    draw_movenumber: int | None = None
+    draw_movecount: int = 8
+    draw_score: int = 10
+    #: resign when a side's score stays at or below -resign_score for resign_movecount
+    #: of its moves (twosided: the opponent's score must agree)
+    resign_movecount: int | None = None
+    resign_score: int = 600
+    resign_twosided: bool = False
+    #: a draw after this many full moves
+    maxmoves: int | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return any(
+            x is not None for x in (self.draw_movenumber, self.resign_movecount, self.maxmoves)
+        )
+
+
+@dataclass(slots=True)
+class MatchConfig:
+    engines: list[EngineConfig] = field(default_factory=list)
+    variant: str = "xiangqi"
+    #: gomoku rule and board size
+    rule: str = "freestyle"
+    size: int = 15
+    tc: str = "inf"
+    #: games per encounter per round (cutechess ``-games``)
+    games: int = 2
+    rounds: int = 1
+    #: games per opening, colours alternating (2: colour-reversed pairs)
+    repeat: int = 2
+    concurrency: int = 1
+    openings: OpeningsConfig | None = None
+    adjudication: Adjudication = field(default_factory=Adjudication)
+    sprt: Sprt | None = None
+    pgnout: Path | None = None
+    psqout: Path | None = None
+    event: str = "lanqi match"
+    seed: int = 0
+    #: use this referee (``tcp://HOST:PORT`` and its admin key) instead of a private one
+    referee: str | None = None
+    referee_pub: str | None = None
+    admin_key: str | None = None
+    #: print the interval this often (games); 0: only at the end
+    ratinginterval: int = 1
+
+    def check(self) -> MatchConfig:
+        if self.variant not in VARIANTS:
+            raise MatchConfigError(f"variant must be one of {', '.join(VARIANTS)}")
+        if len(self.engines) < 2:
+            raise MatchConfigError("a match needs at least two engines (-engine ... -engine ...)")
+        for engine in self.engines:
+            engine.check(self.variant)
+        names = [e.name for e in self.engines]
+        if len(set(names)) != len(names):
+            raise MatchConfigError(f"engine names must differ: {', '.join(names)} (use name=)")
+        parse_tc(self.tc)
+        for label, number in (
+            ("games", self.games),
+            ("rounds", self.rounds),
+            ("repeat", self.repeat),
+            ("concurrency", self.concurrency),
+        ):
+            if number < 1:
+                raise MatchConfigError(f"-{label} must be at least 1")
+        if self.sprt is not None and len(self.engines) != 2:
+            raise MatchConfigError("-sprt needs exactly two engines")
+        if self.openings is not None and not self.openings.file.is_file():
+            raise MatchConfigError(f"opening file {self.openings.file} not found")
+        if self.referee and not self.admin_key:
+            raise MatchConfigError("-referee needs the referee's admin key (-admin-key KEY)")
+        return self
+
+    def time_control(self, engine: EngineConfig | None = None) -> TimeControl:
+        return parse_tc(engine.tc if engine is not None and engine.tc else self.tc)
+
+
+# ----------------------------------------------------------------- command line
+
+_ENGINE_KEYS = {
+    "name",
+    "cmd",
+    "proto",
+    "tc",
+    "depth",
+    "nodes",
+    "st",
+    "level",
+    "ponder",
+    "dir",
+    "timemargin",
+    "handshake",
+}
+
+
+def _pairs(flag: str, values: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for value in values:
+        key, sep, rest = value.partition("=")
+        if not sep:
+            if key in ("ponder", "twosided"):
+                out[key] = "true"
+                continue
+            raise MatchConfigError(f"{flag}: {value!r} should be KEY=VALUE")
+        out[key] = rest
+    return out
+
+
+def _engine_fields(pairs: Mapping[str, Any], flag: str) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    options: dict[str, Any] = {}
+    for key, value in pairs.items():
+        if key.startswith("option."):
+            options[key[len("option.") :]] = _value(value)
+        elif key == "options" and isinstance(value, Mapping):
+            options.update({str(k): _value(v) for k, v in value.items()})
+        elif key not in _ENGINE_KEYS:
+            raise MatchConfigError(
+                f"{flag}: unknown key {key!r} "
+                f"(known: {', '.join(sorted(_ENGINE_KEYS))}, option.NAME)"
+            )
+        else:
+            fields[key] = value
+    try:
+        for key in ("depth", "nodes", "level"):
+            if key in fields:
+                fields[key] = int(fields[key])
+        for key in ("st", "timemargin"):
+            if key in fields:
+                fields[key] = float(fields[key])
+        if "handshake" in fields:
+            fields["handshake_timeout"] = float(fields.pop("handshake"))
+    except ValueError as exc:
+        raise MatchConfigError(f"{flag}: {exc}") from None
+    if "ponder" in fields:
+        fields["ponder"] = str(fields["ponder"]).lower() in ("true", "1", "on", "yes")
+    for key in ("tc", "cmd", "name", "proto", "dir"):
+        if key in fields and fields[key] is not None:
+            fields[key] = str(fields[key])
+    if options:
+        fields["options"] = options
+    return fields
+
+
+def _int(flag: str, text: Any) -> int:
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        raise MatchConfigError(f"{flag} wants a whole number, not {text!r}") from None
+
+
+def _split_flags(argv: Sequence[str]) -> list[tuple[str, list[str]]]:
+    flags: list[tuple[str, list[str]]] = []
+    for token in argv:
+        if token.startswith("-") and len(token) > 1 and not token[1:2].isdigit():
+            flags.append((token.lstrip("-"), []))
+        elif not flags:
+            raise MatchConfigError(f"unexpected {token!r}: arguments start with a -flag")
+        else:
+            flags[-1][1].append(token)
+    return flags
+
+
+def _apply(config: MatchConfig, data: Mapping[str, Any], each: dict[str, Any]) -> None:
+    """Settings common to the file and the command line (already as values)."""
+    for key, value in data.items():
+        if key in ("variant", "rule", "tc", "event"):
+            setattr(config, key, str(value))
+        elif key in ("games", "rounds", "repeat", "concurrency", "size", "seed", "ratinginterval"):
+            setattr(config, key, _int(f"-{key}", value))
+        elif key == "maxmoves":
+            config.adjudication.maxmoves = _int("-maxmoves", value)
+        elif key == "openings":
+            config.openings = _openings(value)
+        elif key == "draw":
+            adj = config.adjudication
+            adj.draw_movenumber = _int("-draw movenumber", value.get("movenumber", 0))
+            adj.draw_movecount = _int("-draw movecount", value.get("movecount", 8))
+            adj.draw_score = _int("-draw score", value.get("score", 10))
+        elif key == "resign":
+            adj = config.adjudication
+            adj.resign_movecount = _int("-resign movecount", value.get("movecount", 3))
+            adj.resign_score = _int("-resign score", value.get("score", 600))
+            adj.resign_twosided = str(value.get("twosided", "false")).lower() == "true"
+        elif key == "sprt":
+            try:
+                config.sprt = Sprt(
+                    elo0=float(value.get("elo0", 0)),
+                    elo1=float(value.get("elo1", 5)),
+                    alpha=float(value.get("alpha", 0.05)),
+                    beta=float(value.get("beta", 0.05)),
+                )
+            except ValueError as exc:
+                raise MatchConfigError(f"-sprt: {exc}") from None
+        elif key in ("pgnout", "psqout"):
+            setattr(config, key, Path(str(value)))
+        elif key in ("referee", "referee_pub", "admin_key"):
+            setattr(config, key, str(value))
+        elif key == "each":
+            each.update(_engine_fields(value, "-each"))
+        elif key in ("engine", "engines"):
+            for item in value:
+                config.engines.append(EngineConfig(**_engine_fields(item, "-engine")))
+        else:
+            raise MatchConfigError(f"unknown setting {key!r}")
+
+
+def _openings(value: Mapping[str, Any]) -> OpeningsConfig:
+    if "file" not in value:
+        raise MatchConfigError("-openings needs file=PATH")
+    order = str(value.get("order", "sequential"))
+    if order not in ("sequential", "random"):
+        raise MatchConfigError("-openings order must be sequential or random")
+    plies = value.get("plies")
+    return OpeningsConfig(
+        file=Path(str(value["file"])),
+        format=str(value.get("format", "")),
+        order=order,
+        plies=None if plies is None else _int("-openings plies", plies),
+        start=_int("-openings start", value.get("start", 1)),
+    )
+
+
+def _finish(config: MatchConfig, each: Mapping[str, Any]) -> MatchConfig:
+    config.engines = [
+        replace(e, **{k: v for k, v in each.items() if k not in _set_fields(e)})
+        for e in config.engines
+    ]
+    for engine in config.engines:
+        if "options" in each:
+            engine.options = {**each["options"], **engine.options}
+    return config.check()
+
+
+def _set_fields(engine: EngineConfig) -> set[str]:
+    default = EngineConfig()
+    return {
+        name
+        for name in EngineConfig.__dataclass_fields__
+        if getattr(engine, name) != getattr(default, name)
+    } | {"options"}
+
+
+def load_file(path: Path) -> tuple[MatchConfig, dict[str, Any]]:
+    """A match from a TOML (``.toml``) or JSON file; see docs/engines.md for the keys."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
+    except OSError as exc:
+        raise MatchConfigError(f"cannot read {path}: {exc.strerror}") from None
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        raise MatchConfigError(f"{path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise MatchConfigError(f"{path}: the top level must be a table of settings")
+    config, each = MatchConfig(), dict[str, Any]()
+    _apply(config, data, each)
+    return config, each
+
+
+def parse_args(argv: Sequence[str]) -> MatchConfig:
+    """A match from cutechess-cli style arguments (plus ``-config FILE``)."""
+    flags = _split_flags(argv)
+    config: MatchConfig = MatchConfig()
+    each: dict[str, Any] = {}
+    for flag, values in flags:
+        if flag == "config":
+            if len(values) != 1:
+                raise MatchConfigError("-config wants one file")
+            config, each = load_file(Path(values[0]))
+    data: dict[str, Any] = {}
+    engines: list[dict[str, str]] = []
+    for flag, values in flags:
+        if flag == "config":
+            continue
+        if flag == "engine":
+            engines.append(_pairs("-engine", values))
+            continue
+        if flag in ("each", "openings", "draw", "resign", "sprt"):
+            data[flag] = _pairs(f"-{flag}", values)
+            continue
+        if flag == "repeat" and not values:
+            data["repeat"] = 2
+            continue
+        if len(values) < 1:
+            raise MatchConfigError(f"-{flag} wants a value")
+        if flag == "pgnout":  # cutechess: -pgnout FILE [min] [fi]; the extras are ignored
+            values = values[:1]  # noqa: PLW2901
+        if len(values) != 1:
+            raise MatchConfigError(f"-{flag} wants one value, not {' '.join(values)}")
+        data[flag.replace("-", "_")] = values[0]
+    if engines:
+        data["engine"] = engines
+    _apply(config, data, each)
+    return _finish(config, each)
