@@ -41,9 +41,6 @@ example:
       -openings file=openings.fen -resign movecount=3 score=800 -pgnout match.pgn
 """
 
-#: flags that are lanqi's own spellings of cutechess ones
-_ALIASES = {"srand": "seed"}
-
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = HELP
@@ -71,7 +68,6 @@ def run_argv(argv: Sequence[str], *, verbose: bool = False) -> int:
         logging.getLogger().setLevel(logging.DEBUG)
     else:
         logging.getLogger().setLevel(logging.WARNING)
-    words = ["-" + _ALIASES[w.lstrip("-")] if w.lstrip("-") in _ALIASES else w for w in words]
     match: Match | None = None
     try:
         config = parse_args(words)

@@ -49,15 +49,15 @@ def parse_tc(text: str) -> TimeControl:
     'none'
     """
     text = text.strip().lower()
+    if "/" in text:
+        raise MatchConfigError(
+            f"time control {text!r}: moves/time is not supported; use BASE+INC in seconds"
+        )
     try:
         if text in ("", "inf", "none", "-"):
             return TimeControl()
         if text.startswith("move:"):
             return TimeControl(kind="per_move", per_move_ms=round(float(text[5:]) * 1000))
-        if "/" in text:
-            raise MatchConfigError(
-                f"time control {text!r}: moves/time is not supported; use BASE+INC in seconds"
-            )
         base, _, inc = text.partition("+")
         base_ms, inc_ms = round(float(base) * 1000), round(float(inc or 0) * 1000)
     except ValueError:
@@ -278,6 +278,10 @@ _ENGINE_KEYS = {
 }
 
 
+#: cutechess spellings of lanqi settings
+_ALIASES = {"srand": "seed"}
+
+
 def _pairs(flag: str, values: Sequence[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for value in values:
@@ -472,7 +476,7 @@ def parse_args(argv: Sequence[str]) -> MatchConfig:
             values = values[:1]  # noqa: PLW2901
         if len(values) != 1:
             raise MatchConfigError(f"-{flag} wants one value, not {' '.join(values)}")
-        data[flag.replace("-", "_")] = values[0]
+        data[_ALIASES.get(flag, flag).replace("-", "_")] = values[0]
     if engines:
         data["engine"] = engines
     _apply(config, data, each)

@@ -1,0 +1,79 @@
+"""Engines that fail lose their games, and the record says how (real referee, real
+processes: a scripted UCI engine against the built-in AI)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lanqi.games.xiangqi.pgn import read_pgns
+from lanqi.match.runner import MatchSummary
+
+Runner = Callable[[list[str]], tuple[MatchSummary, list[str]]]
+
+
+def _faulty_games(pgn: Path) -> list[tuple[str, str]]:
+    """(the faulty engine's result as seen by it, termination) per game."""
+    out = []
+    for game in read_pgns(pgn.read_text(encoding="utf-8")):  # every game replays legally
+        tags = game.headers
+        red = tags["Red"] == "Faulty"
+        won = {"1-0": red, "0-1": not red}.get(tags["Result"])
+        outcome = "draw" if won is None else "win" if won else "loss"
+        out.append((outcome, tags["Termination"]))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("mode", "extra", "termination"),
+    [
+        ("crash", ["-each", "st=0.2"], "crash"),
+        ("hang", ["-each", "st=0.2"], "hang"),  # silent past its fixed move time
+        ("illegal", ["-each", "st=0.2"], r"illegal move [a-i][0-9][a-i][0-9]"),
+        ("garbage", ["-each", "st=0.2"], "unreadable output"),
+        ("hang", ["-tc", "1.5+0"], "time forfeit"),  # under a clock the referee's flag falls
+    ],
+)
+def test_a_failing_engine_loses_with_the_reason(
+    mode: str,
+    extra: list[str],
+    termination: str,
+    tmp_path: Path,
+    run_match: Runner,
+    faulty: Callable[..., str],
+) -> None:
+    pgn = tmp_path / "games.pgn"
+    summary, lines = run_match(
+        [
+            "-engine", "name=Faulty", f"cmd={faulty(mode, 3)}", "proto=uci", "timemargin=0.4",
+            "-engine", "name=AI", "proto=builtin", "depth=1",
+            "-games", "2", "-pgnout", str(pgn), *extra,
+        ]
+    )  # fmt: skip
+    games = _faulty_games(pgn)
+    assert len(games) == 2 == len(summary.games)
+    for outcome, reason in games:
+        assert outcome == "loss" and re.fullmatch(termination, reason), games
+    assert summary.tallies[(0, 1)].losses == 2
+    assert any(line.startswith("Score of Faulty vs AI: 0 - 2 - 0") for line in lines)
+
+
+def test_a_crashed_engine_that_restarts_too_slowly_loses_the_next_game(
+    tmp_path: Path, run_match: Runner, faulty: Callable[..., str]
+) -> None:
+    """Game 1: the engine crashes.  Game 2: its restart misses the handshake time."""
+    pgn = tmp_path / "games.pgn"
+    launches = tmp_path / "launches"
+    summary, _ = run_match(
+        [
+            "-engine", "name=Faulty", f"cmd={faulty('slow-restart', 2, str(launches))}",
+            "proto=uci", "st=0.2", "handshake=1",
+            "-engine", "name=AI", "proto=builtin", "depth=1",
+            "-games", "2", "-pgnout", str(pgn),
+        ]
+    )  # fmt: skip
+    assert _faulty_games(pgn) == [("loss", "crash"), ("loss", "start-up: hang")]
+    assert summary.endings == {"crash": 1, "start-up: hang": 1}
