@@ -150,7 +150,7 @@ def test_xiangqi_openings_from_fen_epd_and_pgn(tmp_path: Path) -> None:
     assert [o.name for o in random_order] != [o.name for o in fens]
     bad = tmp_path / "bad.fen"
     bad.write_text("not a position\n", encoding="utf-8")
-    with pytest.raises(MatchConfigError, match="bad.fen:1"):
+    with pytest.raises(MatchConfigError, match=r"bad\.fen:1"):
         load_openings(OpeningsConfig(bad), "xiangqi")
 
 

@@ -41,6 +41,7 @@ def test_a_failing_engine_loses_with_the_reason(
     mode: str,
     extra: list[str],
     termination: str,
+    *,
     tmp_path: Path,
     run_match: Runner,
     faulty: Callable[..., str],
