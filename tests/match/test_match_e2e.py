@@ -1,0 +1,133 @@
+"""lanqi match end to end: real Fairy-Stockfish (UCI and UCCI) and a scripted Gomocup
+brain against the built-in AIs, through a real referee, with opening files,
+colour-reversed pairs, adjudication, SPRT and records."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lanqi.games.gomoku.record import read_records
+from lanqi.games.xiangqi.pgn import read_pgns
+from lanqi.match.runner import MatchSummary
+
+Runner = Callable[[list[str]], tuple[MatchSummary, list[str]]]
+DATA = Path(__file__).parent / "data"
+GOMOCUP_FAKE = Path(__file__).parents[1] / "bot" / "engines" / "fakes" / "gomocup_fake.py"
+ADJUDICATION = ["-resign", "movecount=3", "score=400", "-draw", "movenumber=25", "movecount=4",
+                "score=15", "-maxmoves", "45"]  # fmt: skip
+
+
+@pytest.mark.parametrize("proto", ["uci", "ucci"])
+def test_fairy_stockfish_against_the_builtin_ai_with_ten_openings(
+    proto: str, fsf: str, tmp_path: Path, run_match: Runner
+) -> None:
+    pgn = tmp_path / "match.pgn"
+    summary, lines = run_match(
+        [
+            "-engine", "name=SF", f"cmd={fsf}", f"proto={proto}", "depth=1",
+            "option.Threads=1",
+            "-engine", "name=AI", "proto=builtin", "depth=1",
+            "-games", "2", "-rounds", "10", "-concurrency", "2",
+            "-openings", f"file={DATA / 'openings10.fen'}",
+            "-pgnout", str(pgn), *ADJUDICATION,
+        ]
+    )  # fmt: skip
+    games = read_pgns(pgn.read_text(encoding="utf-8"))  # every game replays legally
+    assert len(games) == 20 == len(summary.games)
+    by_opening: dict[str, list[tuple[str, str]]] = {}
+    for game in games:
+        tags = game.headers
+        assert tags["RedEngine" if tags["Red"] == "SF" else "BlackEngine"].startswith(
+            "Fairy-Stockfish"
+        )
+        assert tags["Termination"] and tags["Date"] != "?" and tags["TimeControl"] == "-"
+        assert game.board.start_fen.split()[:2] == tags["FEN"].split()[:2]
+        by_opening.setdefault(tags["Opening"], []).append((tags["Red"], tags["FEN"]))
+    # ten openings, each played twice from the same position with colours reversed
+    assert len(by_opening) == 10
+    for pair in by_opening.values():
+        assert len(pair) == 2 and pair[0][1] == pair[1][1]
+        assert {pair[0][0], pair[1][0]} == {"SF", "AI"}
+    assert sum(summary.pairs) == 10
+    # adjudication was on, and games it ended say so
+    terminations = Counter(g.headers["Termination"] for g in games)
+    assert any(t.startswith("adjudication") for t in terminations), terminations
+    # engine comments: {score/depth time} on Fairy-Stockfish's moves
+    text = pgn.read_text(encoding="utf-8")
+    assert "/1 0." in text
+    final = [line for line in lines if line.startswith("Score of SF vs AI:")][-1]
+    tally = summary.tallies[(0, 1)]
+    assert final.endswith(" 20") and f"{tally.wins} - {tally.losses} - {tally.draws}" in final
+    assert any(line.startswith("Elo difference:") and "pentanomial, 10 pairs" in line
+               for line in lines)  # fmt: skip
+
+
+def test_sprt_stops_the_match_by_itself(fsf: str, tmp_path: Path, run_match: Runner) -> None:
+    """Fairy-Stockfish against the random level-1 AI: H1 (+50) is accepted long before
+    the 200 scheduled games."""
+    summary, lines = run_match(
+        [
+            "-engine", "name=SF", f"cmd={fsf}", "proto=uci", "depth=2",
+            "-engine", "name=Random", "proto=builtin", "level=1",
+            "-games", "2", "-rounds", "100",
+            "-openings", f"file={DATA / 'openings10.fen'}",
+            "-sprt", "elo0=0", "elo1=50", "alpha=0.05", "beta=0.05",
+            "-resign", "movecount=2", "score=600", "-maxmoves", "100",
+        ]
+    )  # fmt: skip
+    assert summary.stopped_by_sprt and summary.sprt is not None
+    assert summary.sprt.decision == "H1" and summary.sprt.llr >= summary.sprt.upper
+    assert len(summary.games) < 40
+    assert any("H1 accepted" in line for line in lines)
+    assert "SPRT stopped the match: H1 accepted" in lines
+
+
+def test_gomocup_brain_against_the_builtin_gomoku_ai_with_openings(
+    tmp_path: Path, run_match: Runner
+) -> None:
+    records, psq = tmp_path / "games.txt", tmp_path / "psq"
+    summary, _ = run_match(
+        [
+            "-variant", "gomoku",
+            "-engine", "name=Brain", f"cmd={sys.executable} {GOMOCUP_FAKE} ok",
+            "proto=gomocup", "st=0.3",
+            "-engine", "name=AI", "proto=builtin", "level=2", "st=0.1",
+            "-games", "2", "-rounds", "4",
+            "-openings", f"file={DATA / 'gomoku-openings.txt'}",
+            "-pgnout", str(records), "-psqout", str(psq),
+        ]
+    )  # fmt: skip
+    games = read_records(records.read_text(encoding="utf-8"))  # replayed through the rules
+    assert len(games) == 8 == len(summary.games)
+    openings = Counter(headers["Opening"] for headers, _ in games)
+    assert sorted(openings.values()) == [2, 2, 2, 2]
+    for headers, board in games:
+        first_three = [str(m) for m in board.move_stack[:3]]
+        assert headers["Termination"] and headers["Result"] in ("1-0", "0-1", "1/2-1/2")
+        if headers["Opening"] == "gomoku-openings.txt:2":
+            assert first_three == ["h8", "i7", "g7"]  # the opening's stones come first
+    files = sorted(psq.glob("*.psq"))
+    assert len(files) == 8
+    first = files[0].read_text(encoding="utf-8").splitlines()
+    assert first[0] == "Piskvorky 15x15, 11:11, 0" and first[1].startswith("8,8,")
+
+
+def test_three_engines_give_a_final_table(tmp_path: Path, run_match: Runner) -> None:
+    summary, lines = run_match(
+        [
+            "-engine", "name=甲", "proto=builtin", "depth=1",
+            "-engine", "name=B", "proto=builtin", "level=1",
+            "-engine", "name=C", "proto=builtin", "depth=1", "level=3",
+            "-games", "2", "-maxmoves", "15",
+        ]
+    )  # fmt: skip
+    assert len(summary.games) == 6
+    table = lines[lines.index(next(line for line in lines if line.startswith("Rank"))) :]
+    names = {row.split()[1] for row in table[1:4]}
+    assert names == {"甲", "B", "C"}
+    assert all(row.split()[-3] == "4" for row in table[1:4])  # four games each
