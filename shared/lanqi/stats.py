@@ -40,6 +40,7 @@ __all__ = [
     "SprtState",
     "elo_from_score",
     "estimate",
+    "format_elo",
     "los",
     "pentanomial",
     "score_from_elo",
@@ -147,6 +148,21 @@ def estimate(counts: Sequence[int], values: Sequence[float], *, z: float = Z95) 
         los=_normal_cdf((mean - 0.5) / sigma),
         variance=variance,
     )
+
+
+def format_elo(est: Estimate) -> str:
+    """``+35 [-40, +110]``; ``inf`` where a sweep leaves the interval open.
+
+    >>> format_elo(trinomial(10, 0, 0))
+    '+inf [+200, +inf]'
+    """
+
+    def one(x: float) -> str:
+        if math.isinf(x):
+            return "+inf" if x > 0 else "-inf"
+        return f"{round(x) + 0:+d}"
+
+    return f"{one(est.elo)} [{one(est.low)}, {one(est.high)}]"
 
 
 def trinomial(wins: int, draws: int, losses: int, *, z: float = Z95) -> Estimate:

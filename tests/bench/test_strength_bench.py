@@ -2,16 +2,49 @@
 
 from __future__ import annotations
 
+import math
+import sys
+from pathlib import Path
+
 import pytest
 
-from lanqi.bench.strength import MatchReport, elo_interval, format_report, play_match
+from lanqi.bench.strength import (
+    MatchReport,
+    elo_interval,
+    format_report,
+    play_match,
+    run_strength,
+)
 from lanqi.bot.simple import GreedyGomokuBot, RandomBot
+
+GOMOCUP_FAKE = Path(__file__).parents[1] / "bot" / "engines" / "fakes" / "gomocup_fake.py"
 
 
 def test_elo_interval_is_symmetric_around_an_even_score() -> None:
     elo, low, high = elo_interval(3, 4, 3)
     assert elo == pytest.approx(0.0, abs=1e-9)
     assert low == pytest.approx(-high) and high > 0
+
+
+def test_a_sweep_keeps_an_open_interval_not_a_zero_width_one() -> None:
+    elo, low, high = elo_interval(10, 0, 0)
+    assert elo == high == math.inf and 100 < low < 400
+    report = MatchReport("sweep", games=10, wins=10)
+    row = format_report([report]).splitlines()[1]
+    assert "+inf [+200, +inf]" in row and "+2400" not in row
+
+
+def test_the_gomoku_ai_against_an_outside_gomocup_brain() -> None:
+    reports = run_strength(
+        depths=(),
+        move_ms=30,
+        gomoku_games=2,
+        gomoku_engine=f"gomocup:{sys.executable} {GOMOCUP_FAKE} ok",
+        quiet=True,
+    )
+    outside = [r for r in reports if "gomocup_fake.py" in r.name]
+    assert len(outside) == 1 and outside[0].games == 2
+    assert sum(outside[0].endings.values()) == 2
 
 
 def test_a_tiny_match_is_counted_and_reported() -> None:

@@ -4,13 +4,14 @@ Xiangqi: the built-in AI against Fairy-Stockfish limited to a fixed depth, colou
 alternating.  Gomoku: the built-in AI against the greedy one-ply player and the
 random player.  Games are played locally through the rules core (no server), so
 the figures measure the players only.  For each match it prints the score, the
-Elo difference with a 95% interval, how the games ended, and the AI's search
-speed where it reports one.
+Elo difference with a 95% interval and the likelihood of superiority (from
+:mod:`lanqi.stats`, the statistics ``lanqi match`` prints too), how the games
+ended, and the AI's search speed where it reports one.  ``gomoku_engine`` adds a
+match of the gomoku AI against an outside Gomocup brain.
 """
 
 from __future__ import annotations
 
-import math
 import shutil
 import sys
 import time
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from lanqi.bot.base import Bot, GameState
+from lanqi.stats import format_elo, trinomial
 
 __all__ = ["MatchReport", "elo_interval", "play_match", "run_strength"]
 
@@ -43,24 +45,15 @@ class MatchReport:
 
 
 def elo_interval(wins: int, draws: int, losses: int) -> tuple[float, float, float]:
-    """Elo difference and its 95% interval from a match score (trinomial model).
+    """Elo difference and its 95% interval from a match score (:func:`lanqi.stats.trinomial`:
+    a sweep keeps an interval open on its far side instead of a zero-width one).
 
     >>> elo, low, high = elo_interval(6, 2, 2)
     >>> round(elo), low < elo < high
     (147, True)
     """
-    n = wins + draws + losses
-    if n == 0:
-        return 0.0, -math.inf, math.inf
-
-    def to_elo(score: float) -> float:
-        score = min(max(score, 1e-6), 1 - 1e-6)
-        return -400.0 * math.log10(1.0 / score - 1.0)
-
-    mean = (wins + 0.5 * draws) / n
-    var = (wins * (1 - mean) ** 2 + draws * (0.5 - mean) ** 2 + losses * mean**2) / n
-    margin = 1.96 * math.sqrt(var / n)
-    return to_elo(mean), to_elo(mean - margin), to_elo(mean + margin)
+    est = trinomial(wins, draws, losses)
+    return est.elo, est.low, est.high
 
 
 def play_game(
@@ -122,15 +115,15 @@ def play_match(
 def format_report(reports: list[MatchReport]) -> str:
     lines = [
         f"{'match':<42} {'games':>5} {'W-D-L':>9} {'score':>6} {'Elo diff (95%)':>22} "
-        f"{'s/move':>7}  endings",
+        f"{'LOS':>6} {'s/move':>7}  endings",
     ]
     for r in reports:
-        elo, low, high = elo_interval(r.wins, r.draws, r.losses)
-        interval = f"{elo:+.0f} [{low:+.0f}, {high:+.0f}]"
+        est = trinomial(r.wins, r.draws, r.losses)
         endings = ", ".join(f"{k} {v}" for k, v in r.endings.most_common())
         lines.append(
             f"{r.name:<42} {r.games:>5} {r.wins}-{r.draws}-{r.losses:<5} {r.score:>6.1%} "
-            f"{interval:>22} {r.ai_seconds / max(1, r.ai_moves):>7.2f}  {endings}"
+            f"{format_elo(est):>22} {est.los:>6.1%} {r.ai_seconds / max(1, r.ai_moves):>7.2f}"
+            f"  {endings}"
         )
     return "\n".join(lines)
 
@@ -142,9 +135,11 @@ def run_strength(
     depths: tuple[int, ...] = (3, 5, 7),
     level: int = 8,
     gomoku_games: int = 20,
+    gomoku_engine: str | None = None,
     quiet: bool = False,
 ) -> list[MatchReport]:
-    """Every match of the benchmark (Fairy-Stockfish matches only if it is installed)."""
+    """Every match of the benchmark (Fairy-Stockfish matches only if it is installed);
+    ``gomoku_engine`` (``gomocup:PATH``) adds the gomoku AI against that brain."""
     from lanqi.bot.gomoku_ai import GomokuAI
     from lanqi.bot.simple import GreedyGomokuBot, RandomBot
     from lanqi.bot.xiangqi_ai import XiangqiAI
@@ -171,6 +166,19 @@ def run_strength(
                     progress=say,
                 )
             )
+    if gomoku_engine is not None:
+        from lanqi.bot.engines import create_engine
+
+        reports.append(
+            play_match(
+                f"gomoku-ai L5 vs {gomoku_engine.rpartition('/')[2]}"[:42],
+                "gomoku",
+                partial(GomokuAI, level=5, time_ms=move_ms),
+                partial(create_engine, gomoku_engine, movetime=move_ms),
+                games=gomoku_games,
+                progress=say,
+            )
+        )
     reports.append(
         play_match(
             "gomoku-ai L5 vs greedy one-ply",

@@ -33,6 +33,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     strength.add_argument(
         "--gomoku-games", type=int, default=20, help="gomoku games against greedy (default 20)"
     )
+    strength.add_argument(
+        "--gomoku-engine",
+        default=None,
+        metavar="gomocup:PATH",
+        help="also play the gomoku AI against this Gomocup brain (--gomoku-games games)",
+    )
     movegen = sub.add_parser(
         "movegen",
         help="perft nodes per second of the xiangqi move generator (and of cchess if installed)",
@@ -127,13 +133,21 @@ def _run_strength(args: argparse.Namespace) -> int:
     if args.games < 1 or args.gomoku_games < 1 or args.move_ms < 10 or not depths:
         print("lanqi bench strength: games >= 1, --move-ms >= 10, some depth", file=sys.stderr)
         return 2
-    reports = run_strength(
-        games=args.games,
-        move_ms=args.move_ms,
-        depths=depths,
-        level=args.level,
-        gomoku_games=args.gomoku_games,
-    )
+    from lanqi.bot.engines import EngineError
+
+    try:
+        reports = run_strength(
+            games=args.games,
+            move_ms=args.move_ms,
+            depths=depths,
+            level=args.level,
+            gomoku_games=args.gomoku_games,
+            gomoku_engine=args.gomoku_engine,
+        )
+    except (EngineError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"lanqi bench strength: {first}", file=sys.stderr)
+        return 2
     print(format_report(reports))
     return 0
 

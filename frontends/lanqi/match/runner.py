@@ -12,7 +12,6 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import logging
-import math
 import secrets
 import tempfile
 import threading
@@ -31,9 +30,9 @@ from lanqi.match.config import EngineConfig, MatchConfig
 from lanqi.match.game import GameSpec, MatchSeat, Played, RefereeLink, play_game
 from lanqi.match.openings import Opening, load_openings
 from lanqi.match.records import psq_record, record_text, termination_text
-from lanqi.stats import Estimate, SprtState, pentanomial, trinomial
+from lanqi.stats import Estimate, SprtState, format_elo, pentanomial, trinomial
 
-__all__ = ["EngineStartError", "Match", "MatchSummary", "format_elo"]
+__all__ = ["EngineStartError", "Match", "MatchSummary"]
 
 log = logging.getLogger(__name__)
 
@@ -42,17 +41,6 @@ IDLE_WAIT_S = 5.0  # after a game, how long an engine may take to finish its las
 
 class EngineStartError(RuntimeError):
     """An engine could not be started before the match (bad path, option, handshake)."""
-
-
-def format_elo(est: Estimate) -> str:
-    """``+35 [-40, +110]``; ``inf`` where a sweep leaves the interval open."""
-
-    def one(x: float) -> str:
-        if math.isinf(x):
-            return "+inf" if x > 0 else "-inf"
-        return f"{round(x) + 0:+d}"
-
-    return f"{one(est.elo)} [{one(est.low)}, {one(est.high)}]"
 
 
 @dataclass(slots=True)
