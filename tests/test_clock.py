@@ -35,6 +35,14 @@ def test_untimed_never_flags() -> None:
     assert clock.flagged(1e12) is None and clock.flag_deadline() is None
 
 
+def test_time_odds_give_each_seat_its_own_start() -> None:
+    clock = GameClock("fischer", base_ms=60_000, increment_ms=1_000, seat_base_ms=[60_000, 30_000])
+    clock.start(seat=0, now=0.0)
+    assert clock.press(seat=0, now=10_000.0) == 51_000.0
+    assert clock.remaining(1, now=10_000.0) == 30_000.0
+    assert clock.flag_deadline() == 40_000.0
+
+
 def test_restore_resumes_from_recorded_time() -> None:
     clock = GameClock("fischer", base_ms=60_000)
     clock.restore((30_000.0, 20_000.0), running=1, now=1_000_000.0)
@@ -49,8 +57,11 @@ def test_restore_resumes_from_recorded_time() -> None:
         ("fischer", {"base_ms": 0}),
         ("per_move", {}),
         ("fischer", {"base_ms": 5, "increment_ms": -1}),
+        ("fischer", {"base_ms": 5, "seat_base_ms": [5]}),
+        ("fischer", {"base_ms": 5, "seat_base_ms": [5, 0]}),
+        ("per_move", {"per_move_ms": 5, "seat_base_ms": [5, 6]}),
     ],
 )
-def test_bad_time_controls_are_refused(kind: str, kwargs: dict[str, int]) -> None:
+def test_bad_time_controls_are_refused(kind: str, kwargs: dict[str, object]) -> None:
     with pytest.raises(ClockError):
         GameClock(kind, **kwargs)

@@ -2,8 +2,8 @@
 
 Times are in milliseconds (floats, from any monotonic source).
 
-- ``fischer``: each side starts with ``base_ms`` and gains ``increment_ms`` after
-  each of its moves.
+- ``fischer``: each side starts with ``base_ms`` (or its own ``seat_base_ms``
+  entry: time odds) and gains ``increment_ms`` after each of its moves.
 - ``per_move``: each move must be made within ``per_move_ms``; nothing carries over.
 - ``none``: untimed; nobody ever flags.
 
@@ -19,6 +19,7 @@ Times are in milliseconds (floats, from any monotonic source).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = ["CLOCK_KINDS", "ClockError", "ClockState", "GameClock"]
@@ -48,6 +49,7 @@ class GameClock:
         base_ms: int = 0,
         increment_ms: int = 0,
         per_move_ms: int = 0,
+        seat_base_ms: Sequence[int] = (),
     ) -> None:
         if kind not in CLOCK_KINDS:
             raise ClockError(f"time control kind must be one of {', '.join(CLOCK_KINDS)}")
@@ -57,12 +59,14 @@ class GameClock:
             raise ClockError("a per_move time control needs per_move_ms > 0")
         if min(base_ms, increment_ms, per_move_ms) < 0:
             raise ClockError("times cannot be negative")
+        if seat_base_ms and (kind != "fischer" or len(seat_base_ms) != 2 or min(seat_base_ms) <= 0):
+            raise ClockError("time odds (seat_base_ms) need a fischer clock and two times > 0")
         self.kind = kind
         self.base_ms = base_ms
         self.increment_ms = increment_ms
         self.per_move_ms = per_move_ms
         start = float(per_move_ms if kind == "per_move" else base_ms)
-        self._remaining = [start, start]
+        self._remaining = [float(t) for t in seat_base_ms] if seat_base_ms else [start, start]
         self._running: int | None = None
         self._since = 0.0
 

@@ -123,6 +123,11 @@ score = 900
             "gomoku only",
         ),
         (["games", "2"], "start with a -flag"),
+        (
+            ["-engine", "name=a", "proto=builtin", "tc=10+1", "-engine", "name=b",
+             "proto=builtin", "tc=5+2"],
+            "same increment",
+        ),
     ],
 )  # fmt: skip
 def test_bad_arguments_say_what_to_change(argv: list[str], message: str) -> None:

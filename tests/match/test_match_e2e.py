@@ -131,3 +131,26 @@ def test_three_engines_give_a_final_table(tmp_path: Path, run_match: Runner) -> 
     names = {row.split()[1] for row in table[1:4]}
     assert names == {"甲", "B", "C"}
     assert all(row.split()[-3] == "4" for row in table[1:4])  # four games each
+
+
+def test_time_odds_give_each_engine_its_own_clock(tmp_path: Path, run_match: Runner) -> None:
+    pgn = tmp_path / "odds.pgn"
+    summary, _ = run_match(
+        [
+            "-engine", "name=Slow", "proto=builtin", "depth=1", "tc=30+0.1",
+            "-engine", "name=Fast", "proto=builtin", "depth=1", "tc=8+0.1",
+            "-games", "2", "-maxmoves", "6", "-pgnout", str(pgn),
+        ]
+    )  # fmt: skip
+    assert [g.time_control.seat_base_ms for g in summary.games] == [
+        [30_000, 8_000],
+        [8_000, 30_000],
+    ]
+    games = read_pgns(pgn.read_text(encoding="utf-8"))
+    for game in games:
+        tags = game.headers
+        slow_side = "Red" if tags["Red"] == "Slow" else "Black"
+        fast_side = "Black" if slow_side == "Red" else "Red"
+        assert tags[f"{slow_side}TimeControl"] == "30+0.1"
+        assert tags[f"{fast_side}TimeControl"] == "8+0.1"
+        assert "TimeControl" not in tags

@@ -188,6 +188,15 @@ def test_a_resign_or_draw_reason_is_the_termination() -> None:
     assert (end.result, end.termination) == ("1/2-1/2", "adjudication: draw")
 
 
+def test_time_odds_reach_the_clock() -> None:
+    tc = TimeControl(kind="fischer", base_ms=10_000, seat_base_ms=[10_000, 4_000])
+    session = make(tc=tc)
+    assert session.clock_info(0.0).remaining_ms == [10_000, 4_000]
+    session.move(TOKENS[0], 0, "h2e2", 1_000.0)
+    flagged = session.tick(5_001.0)  # seat 1's 4 s ran out, seat 0 had plenty
+    assert ended(flagged).termination == "timeout" and ended(flagged).winner == 0
+
+
 def test_a_seat_cannot_claim_a_referee_termination() -> None:
     session = make()
     assert code_of(lambda: session.resign(TOKENS[0], 1.0, "checkmate")) == "bad_request"

@@ -239,7 +239,7 @@ class MatchConfig:
         names = [e.name for e in self.engines]
         if len(set(names)) != len(names):
             raise MatchConfigError(f"engine names must differ: {', '.join(names)} (use name=)")
-        parse_tc(self.tc)
+        self._check_odds()
         for label, number in (
             ("games", self.games),
             ("rounds", self.rounds),
@@ -256,8 +256,30 @@ class MatchConfig:
             raise MatchConfigError("-referee needs the referee's admin key (-admin-key KEY)")
         return self
 
-    def time_control(self, engine: EngineConfig | None = None) -> TimeControl:
-        return parse_tc(engine.tc if engine is not None and engine.tc else self.tc)
+    def time_control(self, seats: Sequence[EngineConfig] = ()) -> TimeControl:
+        """The clock of a game between ``seats`` (seat 0 first): the match's, or time
+        odds when the engines have their own ``tc``."""
+        match_tc = parse_tc(self.tc)
+        own = [parse_tc(e.tc) if e.tc else match_tc for e in seats]
+        if len(own) != 2 or own[0] == own[1]:
+            return own[0] if own else match_tc
+        return TimeControl(
+            kind="fischer",
+            base_ms=own[0].base_ms,
+            increment_ms=own[0].increment_ms,
+            seat_base_ms=[own[0].base_ms, own[1].base_ms],
+        )
+
+    def _check_odds(self) -> None:
+        match_tc = parse_tc(self.tc)
+        own = [parse_tc(e.tc) if e.tc else match_tc for e in self.engines]
+        if any(tc != own[0] for tc in own) and (
+            any(tc.kind != "fischer" for tc in own) or len({tc.increment_ms for tc in own}) > 1
+        ):
+            raise MatchConfigError(
+                "time odds (an engine's own tc=) need BASE+INC clocks with the same increment "
+                "for every engine"
+            )
 
 
 # ----------------------------------------------------------------- command line

@@ -41,7 +41,7 @@ def _headers(played: Played, event: str) -> dict[str, str]:
         second: played.names[1],
         "Result": played.result,
         "Termination": termination_text(played.termination),
-        "TimeControl": time_control_text(played.time_control),
+        **_time_tags(played.time_control, first, second),
         f"{first}Engine": played.engine_ids[0],
         f"{second}Engine": played.engine_ids[1],
         "PlyCount": str(len(played.moves)),
@@ -50,6 +50,18 @@ def _headers(played: Played, event: str) -> dict[str, str]:
     if spec.opening is not None:
         headers["Opening"] = spec.opening.name
     return headers
+
+
+def _time_tags(tc: TimeControl, first: str, second: str) -> dict[str, str]:
+    """``TimeControl``, or with time odds ``RedTimeControl`` and ``BlackTimeControl``."""
+    if not tc.seat_base_ms:
+        return {"TimeControl": time_control_text(tc)}
+    return {
+        f"{side}TimeControl": time_control_text(
+            TimeControl(kind="fischer", base_ms=base, increment_ms=tc.increment_ms)
+        )
+        for side, base in zip((first, second), tc.seat_base_ms, strict=True)
+    }
 
 
 def _comments(played: Played) -> list[str | None]:

@@ -259,7 +259,7 @@ class Match:
             options=options,
             names=(engines[0].name, engines[1].name),
             bots=bots,
-            time_control=config.time_control(),
+            time_control=config.time_control(engines),
             rules=config.adjudication,
             link=link,
             context=self.context,

@@ -144,7 +144,11 @@ def _make_game(variant: str, options: dict[str, Any], start_fen: str | None) -> 
 
 def _make_clock(tc: TimeControl) -> GameClock:
     return GameClock(
-        tc.kind, base_ms=tc.base_ms, increment_ms=tc.increment_ms, per_move_ms=tc.per_move_ms
+        tc.kind,
+        base_ms=tc.base_ms,
+        increment_ms=tc.increment_ms,
+        per_move_ms=tc.per_move_ms,
+        seat_base_ms=tc.seat_base_ms,
     )
 
 

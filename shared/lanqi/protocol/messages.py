@@ -119,7 +119,8 @@ FEN = limit(1000)  # a 20x20 gomoku position is over 400 characters
 class TimeControl(Struct):
     """``kind``: ``none`` (untimed), ``fischer`` (base + increment per move) or
     ``per_move`` (a fixed time for every move, nothing carried over).
-    ``join_within_ms``: a seat that has not joined by then loses (0: referee default)."""
+    ``join_within_ms``: a seat that has not joined by then loses (0: referee default).
+    ``seat_base_ms``: time odds, each seat's own base time (empty: ``base_ms`` for both)."""
 
     kind: str = field(default="none", metadata=limit(16))
     base_ms: int = field(default=0, metadata=limit(max_value=24 * 3600 * 1000))
@@ -128,6 +129,8 @@ class TimeControl(Struct):
     #: a seat that has not joined within this time loses by abandonment (0: the
     #: referee's own abandon time); tournaments use it for no-shows
     join_within_ms: int = field(default=0, metadata=limit(max_value=24 * 3600 * 1000))
+    #: time odds: each seat's own base time (``fischer``), instead of ``base_ms`` for both
+    seat_base_ms: list[int] = field(default_factory=list, metadata=limit(2))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
