@@ -333,7 +333,7 @@ def play_game(
         stopping = False
         while not view.finished:
             if stop.is_set() and not stopping:
-                stopping = True  # interrupted: the side to move gives up, the game ends now
+                stopping = True  # interrupted: the game ends now (it is not scored)
                 try:
                     client.resign(created.game_id, created.tokens[view.ply % 2], "match stopped")
                 except RequestRefused as exc:

@@ -36,6 +36,7 @@ __all__ = ["EngineStartError", "Match", "MatchSummary"]
 
 log = logging.getLogger(__name__)
 
+STOPPED = "match stopped"  # the termination of games cut short by an interrupt: not scored
 IDLE_WAIT_S = 5.0  # after a game, how long an engine may take to finish its last search
 
 
@@ -97,10 +98,10 @@ class _Pool:
         if index not in mine:
             with self.lock:
                 spare = self.spare[index].pop() if self.spare[index] else None
-            mine[index] = spare or self._start(self.config.engines[index])
+            mine[index] = spare or self.start(self.config.engines[index])
         return mine[index]
 
-    def _start(self, engine: EngineConfig) -> Bot:
+    def start(self, engine: EngineConfig) -> Bot:
         bot = engine.make_bot(self.config.variant)
         with self.lock:
             self.all.append(bot)
@@ -193,7 +194,7 @@ class Match:
         at once, in one line.  The probes play the first games."""
         for index, engine in enumerate(self.config.engines):
             try:
-                bot = pool._start(engine)
+                bot = pool.start(engine)
             except (EngineError, OSError, ValueError) as exc:
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
                 raise EngineStartError(f"engine {engine.name!r} did not start: {first}") from exc
@@ -232,19 +233,23 @@ class Match:
         with concurrent.futures.ThreadPoolExecutor(
             max_workers=self.config.concurrency, thread_name_prefix="match"
         ) as executor:
-            while True:
-                while not self.stop.is_set() and len(running) < self.config.concurrency:
-                    spec = next(specs, None)
-                    if spec is None:
+            try:
+                while True:
+                    while not self.stop.is_set() and len(running) < self.config.concurrency:
+                        spec = next(specs, None)
+                        if spec is None:
+                            break
+                        running.add(executor.submit(self._play_one, spec, pool, link))
+                    if not running:
                         break
-                    running.add(executor.submit(self._play_one, spec, pool, link))
-                if not running:
-                    break
-                done, running = concurrent.futures.wait(
-                    running, return_when=concurrent.futures.FIRST_COMPLETED
-                )
-                for future in done:
-                    self._record(future.result())
+                    done, running = concurrent.futures.wait(
+                        running, return_when=concurrent.futures.FIRST_COMPLETED
+                    )
+                    for future in done:
+                        self._record(future.result())
+            except KeyboardInterrupt:
+                self.interrupt()  # the running games end now, so the pool can shut down
+                raise
 
     def _play_one(self, spec: GameSpec, pool: _Pool, link: RefereeLink) -> Played:
         config = self.config
@@ -277,7 +282,7 @@ class Match:
         summary.games.append(played)
         summary.endings[termination_text(played.termination)] += 1
         a, b = played.spec.seats
-        score = played.score_of(0)
+        score = played.score_of(0) if played.termination != STOPPED else None
         if score is not None:
             for me, other, points in ((a, b, score), (b, a, 1.0 - score)):
                 tally = summary.tallies.setdefault((me, other), _Tally())
