@@ -154,3 +154,35 @@ def test_time_odds_give_each_engine_its_own_clock(tmp_path: Path, run_match: Run
         assert tags[f"{slow_side}TimeControl"] == "30+0.1"
         assert tags[f"{fast_side}TimeControl"] == "8+0.1"
         assert "TimeControl" not in tags
+
+
+FLAGGING = Path(__file__).parent / "fakes" / "flagging_ucci.py"
+
+
+def _flagging(name: str, flag: str, after: int) -> list[str]:
+    return ["-engine", f"name={name}", f"cmd={sys.executable} {FLAGGING} {flag} {after}",
+            "proto=ucci", "st=0.2"]  # fmt: skip
+
+
+def test_ucci_draw_flags_end_the_game_only_when_both_agree(
+    tmp_path: Path, run_match: Runner
+) -> None:
+    both, _ = run_match([*_flagging("A", "draw", 2), *_flagging("B", "draw", 2), "-games", "2"])
+    assert [(g.result, g.termination) for g in both.games] == [("1/2-1/2", "agreement")] * 2
+    assert all(len(g.moves) < 10 for g in both.games)
+    alone, _ = run_match(
+        [*_flagging("A", "draw", 2), "-engine", "name=AI", "proto=builtin", "depth=1",
+         "-games", "2", "-maxmoves", "12"]
+    )  # fmt: skip
+    assert all(g.termination != "agreement" for g in alone.games)  # the AI never agrees
+
+
+def test_a_ucci_resign_flag_resigns(tmp_path: Path, run_match: Runner) -> None:
+    summary, _ = run_match(
+        [*_flagging("Quitter", "resign", 3), "-engine", "name=AI", "proto=builtin", "depth=1",
+         "-games", "2"]
+    )  # fmt: skip
+    for game in summary.games:
+        quitter = game.names.index("Quitter")
+        assert game.termination == "resignation"
+        assert game.score_of(quitter) == 0.0

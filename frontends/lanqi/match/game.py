@@ -29,7 +29,7 @@ from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, Reques
 from lanqi.match.adjudicate import MATE_CP, MoveNote, Verdict, adjudicate
 from lanqi.match.config import Adjudication
 from lanqi.match.openings import Opening
-from lanqi.protocol import Assignment, TimeControl
+from lanqi.protocol import Assignment, ErrorReply, TimeControl
 
 __all__ = ["GameSpec", "MatchSeat", "Played", "RefereeLink", "play_game"]
 
@@ -189,7 +189,7 @@ class MatchSeat(Bot):
             self.notes.append(note)
 
     def on_draw_offer(self, state: GameState) -> bool:
-        """Accept only when this engine flagged its own last move ``draw`` too (UCCI)."""
+        """Accept only when this engine flagged its own last move ``draw`` (UCCI)."""
         with self.lock:
             mine = [n for n in self.notes if n.seat == self.seat]
         return bool(mine) and mine[-1].offers_draw
@@ -234,9 +234,10 @@ class _Arbiter:
                 self.client.resign(self.game_id, self.tokens[last.seat])
                 self.done = True
                 return
-            if last is not None and last.offers_draw and (last.ply, "draw") not in self.flagged:
-                self.flagged.add((last.ply, "draw"))
-                self.client.offer_draw(self.game_id, self.tokens[last.seat])
+            latest = {n.seat: n for n in on_board}
+            if len(latest) == 2 and all(n.offers_draw for n in latest.values()):
+                self._act(Verdict(None, ""))  # both engines' last moves say draw: agreement
+                return
             verdict = adjudicate(self.rules, on_board, view.ply)
             if verdict is not None:
                 self._act(verdict)
@@ -252,8 +253,9 @@ class _Arbiter:
             # either player has seen the offer
             offer = self.client.send(_offer(self.game_id, self.tokens[0]))
             accept = self.client.send(_accept(self.game_id, self.tokens[1], verdict.reason))
-            for request_id in (offer, accept):
-                self.client.receive(request_id)
+            self.client.receive(offer)  # refused when an offer is pending already: no matter
+            if isinstance(self.client.receive(accept), ErrorReply):
+                return  # a player's move came first: look again after it
         self.done = True
 
 
