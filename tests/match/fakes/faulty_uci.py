@@ -36,7 +36,7 @@ def _illegal(board: object) -> str:
 
 
 def main() -> None:
-    from lanqi.games import xiangqi
+    from fakeboard import board_of
 
     mode = sys.argv[1]
     good = int(sys.argv[2])
@@ -66,14 +66,7 @@ def main() -> None:
             position = tokens
         elif tokens[0] == "go":
             searches += 1
-            if position[1] == "startpos":
-                board = xiangqi.Board()
-                rest = position[2:]
-            else:
-                board = xiangqi.Board(" ".join(position[2:8]))
-                rest = position[8:]
-            for text in rest[1:] if rest[:1] == ["moves"] else []:
-                board.push_move(text)
+            board = board_of(position)
             if searches > good and mode != "ok":
                 if mode in ("crash", "slow-restart"):
                     sys.stderr.write("faulty engine: segmentation fault (pretend)\n")

@@ -17,7 +17,7 @@ def _say(text: str) -> None:
 
 
 def main() -> None:
-    from lanqi.games import xiangqi
+    from fakeboard import board_of
 
     flag, after = sys.argv[1], int(sys.argv[2])
     position = ["position", "startpos"]
@@ -38,12 +38,7 @@ def main() -> None:
             position = tokens
         elif tokens[0] == "go":
             searches += 1
-            if position[1] == "startpos":
-                board, rest = xiangqi.Board(), position[2:]
-            else:
-                board, rest = xiangqi.Board(" ".join(position[2:8])), position[8:]
-            for text in rest[1:] if rest[:1] == ["moves"] else []:
-                board.push_move(text)
+            board = board_of(position)
             best = sorted(str(m) for m in board.legal_moves())[0]
             _say(f"info depth 1 score 0 pv {best}")
             _say(f"bestmove {best}" + (f" {flag}" if searches > after else ""))
