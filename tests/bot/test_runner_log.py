@@ -62,9 +62,9 @@ def _lost_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
 def test_a_crash_is_named(play_game: PlayGame, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="lanqi.bot.runner")
     played = play_game(CrashingBot(), RandomBot(seed=1), "xiangqi", PER_MOVE)
-    assert played.termination == "resignation"
+    assert played.termination == "bot error"  # the reason the runner resigned with
     (line,) = _lost_lines(caplog)
-    assert "resignation: the bot failed to move: RuntimeError: out of cheese" in line
+    assert "bot error: the bot failed to move: RuntimeError: out of cheese" in line
 
 
 def test_a_timeout_is_named(
@@ -80,6 +80,6 @@ def test_a_timeout_is_named(
 def test_illegal_moves_are_named(play_game: PlayGame, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="lanqi.bot.runner")
     played = play_game(IllegalBot(), RandomBot(seed=1), "xiangqi", TimeControl())
-    assert played.termination == "resignation"
+    assert played.termination == "illegal move a0a9"
     (line,) = _lost_lines(caplog)
-    assert "resignation: 3 illegal moves in a row" in line
+    assert "illegal move a0a9: 3 illegal moves in a row" in line

@@ -286,9 +286,7 @@ class GamePlayer(threading.Thread):
                             self.bot.name,
                         )
                         self._gave_up = f"{refused} illegal moves in a row"
-                        client.resign(
-                            a.game_id, a.token, f"illegal move {self.refused_move}"[:32]
-                        )
+                        self._resign(client, view, f"illegal move {self.refused_move}"[:32])
             now = time.monotonic() * 1000
             if now - last_beat >= HEARTBEAT_MS:
                 last_beat = now
@@ -301,6 +299,16 @@ class GamePlayer(threading.Thread):
                 view.resync()
                 last_event_at = time.monotonic()
 
+    def _resign(self, client: RefereeClient, view: GameView, reason: str) -> None:
+        """Give up with ``reason``; a game that already ended (an earlier resignation
+        whose event is still on its way, a flag) needs nothing more."""
+        try:
+            client.resign(self.assignment.game_id, self.assignment.token, reason)
+        except RequestRefused as exc:
+            if exc.code != "game_over":
+                raise
+            view.resync()
+
     def _log_end(self, view: GameView) -> None:
         """Say at INFO how the game ended, and why it was lost if it was."""
         a = self.assignment
@@ -309,12 +317,12 @@ class GamePlayer(threading.Thread):
         else:
             outcome = "won" if view.winner == a.seat else "lost"
         why = view.termination or "?"
-        if outcome == "lost" and view.termination == "resignation" and self._gave_up:
-            why = f"resignation: {self._gave_up}"
-        elif outcome == "lost" and view.termination == "timeout":
+        if outcome == "lost" and view.termination == "timeout":
             why = f"timeout: its clock ran out ({self._clock_note(view)})"
         elif outcome == "lost" and view.termination == "abandoned":
             why = "abandoned: the referee stopped hearing from this runner"
+        elif outcome == "lost" and self._gave_up:  # it resigned, saying why (crash, illegal...)
+            why = f"{view.termination}: {self._gave_up}"
         log.info(
             "game %s: %s %s as seat %d against %s, %s (%s) after %d plies",
             a.game_id,
@@ -361,7 +369,7 @@ class GamePlayer(threading.Thread):
         except Exception as exc:  # engine crash or hang: the engine loses this game
             log.error("game %s: %s failed to move (%s); resigning", a.game_id, self.bot.name, exc)
             self._gave_up = f"the bot failed to move: {type(exc).__name__}: {exc}"
-            client.resign(a.game_id, a.token, failure_reason(exc))
+            self._resign(client, view, failure_reason(exc))
             return refused
         sent = time.monotonic()
         late_ms = (sent - self._turn_seen) * 1000
