@@ -20,7 +20,7 @@ from lanqi.referee import store as store_module
 from lanqi.referee.store import EventStore, StoredEvent
 from lanqi.server.database import StoreOpenError
 
-from .test_store import folded_events, make_game, wait_until
+from .test_store import counted, folded_events, make_game
 
 
 @pytest.fixture
@@ -65,11 +65,12 @@ def test_checkpoints_retry_while_the_disk_is_full_and_fold_once_it_has_room(
         assert folded_events(db, tmp_path) == 0
         filler = small_fs / "filler"
         fill(filler)
+        turns = counted(store)  # the checkpointer's loop turns, to wait on
         store.start_checkpoints(quiet_s=0.01, max_wait_s=0.05)
-        assert wait_until(lambda: store.checkpoint_failures >= 3), "no checkpoint was tried"
+        turns.until(lambda: store.checkpoint_failures >= 3)
         assert store.checkpoints == 0
         filler.unlink()  # room again: the thread must still be there to use it
-        assert wait_until(lambda: store.checkpoints >= 1), "checkpoints never resumed"
+        turns.until(lambda: store.checkpoints >= 1)
         assert folded_events(db, tmp_path) == 300
         store.append("g1", [StoredEvent(301, "moved", b"m", 301)])  # and the store writes on
     messages = [r.getMessage() for r in caplog.records if "checkpoints of" in r.getMessage()]
