@@ -70,7 +70,9 @@ def test_glicko2_rejects_bad_values() -> None:
 @given(ratings, ratings)
 def test_elo_expectations_add_up_to_one(ra: float, rb: float) -> None:
     assert expected(ra, rb) + expected(rb, ra) == pytest.approx(1.0)
-    if ra > rb:
+    if ra > rb:  # a rating a rounding error above the other may still expect 0.5 exactly
+        assert expected(ra, rb) >= 0.5
+    if ra - rb >= 0.01:
         assert expected(ra, rb) > 0.5
 
 
