@@ -22,7 +22,7 @@ TC = TimeControl(kind="fischer", base_ms=300_000, increment_ms=2_000, join_withi
 def _store(tmp_path: Path) -> MatchmakerStore:
     store = MatchmakerStore(tmp_path / "matchmaker.sqlite3")
     for pid, name in (("p1", "Ann"), ("p2", "Bob")):
-        store.add_player(PlayerRecord(pid, name, "bot", f"s-{pid}", 1500.0, 350.0, 0.06), 0)
+        store.add_player(PlayerRecord(pid, name, "bot", f"s-{pid}"), 0)
     return store
 
 
@@ -82,10 +82,10 @@ def test_a_result_is_recorded_once_and_only_from_its_referee(tmp_path: Path) -> 
         )
 
     # the same game id on another referee (an orphan of a create that moved on)
-    assert not record("other", 4)
+    assert not record("other", 1)
     game = store.game("g1")
     assert game is not None and game.status == "playing"
-    assert store.referee_cursor("other") == 4
+    assert store.referee_cursor("other") == 1
     assert record("tcp://ref:5052", 7)
     assert not record("tcp://ref:5052", 7)
     (pairing,) = store.pairings("t1")
@@ -95,6 +95,29 @@ def test_a_result_is_recorded_once_and_only_from_its_referee(tmp_path: Path) -> 
         0.0,
         "forfeit",
     )
-    store.advance_cursor("tcp://ref:5052", 5)  # never moves back
-    assert store.referee_cursor("tcp://ref:5052") == 7
+    # 1-6 were never heard: the cursor waits for them, 7 is noted as heard ahead
+    assert (store.referee_cursor("tcp://ref:5052"), store.results_ahead("tcp://ref:5052")) == (0, 1)
     store.close()
+
+
+def test_the_cursor_moves_only_over_results_it_has_recorded(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    ref = "tcp://ref:5052"
+    for seq in (1, 2, 4, 5):
+        store.note_result(ref, seq)
+    assert (store.referee_cursor(ref), store.results_ahead(ref)) == (2, 2)  # 3 is missing
+    store.note_result(ref, 3)  # the gap filled: on over 4 and 5 heard ahead
+    assert (store.referee_cursor(ref), store.results_ahead(ref)) == (5, 0)
+    store.note_result(ref, 2)  # an old one again: never moves back
+    assert store.referee_cursor(ref) == 5
+    store.note_result(ref, 9)
+    # a results_since(5) answer ending at 9 holds all there is up to 9 (6-8: none)
+    store.cover_results(ref, 5, 9)
+    assert (store.referee_cursor(ref), store.results_ahead(ref)) == (9, 0)
+    store.note_result(ref, 12)
+    store.cover_results(ref, 10, 12)  # an answer from beyond the cursor proves nothing
+    assert store.referee_cursor(ref) == 9
+    store.close()
+    reopened = MatchmakerStore(tmp_path / "matchmaker.sqlite3")  # and it is kept
+    assert (reopened.referee_cursor(ref), reopened.results_ahead(ref)) == (9, 1)
+    reopened.close()

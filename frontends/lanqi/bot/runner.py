@@ -419,6 +419,11 @@ class BotRunner:
     name: str
     policy: Policy = field(default_factory=Policy)
     session_file: Path | None = None
+    #: a claim code from the director: takes over the roster entry ``name`` (used once,
+    #: then the session kept in ``session_file`` is the bot's)
+    claim: str | None = None
+    #: why the matchmaker refused this bot for good (a bad claim code), if it did
+    failure: str | None = None
     #: reach referees through this host instead of the one the matchmaker names
     #: (e.g. "referee" inside a compose network)
     referee_host: str | None = None
@@ -471,6 +476,7 @@ class BotRunner:
                 kind="bot",
                 variants=list(self.policy.variants),
                 session=self._session,
+                claim=self.claim if self._session is None else None,
             )
         )
 
@@ -526,7 +532,7 @@ class BotRunner:
         re = getattr(message, "re", None)
         pending = self._pending.pop(re, None) if re is not None else None
         if isinstance(message, Welcome):
-            self._session = message.session
+            self._session, self.claim = message.session, None
             if self.session_file is not None:
                 self.session_file.parent.mkdir(parents=True, exist_ok=True)
                 self.session_file.write_text(message.session, encoding="utf-8")
@@ -554,6 +560,10 @@ class BotRunner:
                 if self.session_file is not None and self.session_file.exists():
                     self.session_file.unlink()
                 self._connect()
+            elif message.code in ("bad_claim", "claim_needed"):
+                self.failure = message.msg  # only the director can help: stop
+                log.error("matchmaker refused %s: %s", self.name, message.msg)
+                self.stop.set()
             elif message.code == "no_session":
                 # the matchmaker restarted and no longer knows this connection: the
                 # socket reconnected by itself, so no silence ever triggers _connect()

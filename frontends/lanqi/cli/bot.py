@@ -39,6 +39,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--name", default=None, help="the bot's name in the lobby")
     parser.add_argument(
+        "--claim",
+        default=None,
+        metavar="CODE",
+        help="claim code the director gave for --name (lanqi tournament join prints it)",
+    )
+    parser.add_argument(
         "--bot",
         default="builtin",
         help="builtin, xiangqi-ai, gomoku-ai, random, greedy, uci:PROGRAM, ucci:PROGRAM, "
@@ -121,6 +127,7 @@ def _entries(args: argparse.Namespace) -> list[dict[str, Any]]:
             "seed": args.seed,
             "max_games": args.max_games,
             "tournaments": list(args.tournament),
+            "claim": args.claim,
             "seek": args.seek,
             "accept_humans": not args.bots_only,
             "accept_bots": not args.humans_only,
@@ -214,6 +221,7 @@ def run(args: argparse.Namespace) -> int:
                     name=name,
                     policy=policy,
                     session_file=sessions / f"{name}.session",
+                    claim=entry.get("claim"),
                     referee_host=args.referee_host,
                     stop=stop,
                 )
@@ -237,4 +245,7 @@ def run(args: argparse.Namespace) -> int:
         stop.set()
         for thread in threads:
             thread.join(timeout=5)
-    return 0
+    failures = [f"{r.name}: {r.failure}" for r in runners if r.failure]
+    for failure in failures:
+        print(f"lanqi bot: {failure}", file=sys.stderr)
+    return 1 if failures else 0

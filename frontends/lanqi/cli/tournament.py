@@ -63,9 +63,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     ):
         action = sub.add_parser(name, help=text)
         action.add_argument("tournament_id")
-    join = sub.add_parser("join", help="enter players by name (director)")
+    join = sub.add_parser(
+        "join",
+        help="enter players by name (director); a new name prints NAME CODE, "
+        "its one-time claim code",
+    )
     join.add_argument("tournament_id")
     join.add_argument("players", nargs="+")
+    reclaim = sub.add_parser(
+        "reclaim",
+        help="a new claim code for an entrant who lost their session (director); "
+        "the old session stops working",
+    )
+    reclaim.add_argument("tournament_id")
+    reclaim.add_argument("player")
     withdraw = sub.add_parser("withdraw", help="withdraw players by name (director)")
     withdraw.add_argument("tournament_id")
     withdraw.add_argument("players", nargs="+")
@@ -136,13 +147,15 @@ def format_standings(reply: Any) -> str:
     t = reply.tournament
     lines = [
         f"{t.spec.name} ({t.spec.format}, {t.spec.variant}) - {t.status}, round {t.round}",
-        f"{'#':>3}  {'player':<20} {'pts':>5} {'games':>5} {'W':>3} {'D':>3} {'L':>3}  tiebreaks",
+        f"{'#':>3}  {'player':<20} {'rating':>6} {'pts':>5} {'games':>5} {'W':>3} {'D':>3} "
+        f"{'L':>3}  tiebreaks",
     ]
-    for row in reply.rows:
+    for row in reply.rows:  # the rating is the one in the tournament's game
         tiebreaks = ", ".join(f"{k} {v}" for k, v in row.tiebreaks.items())
+        rating = "" if row.rating is None else f"{row.rating:.0f}"
         lines.append(
-            f"{row.rank:>3}  {row.player:<20} {row.points:>5g} {row.games:>5} {row.wins:>3} "
-            f"{row.draws:>3} {row.losses:>3}  {tiebreaks}"
+            f"{row.rank:>3}  {row.player:<20} {rating:>6} {row.points:>5g} {row.games:>5} "
+            f"{row.wins:>3} {row.draws:>3} {row.losses:>3}  {tiebreaks}"
         )
     return "\n".join(lines)
 
@@ -150,7 +163,9 @@ def format_standings(reply: Any) -> str:
 def run(args: argparse.Namespace) -> int:
     from lanqi.client.matchmaker import MatchmakerClient, MatchmakerRefused, MatchmakerTimeout
     from lanqi.protocol import (
+        ClaimCode,
         CreateTournament,
+        ErrorReply,
         Exported,
         ExportTournament,
         FinishTournament,
@@ -159,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
         ListTournaments,
         Ok,
         PauseTournament,
+        ReclaimTournament,
         ResumeTournament,
         Standings,
         StartTournament,
@@ -201,14 +217,36 @@ def run(args: argparse.Namespace) -> int:
             }[args.action]
             client.call(kind(tournament_id=args.tournament_id, director_key=_key(args)), Ok)
             print(f"{args.action}: ok")
-        elif args.action in ("join", "withdraw"):
-            entry = JoinTournament if args.action == "join" else WithdrawTournament
+        elif args.action == "join":
+            for player in args.players:
+                joined = client.request(
+                    JoinTournament(
+                        tournament_id=args.tournament_id, player=player, director_key=_key(args)
+                    )
+                )
+                if isinstance(joined, ErrorReply):
+                    raise MatchmakerRefused(joined.code, joined.msg)
+                if isinstance(joined, ClaimCode):  # a new name: its code, to hand over
+                    print(f"{joined.player} {joined.code}", flush=True)
+                else:
+                    print(f"join: {player}", flush=True)
+        elif args.action == "reclaim":
+            code = client.call(
+                ReclaimTournament(
+                    tournament_id=args.tournament_id, player=args.player, director_key=_key(args)
+                ),
+                ClaimCode,
+            )
+            print(f"{code.player} {code.code}")
+        elif args.action == "withdraw":
             for player in args.players:
                 client.call(
-                    entry(tournament_id=args.tournament_id, player=player, director_key=_key(args)),
+                    WithdrawTournament(
+                        tournament_id=args.tournament_id, player=player, director_key=_key(args)
+                    ),
                     Ok,
                 )
-                print(f"{args.action}: {player}")
+                print(f"withdraw: {player}")
         elif args.action == "standings":
             reply = client.call(GetStandings(tournament_id=args.tournament_id), Standings)
             print(format_standings(reply), flush=True)

@@ -108,8 +108,17 @@ class MatchmakerClient:
             raise MatchmakerRefused("bad_reply", f"expected {expect.T}, got {reply.T}")
         return reply
 
-    def hello(self, name: str, *, kind: str = "human", session: str | None = None) -> Welcome:
-        self.welcome = self.call(Hello(name=name, kind=kind, session=session), Welcome)
+    def hello(
+        self,
+        name: str,
+        *,
+        kind: str = "human",
+        session: str | None = None,
+        claim: str | None = None,
+    ) -> Welcome:
+        """Say hello (with a ``session`` to reconnect, a ``claim`` code to take over a
+        roster entry)."""
+        self.welcome = self.call(Hello(name=name, kind=kind, session=session, claim=claim), Welcome)
         self.pushes.extend(_assigned(self.welcome))
         return self.welcome
 

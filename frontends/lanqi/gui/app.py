@@ -159,8 +159,9 @@ class App:
 
     # ------------------------------------------------------------ lobby
 
-    def connect(self, server: str, name: str) -> LobbyLink:
-        """Start a lobby agent for ``server`` as ``name`` (closing any other)."""
+    def connect(self, server: str, name: str, *, claim: str | None = None) -> LobbyLink:
+        """Start a lobby agent for ``server`` as ``name`` (closing any other);
+        ``claim``: a roster entry's claim code."""
         self.disconnect()
         settings = self.settings
         events = settings.events or derive_endpoint(server, 1)
@@ -171,6 +172,7 @@ class App:
             events,
             name,
             session=settings.session_for(server, name),
+            claim=claim,
             referee=referee,
             referee_pub=referee_events,
         )

@@ -349,6 +349,7 @@ class LobbyAgent(_Agent):
         name: str,
         *,
         session: str | None = None,
+        claim: str | None = None,
         referee: str | None = None,
         referee_pub: str | None = None,
         context: zmq.Context[Any] | None = None,
@@ -359,6 +360,8 @@ class LobbyAgent(_Agent):
         self.events_endpoint = events_endpoint
         self.name = name
         self.session = session
+        #: a claim code (a roster entry): used by the first hello instead of the session
+        self.claim = claim
         self.referee = referee
         self.referee_pub = referee_pub
         self.timeout_ms = timeout_ms
@@ -415,8 +418,11 @@ class LobbyAgent(_Agent):
             self.endpoint, self.events_endpoint, context=self.context, timeout_ms=self.timeout_ms
         )
         self._client = client
-        welcome = client.hello(self.name, session=self.session)
-        self.session = welcome.session
+        if self.claim:
+            welcome = client.hello(self.name, claim=self.claim)
+        else:
+            welcome = client.hello(self.name, session=self.session)
+        self.session, self.claim = welcome.session, None
         self.name = welcome.name
         self.events.put(Welcomed(welcome))
         client.subscribe(TOPIC_LOBBY)

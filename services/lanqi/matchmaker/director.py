@@ -15,16 +15,19 @@ from __future__ import annotations
 import dataclasses
 import logging
 import secrets
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from lanqi.games.registry import restore_game
+from lanqi.matchmaker.claims import claim_hash, new_code
 from lanqi.matchmaker.errors import MatchmakerError
 from lanqi.matchmaker.lobby import check_game
 from lanqi.matchmaker.referees import GameOrder, new_game_id
 from lanqi.matchmaker.store import (
+    EntrantRecord,
     GameRecord,
     MatchmakerStore,
     PairingRecord,
@@ -33,6 +36,7 @@ from lanqi.matchmaker.store import (
     TournamentStatus,
 )
 from lanqi.protocol import (
+    ClaimCode,
     CreateTournament,
     Exported,
     ExportTournament,
@@ -44,6 +48,7 @@ from lanqi.protocol import (
     Ok,
     PairingInfo,
     PauseTournament,
+    ReclaimTournament,
     ResumeTournament,
     StandingInfo,
     Standings,
@@ -89,6 +94,8 @@ class TournamentHost:
     #: True once every referee has answered the reconcile after a start: until then
     #: results may still come in, and the director decides nothing
     reconciled: Callable[[], bool]
+    #: forget a player's connection (its session was replaced by a new claim code)
+    sign_out: Callable[[str], None]
 
 
 class Director:
@@ -117,7 +124,8 @@ class Director:
         players, withdrawn = [], set()
         for entrant in self.store.entrants(record.tournament_id):
             info = self.store.player(entrant.player_id)
-            name, rating = (info.name, info.rating) if info else (entrant.player_id, 1500.0)
+            name = info.name if info else entrant.player_id
+            rating = self.store.rating(entrant.player_id, record.spec.variant).rating
             players.append(Player(entrant.player_id, name, rating, entrant.seed))
             if entrant.withdrawn:
                 withdrawn.add(entrant.player_id)
@@ -186,6 +194,7 @@ class Director:
         except TournamentError:  # open, and not valid yet (a Swiss with too few entrants)
             return []
         rows = schedule.standings(self._results(self.store.pairings(record.tournament_id)))
+        before = self.ratings_before(record)
         return [
             StandingInfo(
                 rank=row.rank,
@@ -196,9 +205,20 @@ class Director:
                 draws=row.draws,
                 losses=row.losses,
                 tiebreaks={k: float(round(v, 2)) for k, v in row.tiebreaks.items()},
+                rating=round(self.store.rating(row.player.id, record.spec.variant).rating, 1),
+                rating_before=before.get(row.player.id),
             )
             for row in rows
         ]
+
+    def ratings_before(self, record: TournamentRecord) -> dict[str, float]:
+        """Each entrant's rating in the tournament's variant before their first rated
+        game of it, by player id (players with no rated game yet are left out)."""
+        before: dict[str, float] = {}
+        for game in self.store.games(tournament_id=record.tournament_id):
+            for pid, rating in zip(game.player_ids, game.ratings_before, strict=False):
+                before.setdefault(pid, round(rating, 1))
+        return before
 
     def _publish(self, tournament_id: str, kind: str, **fields: Any) -> None:
         self.host.publish(
@@ -231,22 +251,68 @@ class Director:
             return info.player_id
         return self.host.player_of(identity).player_id
 
+    def _roster_entry(self, name: str) -> tuple[str, str]:
+        """A new player nobody holds yet, and the claim code that takes it over."""
+        name = name.strip()
+        if not name or not name.isprintable():
+            raise _error("bad_request", "a name must be printable and not empty")
+        player_id, code = uuid.uuid4().hex[:12], new_code()
+        self.store.add_player(
+            PlayerRecord(player_id, name, "human", secrets.token_urlsafe(18), claimable=True),
+            int(time.time() * 1000),
+            claim_hash=claim_hash(player_id, code),
+        )
+        log.info("roster entry %s added", name)
+        return player_id, code
+
     def join(self, request: JoinTournament, identity: bytes, now: float) -> Message:
         record = self._tournament(request.tournament_id)
-        player_id = self._entrant(request, identity)
+        code = None
+        if request.player is not None and self.store.player_by_name(request.player) is None:
+            self._authorise(request.director_key)
+            self._check_open(record, [e for e in self.store.entrants(record.tournament_id)])
+            player_id, code = self._roster_entry(request.player)
+        else:
+            player_id = self._entrant(request, identity)
         entered = [e for e in self.store.entrants(record.tournament_id) if not e.withdrawn]
         if any(e.player_id == player_id for e in entered):
             # before "closed": a bot re-joining after a reconnect is simply in already
             raise _error("already_joined", "already entered")
+        self._check_open(record, entered)
+        if not self.store.add_entrant(record.tournament_id, player_id, record.round):
+            raise _error("already_joined", "already entered")
+        name = self._name(player_id) or ""
+        self._publish(record.tournament_id, "joined", player=name)
+        if code is not None:
+            return ClaimCode(
+                re=request.id, tournament_id=record.tournament_id, player=name, code=code
+            )
+        return Ok(re=request.id)
+
+    def _check_open(self, record: TournamentRecord, entrants: list[EntrantRecord]) -> None:
         late = record.status in ("running", "paused")
         if record.status == "finished" or (late and record.spec.format != Format.SWISS):
             raise _error("closed", "entries are closed for this tournament")
-        if len(entered) >= MAX_ENTRANTS:
+        if len([e for e in entrants if not e.withdrawn]) >= MAX_ENTRANTS:
             raise _error("full", f"the tournament has its {MAX_ENTRANTS} players")
-        if not self.store.add_entrant(record.tournament_id, player_id, record.round):
-            raise _error("already_joined", "already entered")
-        self._publish(record.tournament_id, "joined", player=self._name(player_id))
-        return Ok(re=request.id)
+
+    def reclaim(self, request: ReclaimTournament, identity: bytes, now: float) -> Message:
+        """A new claim code for an entrant; the session they had stops working."""
+        self._authorise(request.director_key)
+        record = self._tournament(request.tournament_id)
+        info = self.store.player_by_name(request.player)
+        entered = {e.player_id for e in self.store.entrants(record.tournament_id)}
+        if info is None or info.player_id not in entered:
+            raise _error("not_entered", f"{request.player!r} is not entered in this tournament")
+        code = new_code()
+        self.store.set_claim(
+            info.player_id, claim_hash(info.player_id, code), secrets.token_urlsafe(18)
+        )
+        self.host.sign_out(info.player_id)
+        log.info("tournament %s: new claim code for %s", record.tournament_id, info.name)
+        return ClaimCode(
+            re=request.id, tournament_id=record.tournament_id, player=info.name, code=code
+        )
 
     def withdraw(self, request: WithdrawTournament, identity: bytes, now: float) -> Message:
         record = self._tournament(request.tournament_id)
@@ -268,16 +334,17 @@ class Director:
         except TournamentError as exc:
             raise _error("bad_request", str(exc)) from None
         entrants = [e for e in self.store.entrants(record.tournament_id) if not e.withdrawn]
-        by_rating = sorted(entrants, key=lambda e: (-self._rating(e.player_id), e.seed))
+        by_rating = sorted(
+            entrants, key=lambda e: (-self._rating(e.player_id, record.spec.variant), e.seed)
+        )
         self.store.set_seeds(record.tournament_id, [e.player_id for e in by_rating])
         self.store.set_tournament_status(record.tournament_id, "running")
         self._publish(record.tournament_id, "started")
         self.advance(record.tournament_id, now)
         return Ok(re=request.id)
 
-    def _rating(self, player_id: str) -> float:
-        info = self.store.player(player_id)
-        return info.rating if info else 1500.0
+    def _rating(self, player_id: str, variant: str) -> float:
+        return self.store.rating(player_id, variant).rating
 
     def _set_status(
         self,

@@ -11,7 +11,8 @@ recorded on).
 
 A ``results_since`` a referee answers with an error (its store failing for a
 while) is asked again, for the same results, after a short back-off: a result
-never waits for the periodic reconcile because of it.
+never waits for the periodic reconcile because of it.  One that gets no answer
+at all within :data:`RESULTS_ANSWER_MS` (the reply was lost) is asked again too.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ SAME_REFEREE_ATTEMPTS = 3
 #: a refused ``results_since`` is asked again after this long, doubling up to the max
 RESULTS_RETRY_MS = 100.0
 RESULTS_RETRY_MAX_MS = 1_000.0
+#: a ``results_since`` unanswered this long is taken as lost and asked again
+RESULTS_ANSWER_MS = 3_000.0
 #: ``results_since`` requests remembered while unanswered (a referee that is down
 #: never answers; the oldest are forgotten, the periodic reconcile covers them)
 MAX_OPEN_ASKS = 64
@@ -104,8 +107,8 @@ class RefereeLink:
     sub: zmq.Socket[bytes] | None = None
     pending: dict[int, _Pending] = field(default_factory=dict)
     games_in_progress: int = 0
-    #: open ``results_since`` requests: request id -> the ``after`` asked for
-    asks: dict[int, int] = field(default_factory=dict)
+    #: open ``results_since`` requests: request id -> (the ``after`` asked for, sent at)
+    asks: dict[int, tuple[int, float]] = field(default_factory=dict)
     #: a refused ``results_since`` to ask again: (when, after)
     ask_again: tuple[float, int] | None = None
     ask_backoff_ms: float = 0.0
@@ -152,25 +155,42 @@ class RefereeLink:
 
     # ------------------------------------------------------------ results_since
 
-    def ask_results(self, after: int, limit: int) -> None:
+    def ask_results(self, after: int, limit: int, now: float) -> None:
         """Send ``results_since``; raises ``zmq.Again`` if the referee's queue is full."""
         request = ResultsSince(id=self.next_id(), after=after, limit=limit)
         self.send(request, zmq.NOBLOCK)
-        self.asks[request.id] = after
+        self.asks[request.id] = (after, now)
         while len(self.asks) > MAX_OPEN_ASKS:
             del self.asks[next(iter(self.asks))]
 
-    def answered(self, request_id: int | None) -> None:
-        """A ``results_since`` was answered with results: the back-off starts over."""
-        if request_id is not None and self.asks.pop(request_id, None) is not None:
-            self.ask_backoff_ms = 0.0
+    def asking(self, after: int) -> bool:
+        """True if a ``results_since`` from ``after`` (or earlier) is unanswered."""
+        return any(asked <= after for asked, _ in self.asks.values())
+
+    def answered(self, request_id: int | None) -> int | None:
+        """A ``results_since`` was answered with results: the back-off starts over.
+        Returns the ``after`` it asked for (None if it is not an open ask)."""
+        ask = self.asks.pop(request_id, None) if request_id is not None else None
+        if ask is None:
+            return None
+        self.ask_backoff_ms = 0.0
+        return ask[0]
+
+    def lost_asks(self, now: float) -> bool:
+        """Forget the ``results_since`` requests unanswered for RESULTS_ANSWER_MS;
+        True if there were any (they are to be asked again)."""
+        late = [rid for rid, (_, sent) in self.asks.items() if now - sent > RESULTS_ANSWER_MS]
+        for rid in late:
+            del self.asks[rid]
+        return bool(late)
 
     def refused(self, request_id: int | None, now: float) -> bool:
         """A ``results_since`` was answered with an error: schedule it again (with a
         back-off) and return True; False if ``request_id`` is no ``results_since``."""
-        after = self.asks.pop(request_id, None) if request_id is not None else None
-        if after is None:
+        ask = self.asks.pop(request_id, None) if request_id is not None else None
+        if ask is None:
             return False
+        after = ask[0]
         self.ask_backoff_ms = min(
             RESULTS_RETRY_MAX_MS, max(RESULTS_RETRY_MS, 2 * self.ask_backoff_ms)
         )

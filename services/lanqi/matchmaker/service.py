@@ -29,6 +29,7 @@ from typing import Any
 
 import zmq
 
+from lanqi.matchmaker.claims import claim_hash
 from lanqi.matchmaker.director import Director, TournamentHost
 from lanqi.matchmaker.errors import MatchmakerError
 from lanqi.matchmaker.lobby import (
@@ -39,7 +40,7 @@ from lanqi.matchmaker.lobby import (
     compatible,
     seats_for,
 )
-from lanqi.matchmaker.ratings_book import DEFAULT_RATING, rate_game
+from lanqi.matchmaker.ratings_book import rate_game
 from lanqi.matchmaker.referees import SAME_REFEREE_ATTEMPTS, GameOrder, RefereeLink, new_game_id
 from lanqi.matchmaker.store import GameRecord, MatchmakerStore, PlayerRecord
 from lanqi.protocol import (
@@ -76,6 +77,7 @@ from lanqi.protocol import (
     PlayerInfo,
     PlayersList,
     ProtocolError,
+    ReclaimTournament,
     ResultsList,
     ResumeTournament,
     Seek,
@@ -179,6 +181,7 @@ class MatchmakerService:
                 player_of=self.player_of,
                 now=_now_ms,
                 reconciled=self.reconciled,
+                sign_out=self.sign_out,
             ),
         )
         self._stopping = False
@@ -203,6 +206,7 @@ class MatchmakerService:
             CancelChallenge: self._cancel_challenge,
             CreateTournament: self.director.create,
             JoinTournament: self.director.join,
+            ReclaimTournament: self.director.reclaim,
             WithdrawTournament: self.director.withdraw,
             StartTournament: self.director.start,
             PauseTournament: self.director.pause,
@@ -244,7 +248,7 @@ class MatchmakerService:
 
     def _ask_results(self, link: RefereeLink, after: int) -> None:
         try:  # never block the loop on a referee that is down (its queue may be full)
-            link.ask_results(after, RECONCILE_PAGE)
+            link.ask_results(after, RECONCILE_PAGE, _now_ms())
         except zmq.Again:
             log.warning(
                 "referee %s is not taking requests; results are asked again later", link.name
@@ -369,12 +373,20 @@ class MatchmakerService:
         if request.kind not in ("human", "bot"):
             raise MatchmakerError("bad_request", "kind must be human or bot")
         record = None
-        if request.session is not None:
+        if request.claim is not None:
+            record = self._claim(name, request.claim)
+        elif request.session is not None:
             record = self.store.player_by_session(request.session)
             if record is None:
                 raise MatchmakerError("bad_session", "unknown session; say hello without one")
         else:
             existing = self.store.player_by_name(name)
+            if existing is not None and existing.claimable:
+                raise MatchmakerError(
+                    "claim_needed",
+                    f"{existing.name!r} is on a tournament roster; say hello with the claim "
+                    "code the director gave you",
+                )
             if existing is not None:
                 raise MatchmakerError(
                     "name_taken", f"{existing.name!r} is taken; pass your session to reconnect"
@@ -384,9 +396,6 @@ class MatchmakerService:
                 name=name,
                 kind=request.kind,
                 session=secrets.token_urlsafe(18),
-                rating=DEFAULT_RATING.rating,
-                rd=DEFAULT_RATING.rd,
-                volatility=DEFAULT_RATING.volatility,
             )
             self.store.add_player(record, _wall_ms())
         if record.kind != request.kind:
@@ -413,6 +422,32 @@ class MatchmakerService:
             games=games,
         )
 
+    def _claim(self, name: str, code: str) -> PlayerRecord:
+        """Take over a roster entry with its claim code (used up here)."""
+        existing = self.store.player_by_name(name)
+        session = secrets.token_urlsafe(18)
+        if (
+            existing is None
+            or not existing.claimable
+            or not self.store.claim(
+                existing.player_id, claim_hash(existing.player_id, code), session
+            )
+        ):
+            raise MatchmakerError(
+                "bad_claim",
+                f"wrong or used claim code for {name!r}; ask the director for a new one "
+                "(lanqi tournament reclaim ID NAME)",
+            )
+        self.sign_out(existing.player_id)
+        log.info("player %s claimed with a code", existing.name)
+        return dataclasses.replace(existing, session=session, claimable=False)
+
+    def sign_out(self, player_id: str) -> None:
+        """Forget a player's connection: its requests get ``no_session`` from now on."""
+        client = self.clients.pop(player_id, None)
+        if client is not None:
+            self.by_identity.pop(client.identity, None)
+
     def _ping(self, request: Ping, identity: bytes, now: float) -> Message:
         self.player_of(identity)
         return Ok(re=request.id)
@@ -427,7 +462,10 @@ class MatchmakerService:
                     name=record.name,
                     kind=record.kind,
                     online=bool(client and client.online),
-                    rating=round(record.rating, 1),
+                    ratings={
+                        variant: round(r.rating, 1)
+                        for variant, r in self.store.ratings(record.player_id).items()
+                    },
                 )
             )
         return PlayersList(re=request.id, players=players[:1000])
@@ -481,7 +519,12 @@ class MatchmakerService:
 
     def _list_seeks(self, request: ListSeeks, identity: bytes, now: float) -> Message:
         seeks = [
-            SeekInfo(seek_id=s.seek_id, player=self._name(s.player_id), seek=s.seek)
+            SeekInfo(
+                seek_id=s.seek_id,
+                player=self._name(s.player_id),
+                seek=s.seek,
+                rating=round(self.store.rating(s.player_id, s.seek.variant).rating, 1),
+            )
             for s in self.seeks.values()
         ]
         return SeeksList(re=request.id, seeks=seeks[:1000])
@@ -622,11 +665,17 @@ class MatchmakerService:
                 if order is not None:
                     self._game_created(link, order, reply)
             elif isinstance(reply, ResultsList):
-                link.answered(reply.re)
+                after = link.answered(reply.re)
                 for result in reply.results:
                     self.apply_result(link, result)
+                if after is not None and reply.results:
+                    # the answer holds every result in (after, its last]: gaps there
+                    # are seqs the referee does not have
+                    self.store.cover_results(
+                        link.name, after, max(r.result_seq for r in reply.results)
+                    )
                 if len(reply.results) >= RECONCILE_PAGE:
-                    self._ask_results(link, max(r.result_seq for r in reply.results))
+                    self._ask_results(link, self.store.referee_cursor(link.name))
                 else:
                     first = link.name not in self._reconciled
                     self._reconciled.add(link.name)
@@ -747,8 +796,8 @@ class MatchmakerService:
                 continue
             if isinstance(message, GameResult):
                 cursor = self.store.referee_cursor(link.name)
-                if message.result_seq > cursor + 1:  # we missed some: fetch them too
-                    self._ask_results(link, cursor)
+                if message.result_seq > cursor + 1 and not link.asking(cursor):
+                    self._ask_results(link, cursor)  # we missed some: fetch them too
                 self.apply_result(link, message)
 
     def apply_result(self, link: RefereeLink, result: GameResult) -> None:
@@ -759,14 +808,15 @@ class MatchmakerService:
             # the retry is out), and the game ended before we heard it was created
             if result.game_id in self._in_flight and len(self._early_results) < MAX_EARLY_RESULTS:
                 self._early_results[result.game_id] = (link.name, result)
-            self.store.advance_cursor(link.name, result.result_seq)
+            self.store.note_result(link.name, result.result_seq)
             return
         if game.status == "finished":
+            self.store.note_result(link.name, result.result_seq)
             return
         score = score_game(result.result, result.termination, len(result.moves))
         ratings = None
         if game.rated and score.kind == "played" and score.score_first is not None:
-            ratings = rate_game(self.store, game.player_ids, score.score_first)
+            ratings = rate_game(self.store, game.variant, game.player_ids, score.score_first)
         applied = self.store.record_result(
             result.game_id,
             result=result.result,
@@ -804,12 +854,16 @@ class MatchmakerService:
         if now >= self._next_reconcile:
             self._next_reconcile = now + RECONCILE_EVERY_MS
             for link in self.config.referees:
-                if link.games_in_progress or link.name not in self._reconciled:
+                behind = self.store.results_ahead(link.name) > 0  # a gap to fill
+                if link.games_in_progress or link.name not in self._reconciled or behind:
                     self._ask_results(link, self.store.referee_cursor(link.name))
         for link in self.config.referees:
             after = link.due_ask(now)
             if after is not None:
                 self._ask_results(link, after)
+            if link.lost_asks(now):  # a reply lost on the way: ask again from the cursor
+                log.warning("referee %s did not answer results_since; asking again", link.name)
+                self._ask_results(link, self.store.referee_cursor(link.name))
             for order in link.overdue(now, CREATE_TIMEOUT_MS):
                 log.warning(
                     "referee %s did not answer create_game %s; trying again",

@@ -9,6 +9,7 @@ challenges are not stored: they are short-lived and players make them again.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +21,7 @@ from lanqi.protocol import TimeControl, TournamentSpec
 from lanqi.protocol.schema import struct_from_wire, struct_to_wire
 from lanqi.server.database import StoreOpenError, connect, explain
 from lanqi.tournament.model import ResultKind
+from lanqi.tournament.ratings import Glicko2
 from lanqi.tournament.scoring import GameScore
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "MatchmakerStore",
     "PairingRecord",
     "PlayerRecord",
+    "RatingRecord",
     "TournamentRecord",
     "TournamentStatus",
 ]
@@ -36,7 +39,13 @@ __all__ = [
 GameStatus = Literal["playing", "finished"]
 TournamentStatus = Literal["open", "running", "paused", "finished"]
 
-SCHEMA_VERSION = 1
+log = logging.getLogger(__name__)
+
+#: 1: one rating per player (columns of ``players``); 2: a rating per player and game
+#: (``ratings``), claim codes, ratings before/after per game, result seqs seen ahead
+SCHEMA_VERSION = 2
+#: every variant a player has a rating in
+RATED_VARIANTS = ("xiangqi", "gomoku")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
@@ -44,11 +53,17 @@ CREATE TABLE IF NOT EXISTS players (
     name TEXT NOT NULL UNIQUE COLLATE NOCASE,
     kind TEXT NOT NULL,
     session TEXT NOT NULL UNIQUE,
+    created_ms INTEGER NOT NULL,
+    claim_hash TEXT
+);
+CREATE TABLE IF NOT EXISTS ratings (
+    player_id TEXT NOT NULL REFERENCES players(player_id),
+    variant TEXT NOT NULL,
     rating REAL NOT NULL,
     rd REAL NOT NULL,
     volatility REAL NOT NULL,
     games INTEGER NOT NULL DEFAULT 0,
-    created_ms INTEGER NOT NULL
+    PRIMARY KEY (player_id, variant)
 );
 CREATE TABLE IF NOT EXISTS games (
     game_id TEXT PRIMARY KEY,
@@ -70,7 +85,9 @@ CREATE TABLE IF NOT EXISTS games (
     start_fen TEXT,
     moves TEXT NOT NULL DEFAULT '[]',
     created_ms INTEGER NOT NULL,
-    ended_ms INTEGER
+    ended_ms INTEGER,
+    ratings_before TEXT,
+    ratings_after TEXT
 );
 CREATE INDEX IF NOT EXISTS games_by_status ON games (status);
 CREATE INDEX IF NOT EXISTS games_by_tournament ON games (tournament_id, round);
@@ -106,15 +123,73 @@ CREATE TABLE IF NOT EXISTS referee_cursors (
     referee TEXT PRIMARY KEY,
     last_result_seq INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS results_ahead (
+    referee TEXT NOT NULL,
+    result_seq INTEGER NOT NULL,
+    PRIMARY KEY (referee, result_seq)
+);
+"""
+
+#: schema 1 -> 2.  The old single rating becomes the starting rating of each game the
+#: player played a rated game of (a player who played none keeps it in both: it was
+#: never moved, or moved by games whose records are gone); the other game starts at
+#: the default.  See docs/tournaments.md, "Ratings".
+_MIGRATE_1_TO_2 = """
+CREATE TABLE ratings (
+    player_id TEXT NOT NULL REFERENCES players(player_id),
+    variant TEXT NOT NULL,
+    rating REAL NOT NULL,
+    rd REAL NOT NULL,
+    volatility REAL NOT NULL,
+    games INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (player_id, variant)
+);
+CREATE TEMP TABLE played AS
+    SELECT DISTINCT p.player_id AS player_id, g.variant AS variant
+    FROM players p JOIN games g
+    ON g.rated = 1 AND g.status = 'finished' AND g.player_ids LIKE '%"' || p.player_id || '"%';
+INSERT INTO ratings
+    SELECT p.player_id, v.variant,
+        CASE WHEN v.variant IN (SELECT variant FROM played WHERE player_id = p.player_id)
+            OR NOT EXISTS (SELECT 1 FROM played WHERE player_id = p.player_id)
+        THEN p.rating ELSE {rating} END,
+        CASE WHEN v.variant IN (SELECT variant FROM played WHERE player_id = p.player_id)
+            OR NOT EXISTS (SELECT 1 FROM played WHERE player_id = p.player_id)
+        THEN p.rd ELSE {rd} END,
+        CASE WHEN v.variant IN (SELECT variant FROM played WHERE player_id = p.player_id)
+            OR NOT EXISTS (SELECT 1 FROM played WHERE player_id = p.player_id)
+        THEN p.volatility ELSE {volatility} END,
+        (SELECT COUNT(*) FROM games g WHERE g.rated = 1 AND g.status = 'finished'
+            AND g.variant = v.variant AND g.player_ids LIKE '%"' || p.player_id || '"%')
+    FROM players p CROSS JOIN ({variants}) v;
+DROP TABLE played;
+ALTER TABLE players DROP COLUMN rating;
+ALTER TABLE players DROP COLUMN rd;
+ALTER TABLE players DROP COLUMN volatility;
+ALTER TABLE players DROP COLUMN games;
+ALTER TABLE players ADD COLUMN claim_hash TEXT;
+ALTER TABLE games ADD COLUMN ratings_before TEXT;
+ALTER TABLE games ADD COLUMN ratings_after TEXT;
 """
 
 
 @dataclass(frozen=True, slots=True)
 class PlayerRecord:
+    """A player.  ``claimable``: a roster entry (or a player the director re-issued a
+    code for) that a ``hello`` with the claim code takes over."""
+
     player_id: str
     name: str
     kind: str
     session: str
+    claimable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RatingRecord:
+    """A player's Glicko-2 rating in one game (``variant``), and rated games played."""
+
+    variant: str
     rating: float
     rd: float
     volatility: float
@@ -142,6 +217,10 @@ class GameRecord:
     termination: str | None = None
     start_fen: str | None = None
     moves: list[str] = field(default_factory=list)
+    #: the players' ratings in this game's variant before and after it, by seat
+    #: (empty unless the game was rated and played)
+    ratings_before: list[float] = field(default_factory=list)
+    ratings_after: list[float] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +275,8 @@ def _game(row: sqlite3.Row) -> GameRecord:
         termination=row["termination"],
         start_fen=row["start_fen"],
         moves=json.loads(row["moves"]),
+        ratings_before=json.loads(row["ratings_before"] or "[]"),
+        ratings_after=json.loads(row["ratings_after"] or "[]"),
     )
 
 
@@ -217,8 +298,11 @@ def _pairing(row: sqlite3.Row) -> PairingRecord:
 class MatchmakerStore:
     """One SQLite file (WAL; durable against process crashes)."""
 
-    def __init__(self, path: str | Path, *, durable: bool = False) -> None:
+    def __init__(
+        self, path: str | Path, *, durable: bool = False, default_rating: Glicko2 | None = None
+    ) -> None:
         self.path = Path(path)
+        self.default_rating = default_rating or Glicko2()
         self._conn = connect(self.path, timeout_s=5.0)  # StoreOpenError: one line to show
         self._conn.row_factory = sqlite3.Row
         try:
@@ -239,9 +323,22 @@ class MatchmakerStore:
             )
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+        if version == 1:
+            self._migrate_from_1()
         self._conn.execute("PRAGMA foreign_keys=ON")
         self._conn.executescript(_SCHEMA)
         self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _migrate_from_1(self) -> None:
+        """Schema 1 -> 2 in one transaction (see ``_MIGRATE_1_TO_2``)."""
+        d = self.default_rating
+        variants = " UNION ALL ".join(f"SELECT '{v}' AS variant" for v in RATED_VARIANTS)
+        script = _MIGRATE_1_TO_2.format(
+            rating=d.rating, rd=d.rd, volatility=d.volatility, variants=variants
+        )
+        self._conn.execute("PRAGMA foreign_keys=OFF")
+        self._conn.executescript(f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = 2;\nCOMMIT;")
+        log.info("%s: matchmaker store migrated to schema 2 (ratings per game)", self.path)
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -259,30 +356,36 @@ class MatchmakerStore:
 
     # ------------------------------------------------------------ players
 
-    def add_player(self, player: PlayerRecord, created_ms: int) -> None:
+    def add_player(
+        self, player: PlayerRecord, created_ms: int, claim_hash: str | None = None
+    ) -> None:
+        """A new player (a roster entry if ``claim_hash``), rated at the default in
+        every game."""
+        d = self.default_rating
         with self._tx() as conn:
             conn.execute(
-                "INSERT INTO players VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO players VALUES (?, ?, ?, ?, ?, ?)",
                 (
                     player.player_id,
                     player.name,
                     player.kind,
                     player.session,
-                    player.rating,
-                    player.rd,
-                    player.volatility,
-                    player.games,
                     created_ms,
+                    claim_hash,
                 ),
+            )
+            conn.executemany(
+                "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, 0)",
+                [(player.player_id, v, d.rating, d.rd, d.volatility) for v in RATED_VARIANTS],
             )
 
     def _player_where(self, clause: str, value: str) -> PlayerRecord | None:
         row = self._conn.execute(
-            "SELECT player_id, name, kind, session, rating, rd, volatility, games "
+            "SELECT player_id, name, kind, session, claim_hash IS NOT NULL "
             f"FROM players WHERE {clause} = ?",
             (value,),
         ).fetchone()
-        return PlayerRecord(*row) if row else None
+        return PlayerRecord(row[0], row[1], row[2], row[3], bool(row[4])) if row else None
 
     def player(self, player_id: str) -> PlayerRecord | None:
         return self._player_where("player_id", player_id)
@@ -295,14 +398,59 @@ class MatchmakerStore:
 
     def players(self) -> list[PlayerRecord]:
         rows = self._conn.execute(
-            "SELECT player_id, name, kind, session, rating, rd, volatility, games "
-            "FROM players ORDER BY rating DESC, name"
+            "SELECT player_id, name, kind, session, claim_hash IS NOT NULL "
+            "FROM players ORDER BY name"
         ).fetchall()
-        return [PlayerRecord(*row) for row in rows]
+        return [PlayerRecord(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows]
 
     def set_kind(self, player_id: str, kind: str) -> None:
         with self._tx() as conn:
             conn.execute("UPDATE players SET kind = ? WHERE player_id = ?", (kind, player_id))
+
+    # ------------------------------------------------------------ claim codes
+
+    def set_claim(self, player_id: str, claim_hash: str, session: str) -> None:
+        """A new claim code (its hash) for a player, and a new session nobody holds:
+        the session the player had stops working."""
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE players SET claim_hash = ?, session = ? WHERE player_id = ?",
+                (claim_hash, session, player_id),
+            )
+
+    def claim(self, player_id: str, claim_hash: str, session: str) -> bool:
+        """Take a player over with its claim code (once): the code is used up and
+        ``session`` becomes the player's; False if the code is not the player's."""
+        with self._tx() as conn:
+            cur = conn.execute(
+                "UPDATE players SET claim_hash = NULL, session = ? "
+                "WHERE player_id = ? AND claim_hash = ?",
+                (session, player_id, claim_hash),
+            )
+            return cur.rowcount > 0
+
+    # ------------------------------------------------------------ ratings
+
+    def rating(self, player_id: str, variant: str) -> RatingRecord:
+        """The player's rating in ``variant`` (the default if it has none there)."""
+        row = self._conn.execute(
+            "SELECT variant, rating, rd, volatility, games FROM ratings "
+            "WHERE player_id = ? AND variant = ?",
+            (player_id, variant),
+        ).fetchone()
+        if row is None:
+            d = self.default_rating
+            return RatingRecord(variant, d.rating, d.rd, d.volatility)
+        return RatingRecord(*row)
+
+    def ratings(self, player_id: str) -> dict[str, RatingRecord]:
+        """The player's rating in every game, by variant."""
+        rows = self._conn.execute(
+            "SELECT variant, rating, rd, volatility, games FROM ratings WHERE player_id = ? "
+            "ORDER BY variant",
+            (player_id,),
+        ).fetchall()
+        return {row[0]: RatingRecord(*row) for row in rows}
 
     # ------------------------------------------------------------ games
 
@@ -368,24 +516,49 @@ class MatchmakerStore:
         referee: str,
         result_seq: int,
         score: GameScore,
-        ratings: dict[str, tuple[float, float, float]] | None = None,
+        ratings: dict[str, Glicko2] | None = None,
     ) -> bool:
-        """Record a game's result once (with the pairing and ratings) and move the
-        referee cursor; returns False if the game is unknown, not on ``referee``, or
-        already finished."""
+        """Record a game's result once (with the pairing, and the players' new ratings
+        in the game's variant, by player id) and note ``result_seq`` as recorded;
+        returns False if the game is unknown, not on ``referee``, or already finished."""
         with self._tx() as conn:
-            self._advance_cursor(conn, referee, result_seq)
+            self._note_result(conn, referee, result_seq)
             row = conn.execute(
-                "SELECT status, tournament_id, round, board, game_no, player_ids FROM games "
-                "WHERE game_id = ? AND referee = ?",
+                "SELECT status, variant, tournament_id, round, board, game_no, player_ids "
+                "FROM games WHERE game_id = ? AND referee = ?",
                 (game_id, referee),
             ).fetchone()
             if row is None or row["status"] == "finished":
                 return False
+            player_ids: list[str] = json.loads(row["player_ids"])
+            before, after = [], []
+            if ratings and all(pid in ratings for pid in player_ids):
+                for pid in player_ids:
+                    old = conn.execute(
+                        "SELECT rating FROM ratings WHERE player_id = ? AND variant = ?",
+                        (pid, row["variant"]),
+                    ).fetchone()
+                    new = ratings[pid]
+                    before.append(float(old[0]) if old else self.default_rating.rating)
+                    after.append(new.rating)
+                    conn.execute(
+                        "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, 1) "
+                        "ON CONFLICT(player_id, variant) DO UPDATE SET rating = excluded.rating, "
+                        "rd = excluded.rd, volatility = excluded.volatility, games = games + 1",
+                        (pid, row["variant"], new.rating, new.rd, new.volatility),
+                    )
             conn.execute(
                 "UPDATE games SET status = 'finished', result = ?, termination = ?, moves = ?, "
-                "ended_ms = ? WHERE game_id = ?",
-                (result, termination, json.dumps(moves), ended_ms, game_id),
+                "ended_ms = ?, ratings_before = ?, ratings_after = ? WHERE game_id = ?",
+                (
+                    result,
+                    termination,
+                    json.dumps(moves),
+                    ended_ms,
+                    json.dumps(before),
+                    json.dumps(after),
+                    game_id,
+                ),
             )
             if row["tournament_id"] is not None:
                 conn.execute(
@@ -403,31 +576,71 @@ class MatchmakerStore:
                         game_id,
                     ),
                 )
-            for player_id, (rating, rd, vol) in (ratings or {}).items():
-                conn.execute(
-                    "UPDATE players SET rating = ?, rd = ?, volatility = ?, games = games + 1 "
-                    "WHERE player_id = ?",
-                    (rating, rd, vol, player_id),
-                )
             return True
 
-    def advance_cursor(self, referee: str, result_seq: int) -> None:
-        """Move the referee cursor past a result that is not one of our games."""
-        with self._tx() as conn:
-            self._advance_cursor(conn, referee, result_seq)
+    # The referee numbers its results 1, 2, 3...  The cursor is the last seq up to
+    # which every result has been recorded; a result heard ahead of a gap is kept in
+    # ``results_ahead`` until the gap is filled, so a result missed live (and a lost
+    # ``results_since`` reply) is asked for again from the cursor, never skipped.
 
-    def _advance_cursor(self, conn: sqlite3.Connection, referee: str, result_seq: int) -> None:
+    def note_result(self, referee: str, result_seq: int) -> None:
+        """Note a result that is not one of our games as recorded."""
+        with self._tx() as conn:
+            self._note_result(conn, referee, result_seq)
+
+    def cover_results(self, referee: str, after: int, upto: int) -> None:
+        """A ``results_since(after)`` answer has been recorded in full: every result
+        in (after, upto] is known (the referee has no other), so if the cursor had
+        reached ``after`` it moves to ``upto``."""
+        with self._tx() as conn:
+            cursor = self._cursor(conn, referee)
+            if cursor >= after and upto > cursor:
+                self._set_cursor(conn, referee, upto)
+
+    def _note_result(self, conn: sqlite3.Connection, referee: str, result_seq: int) -> None:
+        cursor = self._cursor(conn, referee)
+        if result_seq == cursor + 1:
+            self._set_cursor(conn, referee, result_seq)
+        elif result_seq > cursor:
+            conn.execute("INSERT OR IGNORE INTO results_ahead VALUES (?, ?)", (referee, result_seq))
+
+    def _set_cursor(self, conn: sqlite3.Connection, referee: str, cursor: int) -> None:
+        """Move the cursor to ``cursor`` and on over the results heard ahead of it."""
+        ahead = {
+            r[0]
+            for r in conn.execute(
+                "SELECT result_seq FROM results_ahead WHERE referee = ? AND result_seq > ?",
+                (referee, cursor),
+            )
+        }
+        while cursor + 1 in ahead:
+            cursor += 1
         conn.execute(
             "INSERT INTO referee_cursors VALUES (?, ?) ON CONFLICT(referee) DO UPDATE SET "
             "last_result_seq = MAX(last_result_seq, excluded.last_result_seq)",
-            (referee, result_seq),
+            (referee, cursor),
+        )
+        conn.execute(
+            "DELETE FROM results_ahead WHERE referee = ? AND result_seq <= ?", (referee, cursor)
         )
 
-    def referee_cursor(self, referee: str) -> int:
-        row = self._conn.execute(
+    @staticmethod
+    def _cursor(conn: sqlite3.Connection, referee: str) -> int:
+        row = conn.execute(
             "SELECT last_result_seq FROM referee_cursors WHERE referee = ?", (referee,)
         ).fetchone()
         return int(row[0]) if row else 0
+
+    def referee_cursor(self, referee: str) -> int:
+        """The last result seq up to which every result of ``referee`` is recorded."""
+        return self._cursor(self._conn, referee)
+
+    def results_ahead(self, referee: str) -> int:
+        """How many results of ``referee`` are recorded beyond a gap after the cursor."""
+        row = self._conn.execute(
+            "SELECT COUNT(*) FROM results_ahead WHERE referee = ?", (referee,)
+        ).fetchone()
+        return int(row[0])
 
     # ------------------------------------------------------------ tournaments
 

@@ -31,6 +31,7 @@ __all__ = [
     "ChatLine",
     "ChatPosted",
     "ChatRequest",
+    "ClaimCode",
     "ClockInfo",
     "CreateGame",
     "CreateSeek",
@@ -74,6 +75,7 @@ __all__ = [
     "PlayerJoined",
     "PlayersList",
     "Presence",
+    "ReclaimTournament",
     "Reply",
     "Request",
     "RequestTakeback",
@@ -590,15 +592,19 @@ class PlayerInfo(Struct):
     name: str = field(metadata=NAME)
     kind: str = field(metadata=limit(8))
     online: bool = False
-    rating: float = 1500.0
+    #: the player's rating in each game, by variant (``{"xiangqi": 1512.3, ...}``)
+    ratings: dict[str, float] = field(default_factory=dict, metadata=limit(8))
     variants: list[str] = field(default_factory=list, metadata=limit(8))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SeekInfo(Struct):
+    """An open seek; ``rating`` is the seeker's rating in the seek's variant."""
+
     seek_id: str = field(metadata=ID)
     player: str = field(metadata=NAME)
     seek: Seek
+    rating: float | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -623,13 +629,15 @@ class Assignment(Struct):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Hello(Request):
     """Enter the lobby.  ``session`` (from an earlier welcome) keeps your identity
-    across reconnects; ``kind`` is ``human`` or ``bot``."""
+    across reconnects; ``claim`` (the one-time code the director handed out) takes
+    over a roster entry; ``kind`` is ``human`` or ``bot``."""
 
     T = "hello"
     name: str = field(metadata=NAME)
     kind: str = field(default="human", metadata=limit(8))
     variants: list[str] = field(default_factory=lambda: ["xiangqi", "gomoku"], metadata=limit(8))
     session: str | None = field(default=None, metadata=TOKEN)
+    claim: str | None = field(default=None, metadata=limit(16))
 
 
 @register
@@ -814,6 +822,10 @@ class TournamentSpec(Struct):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StandingInfo(Struct):
+    """A row of the standings.  ``rating`` is the player's rating now in the
+    tournament's variant, ``rating_before`` the one before the player's first rated
+    game of the tournament (None before any)."""
+
     rank: int
     player: str = field(metadata=NAME)
     points: float
@@ -822,6 +834,8 @@ class StandingInfo(Struct):
     draws: int
     losses: int
     tiebreaks: dict[str, Any] = field(default_factory=dict, metadata=limit(8))
+    rating: float | None = None
+    rating_before: float | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -873,6 +887,30 @@ class JoinTournament(Request):
     tournament_id: str = field(metadata=ID)
     player: str | None = field(default=None, metadata=NAME)
     director_key: str | None = field(default=None, metadata=TOKEN)
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaimCode(Reply):
+    """A one-time code that claims ``player`` (a ``hello`` with ``claim``): the answer
+    to a director's ``tour_join`` of a new name and to ``tour_reclaim``."""
+
+    T = "claim_code"
+    tournament_id: str = field(metadata=ID)
+    player: str = field(metadata=NAME)
+    code: str = field(metadata=limit(16))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReclaimTournament(Request):
+    """The director issues a new claim code for an entrant who lost their session:
+    the session they had stops working."""
+
+    T = "tour_reclaim"
+    tournament_id: str = field(metadata=ID)
+    player: str = field(metadata=NAME)
+    director_key: str = field(metadata=TOKEN)
 
 
 @register

@@ -37,9 +37,14 @@ class ConnectScene(Scene):
             placeholder="referee for watching games (default: the server's host, port 5052)",
             on_enter=self._enter,
         )
+        self.claim = TextInput(
+            "", placeholder="the code the director gave you, if any", on_enter=self._enter
+        )
+        self.claim.max_length = 16
         self.fields = [
             ("服务器 Server", self.server),
             ("名字 Name", self.name),
+            ("认领码 Claim code (optional)", self.claim),
             ("裁判 Referee (optional)", self.referee),
         ]
         super().startup(app)
@@ -87,7 +92,7 @@ class ConnectScene(Scene):
         settings.save()
         self.error = ""
         self.connecting_since = time.monotonic()
-        self.app.connect(server, name)
+        self.app.connect(server, name, claim=self.claim.text.strip() or None)
 
     def back(self) -> None:
         from lanqi.gui.scenes.menu import MenuScene

@@ -317,7 +317,7 @@ class LobbyScene(Scene):
                     + p.name
                     + (" (you)" if p.name == link.name else ""),
                     "bot" if p.kind == "bot" else "",
-                    f"{p.rating:.0f}",
+                    f"{p.ratings.get(self.variant, 1500.0):.0f}",  # in the game picked
                 )
                 for p in state_players
             ]
@@ -329,7 +329,9 @@ class LobbyScene(Scene):
         self.seeks.set_rows(
             [
                 (
-                    info.player + (" (yours)" if info.seek_id in state.my_seeks else ""),
+                    info.player
+                    + (f" {info.rating:.0f}" if info.rating is not None else "")
+                    + (" (yours)" if info.seek_id in state.my_seeks else ""),
                     describe_seek(info.seek),
                 )
                 for info in seeks
