@@ -178,16 +178,18 @@ def test_accepted_challenge_is_played_through_the_referee(
         assert view.wait_for(lambda v: v.finished)
         assert (view.result, view.termination, view.moves) == ("0-1", "resignation", ["h8", "a1"])
 
-    # the matchmaker learned the result: the rated game moved both ratings
+    # the matchmaker learned the result: the rated game moved both gomoku ratings,
+    # and only those (xiangqi has its own)
     winner = second.players[second.seat]
     loser = first.players[first.seat]
     deadline = time.monotonic() + 10
     while True:
-        ratings = {p.name: p.rating for p in ann.call(ListPlayers(), PlayersList).players}
-        if ratings[winner] > 1500 > ratings[loser]:
+        ratings = {p.name: p.ratings for p in ann.call(ListPlayers(), PlayersList).players}
+        if ratings[winner]["gomoku"] > 1500 > ratings[loser]["gomoku"]:
             break
         assert time.monotonic() < deadline, f"ratings unchanged: {ratings[winner], ratings[loser]}"
         time.sleep(0.05)  # polling the result's effect against a deadline
+    assert ratings[winner]["xiangqi"] == ratings[loser]["xiangqi"] == 1500.0
 
 
 def test_declined_challenge_tells_the_challenger_why(
