@@ -106,7 +106,8 @@ class LossyRelays(threading.Thread):
         return True
 
 
-def _assigned(player: MatchmakerClient, timeout_s: float = 10.0) -> Assignment:
+def assigned(player: MatchmakerClient, timeout_s: float = 10.0) -> Assignment:
+    """The player's next ``game_assigned``."""
     deadline = time.monotonic() + timeout_s
     while (left := deadline - time.monotonic()) > 0:
         push = player.next_push(int(left * 1000) + 1)
@@ -125,22 +126,28 @@ def _pair(mm: Callable[..., MatchmakerClient], server: Any, names: list[str]) ->
     )
     assert not one.call(CreateSeek(seek=seek), SeekCreated).paired
     assert two.call(CreateSeek(seek=seek), SeekCreated).paired
-    return sorted((_assigned(one), _assigned(two)), key=lambda a: a.seat)
+    return sorted((assigned(one), assigned(two)), key=lambda a: a.seat)
 
 
-def _play_and_resign(referee: Any, seats: list[Assignment], context: zmq.Context[Any]) -> None:
-    """Both seats join, each plays a move, the first resigns (a played, rated game)."""
-    requests, events = referee.endpoints["requests"], referee.endpoints["events"]
-    first, second = seats
-    with RefereeClient(requests, events, context=context) as rc:
+def play_and_resign(
+    endpoints: tuple[str, str],
+    seats: list[Assignment],
+    context: zmq.Context[Any],
+    *,
+    moves: tuple[str, str] = ("h8", "a1"),
+    loser: int = 0,
+) -> None:
+    """Both seats join, each plays a move, then seat ``loser`` resigns (a played,
+    rated game); ``endpoints``: the referee's requests and events."""
+    with RefereeClient(*endpoints, context=context) as rc:
         rc.wait_connected()
-        view = GameView(rc, first.game_id)
-        rc.join(first.game_id, first.seat, first.token)
-        rc.join(second.game_id, second.seat, second.token)
+        view = GameView(rc, seats[0].game_id)
+        for seat in seats:
+            rc.join(seat.game_id, seat.seat, seat.token)
         assert view.wait_for(lambda v: v.status == "active"), "the game never started"
-        rc.move(first.game_id, first.token, 0, "h8")
-        rc.move(second.game_id, second.token, 1, "a1")
-        rc.resign(first.game_id, first.token)
+        for ply, seat in enumerate(seats):
+            rc.move(seat.game_id, seat.token, ply, moves[ply])
+        rc.resign(seats[loser].game_id, seats[loser].token)
         assert view.wait_for(lambda v: v.finished)
 
 
@@ -174,8 +181,9 @@ def test_a_result_lost_live_and_in_a_reply_is_recorded_once(
         first = _pair(mm, matchmaker, players[:2])
         second = _pair(mm, matchmaker, players[2:])
         relays.first_game, relays.second_game = first[0].game_id, second[0].game_id
-        _play_and_resign(referee, first, zmq_context)  # result seq 1: lost live
-        _play_and_resign(referee, second, zmq_context)  # result seq 2: the gap shows
+        endpoints = (referee.endpoints["requests"], referee.endpoints["events"])
+        play_and_resign(endpoints, first, zmq_context)  # result seq 1: lost live
+        play_and_resign(endpoints, second, zmq_context)  # result seq 2: the gap shows
         assert relays.second_went_by.wait(15), "the second result never went by"
         assert relays.lost_after_gap.wait(15), "no results_since reply was lost after the gap"
         finished = _wait_rows(

@@ -561,9 +561,8 @@ class BotRunner:
                     self.session_file.unlink()
                 self._connect()
             elif message.code in ("bad_claim", "claim_needed"):
-                self.failure = message.msg  # only the director can help: stop
-                log.error("matchmaker refused %s: %s", self.name, message.msg)
-                self.stop.set()
+                self.failure = message.msg  # only the director can help: stop (the
+                self.stop.set()  # command line says why)
             elif message.code == "no_session":
                 # the matchmaker restarted and no longer knows this connection: the
                 # socket reconnected by itself, so no silence ever triggers _connect()
