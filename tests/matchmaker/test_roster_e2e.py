@@ -11,10 +11,7 @@ the bot that held it stops, and a bot with the new code is that player again.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,39 +24,20 @@ from lanqi.matchmaker.claims import ALPHABET, CODE_LENGTH
 from lanqi.protocol import ListPlayers, PlayersList
 
 from .conftest import read_store
-from .test_tournament_cli_e2e import SOURCE_PATH, cli, ok
+from .test_tournament_cli_e2e import cli, ok
 
 CODE_LINE = re.compile(rf"^(\S+) ([{ALPHABET}]{{{CODE_LENGTH}}})$")
 
 
-def bot_run(
-    server: Any, name: str, *args: str, session_dir: Path
-) -> subprocess.CompletedProcess[str]:
-    """``lanqi bot`` run to its end (a refused claim ends it)."""
-    env = dict(os.environ, PYTHONPATH=SOURCE_PATH)
-    command = [
-        sys.executable,
-        "-m",
-        "lanqi.cli.main",
-        "bot",
-        "--server",
-        server.lobby,
-        "--name",
-        name,
-        "--bot",
-        "random",
-        "--session-dir",
-        str(session_dir),
-        *args,
-    ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=60, env=env, check=False)
-
-
-def refused_line(result: subprocess.CompletedProcess[str]) -> str:
-    assert result.returncode == 1, (result.returncode, result.stderr)
-    assert "Traceback" not in result.stderr, result.stderr
-    last = result.stderr.strip().splitlines()[-1]  # after the bot's INFO log lines
-    assert last.startswith("lanqi bot: "), result.stderr
+def refused_bot(lanqi: Any, server: Any, name: str, code: str, sessions: Path) -> str:
+    """Start ``lanqi bot --name NAME --claim CODE``, which must be refused and stop
+    by itself (exit 1) with one line that says why; that line."""
+    bot = lanqi.bot(server, name, "--claim", code, "--session-dir", str(sessions))
+    assert wait_exit(bot) == 1
+    log = bot.log_text()
+    assert "Traceback" not in log, log
+    last = log.strip().splitlines()[-1]  # after the bot's INFO log lines
+    assert last.startswith(f"lanqi bot: {name}: "), log
     return last
 
 
@@ -93,22 +71,8 @@ def test_a_roster_is_entered_before_anyone_is_online_and_claimed_with_codes(
     watcher.hello("watcher")
     known = lanqi.bot(server, "Dora")  # a player the server knows already
     wait_online(watcher, {"Dora"})
-    tournament_id = ok(
-        cli(
-            server,
-            "create",
-            "Roster Open",
-            "--format",
-            "round_robin",
-            "--variant",
-            "xiangqi",
-            "--option",
-            "move_limit=40",
-            "--forfeit-after",
-            "60",
-            data_dir=data,
-        )
-    ).strip()
+    spec = ["--forfeit-after", "60", "--option", "move_limit=40"]  # round robin, xiangqi
+    tournament_id = ok(cli(server, "create", "Roster Open", *spec, data_dir=data)).strip()
 
     # nobody but Dora is online: the director enters the field anyway
     joined = ok(cli(server, "join", tournament_id, "Ann", "Bob", "Dora", "Cai", data_dir=data))
@@ -127,9 +91,7 @@ def test_a_roster_is_entered_before_anyone_is_online_and_claimed_with_codes(
     with pytest.raises(MatchmakerRefused) as info:
         ann.hello("Ann")
     assert info.value.code == "claim_needed"
-    wrong = refused_line(
-        bot_run(server, "Ann", "--claim", codes["Bob"], session_dir=tmp_path / "wrong")
-    )
+    wrong = refused_bot(lanqi, server, "Ann", codes["Bob"], tmp_path / "wrong")
     assert "wrong or used claim code for 'Ann'" in wrong and "reclaim" in wrong
 
     # the right codes (typed in lower case, with a dash, for Cai)
@@ -141,9 +103,7 @@ def test_a_roster_is_entered_before_anyone_is_online_and_claimed_with_codes(
     }
     wait_online(watcher, {"Ann", "Bob", "Cai", "Dora"})
     assert not read_store(data, "SELECT name FROM players WHERE claim_hash IS NOT NULL")
-    used = refused_line(
-        bot_run(server, "Bob", "--claim", codes["Bob"], session_dir=tmp_path / "used")
-    )
+    used = refused_bot(lanqi, server, "Bob", codes["Bob"], tmp_path / "used")
     assert "wrong or used claim code for 'Bob'" in used
 
     ok(cli(server, "start", tournament_id, data_dir=data))
@@ -170,9 +130,7 @@ def test_a_roster_is_entered_before_anyone_is_online_and_claimed_with_codes(
     again = lanqi.bot(server, "Ann", "--claim", new_code, "--session-dir", str(tmp_path / "new"))
     wait_online(watcher, {"Ann"})
     assert again.running and known.running
-    old_code = refused_line(
-        bot_run(server, "Ann", "--claim", codes["Ann"], session_dir=tmp_path / "old")
-    )
+    old_code = refused_bot(lanqi, server, "Ann", codes["Ann"], tmp_path / "old")
     assert "wrong or used claim code for 'Ann'" in old_code
     # reclaiming a name that is not in the tournament is refused
     result = cli(server, "reclaim", tournament_id, "watcher", data_dir=data)
