@@ -33,10 +33,12 @@ from lanqi.protocol import (
     GetStandings,
     Hello,
     JoinTournament,
+    ListPlayers,
     ListSeeks,
     Ok,
     PauseTournament,
     Ping,
+    PlayersList,
     Request,
     Seek,
     SeeksList,
@@ -144,15 +146,20 @@ def test_director_key_is_required(
     assert code_of(
         client, JoinTournament(tournament_id=tournament, player=them, director_key=DIRECTOR_KEY)
     ) == ("already_joined")
+    # a name nobody has: only the director makes it a roster entry (docs/protocol.md,
+    # "Rosters and claim codes"), and withdrawing one is refused
+    nobody = JoinTournament(tournament_id=tournament, player="nobody-here", director_key="guess")
+    assert code_of(me, nobody) == "unauthorized"
     assert (
         code_of(
             client,
-            JoinTournament(
+            WithdrawTournament(
                 tournament_id=tournament, player="nobody-here", director_key=DIRECTOR_KEY
             ),
         )
         == "unknown_player"
     )
+    assert "nobody-here" not in {p.name for p in client.call(ListPlayers(), PlayersList).players}
     # one entrant is not a tournament
     assert (
         code_of(client, StartTournament(tournament_id=tournament, director_key=DIRECTOR_KEY))

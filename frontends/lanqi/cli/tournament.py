@@ -147,15 +147,15 @@ def format_standings(reply: Any) -> str:
     t = reply.tournament
     lines = [
         f"{t.spec.name} ({t.spec.format}, {t.spec.variant}) - {t.status}, round {t.round}",
-        f"{'#':>3}  {'player':<20} {'rating':>6} {'pts':>5} {'games':>5} {'W':>3} {'D':>3} "
-        f"{'L':>3}  tiebreaks",
+        f"{'#':>3}  {'player':<20} {'pts':>5} {'games':>5} {'W':>3} {'D':>3} {'L':>3} "
+        f"{'rating':>6}  tiebreaks",
     ]
     for row in reply.rows:  # the rating is the one in the tournament's game
         tiebreaks = ", ".join(f"{k} {v}" for k, v in row.tiebreaks.items())
         rating = "" if row.rating is None else f"{row.rating:.0f}"
         lines.append(
-            f"{row.rank:>3}  {row.player:<20} {rating:>6} {row.points:>5g} {row.games:>5} "
-            f"{row.wins:>3} {row.draws:>3} {row.losses:>3}  {tiebreaks}"
+            f"{row.rank:>3}  {row.player:<20} {row.points:>5g} {row.games:>5} {row.wins:>3} "
+            f"{row.draws:>3} {row.losses:>3} {rating:>6}  {tiebreaks}"
         )
     return "\n".join(lines)
 

@@ -44,7 +44,7 @@ class ConnectScene(Scene):
         self.fields = [
             ("服务器 Server", self.server),
             ("名字 Name", self.name),
-            ("认领码 Claim code (optional)", self.claim),
+            ("Claim code (optional: a roster entry)", self.claim),
             ("裁判 Referee (optional)", self.referee),
         ]
         super().startup(app)
