@@ -458,3 +458,51 @@ def test_challenges_both_ways(gui, server, bots) -> None:
             10,
             "the game against Dave",
         )
+
+
+def test_a_roster_entry_is_claimed_on_the_connect_screen(gui, server) -> None:
+    """The director entered "Mei" before she came; the connect screen's claim code
+    field takes her entry over (a wrong code is refused there, in one line)."""
+    from lanqi.client.matchmaker import MatchmakerClient
+    from lanqi.gui.scenes.connect import ConnectScene
+    from lanqi.gui.scenes.lobby import LobbyScene
+    from lanqi.protocol import (
+        ClaimCode,
+        CreateTournament,
+        JoinTournament,
+        TournamentCreated,
+        TournamentSpec,
+    )
+
+    with MatchmakerClient(server.matchmaker_endpoint) as director:
+        spec = TournamentSpec(name="Roster night", format="round_robin", variant="gomoku")
+        tid = director.call(
+            CreateTournament(director_key=DIRECTOR_KEY, spec=spec), TournamentCreated
+        ).tournament_id
+        code = director.call(
+            JoinTournament(tournament_id=tid, player="Mei", director_key=DIRECTOR_KEY), ClaimCode
+        ).code
+    driver = gui(
+        server=server.matchmaker_endpoint,
+        events=server.matchmaker_pub_endpoint,
+        referee=server.referee.endpoint,
+        referee_events=server.referee.pub_endpoint,
+        name="Mei",
+    )
+    driver.app.switch(driver.app.first_scene())
+    driver.frames()
+    scene = driver.scene
+    assert isinstance(scene, ConnectScene)
+
+    def claim_with(text: str) -> None:
+        driver.click(scene.claim.rect.center)
+        scene.claim.text = ""
+        driver.type(text)
+        driver.click(scene.buttons[0].rect.center)  # 连接 Connect
+
+    claim_with("ZZZZZZ" if code != "ZZZZZZ" else "YYYYYY")
+    driver.until(lambda: bool(scene.error), 10, "the refusal")
+    assert "wrong or used claim code for 'Mei'" in scene.error
+    claim_with(code.lower())
+    driver.until(lambda: isinstance(driver.scene, LobbyScene), 10, "the lobby")
+    assert driver.app.lobby is not None and driver.app.lobby.name == "Mei"
