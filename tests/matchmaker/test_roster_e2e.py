@@ -135,3 +135,26 @@ def test_a_roster_is_entered_before_anyone_is_online_and_claimed_with_codes(
     # reclaiming a name that is not in the tournament is refused
     result = cli(server, "reclaim", tournament_id, "watcher", data_dir=data)
     assert result.returncode != 0 and "not entered" in result.stderr
+
+
+def test_a_roster_entry_nobody_claims_loses_by_forfeit(
+    lanqi: Any, mm: Callable[..., MatchmakerClient], tour: Any
+) -> None:
+    data = lanqi.data_dir("ghost-data")
+    server = lanqi.serve(data_dir=data, director_key=None)
+    spec = ["--format", "round_robin", "--variant", "gomoku", "--forfeit-after", "5"]
+    tournament_id = ok(cli(server, "create", "Ghost Cup", *spec, data_dir=data)).strip()
+    codes = dict(
+        line.split()
+        for line in ok(cli(server, "join", tournament_id, "Hal", "Gus", data_dir=data)).splitlines()
+    )
+    lanqi.bot(server, "Hal", "--claim", codes["Hal"])  # Gus never comes
+    watcher = mm(server)
+    watcher.hello("watcher")
+    wait_online(watcher, {"Hal"})
+    ok(cli(server, "start", tournament_id, data_dir=data))
+    final = tour.wait_finished(watcher, tournament_id, timeout_s=60)
+    rows = {row.player: row for row in final.rows}
+    assert (rows["Hal"].wins, rows["Gus"].losses) == (1, 1)
+    kinds = read_store(data, "SELECT kind FROM pairings WHERE tournament_id = ?", (tournament_id,))
+    assert [r["kind"] for r in kinds] == ["forfeit"]
