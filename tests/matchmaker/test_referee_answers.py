@@ -235,13 +235,14 @@ def test_a_refused_results_since_is_asked_again_for_the_same_results(
     assert gap.after == 0
     fake_referee.refuse(gap)  # ... while the referee's store fails
     again = fake_referee.expect(ResultsSince)  # asked again, not an hour later
-    # the same results, though the cursor has moved past the live result 2 meanwhile
+    # the same results: the live result 2 is recorded, but the cursor waits at 0 for 1
     assert again.after == 0 and again.id != gap.id
     fake_referee.refuse(again)  # still failing: asked again (a longer back-off)
     third = fake_referee.expect(ResultsSince)
     assert third.after == 0
     fake_referee.answer(ResultsList(re=third.id, results=[_result("elsewhere-1", 1)]))
-    assert _cursor(tmp_path) == 2
+    # the gap filled: on over 1 and the 2 heard ahead of it
+    _wait(lambda: _cursor(tmp_path) == 2, "the cursor to move over results 1 and 2")
 
 
 def test_a_lobby_game_refused_internal_is_created_on_a_retry(
@@ -323,6 +324,11 @@ def test_a_game_that_ended_before_its_create_was_answered_gets_its_result(
         ["a", "b"], until=lambda: bool(read_store(tmp_path, sql, (lost.game_id,)))
     )
     assert retries and {r.game_id for r in retries} == {lost.game_id}
+    # stored first, then its result recorded (two commits the reader may see apart)
+    _wait(
+        lambda: read_store(tmp_path, sql, (lost.game_id,))[0][0] == "finished",
+        "the result to be recorded",
+    )
     assert tuple(read_store(tmp_path, sql, (lost.game_id,))[0]) == ("finished", "*", "abandoned")
 
 
