@@ -15,8 +15,9 @@ import zmq
 
 from lanqi.matchmaker.referees import RefereeLink
 from lanqi.matchmaker.service import MatchmakerConfig, MatchmakerService
-from lanqi.matchmaker.store import GameRecord, PlayerRecord
+from lanqi.matchmaker.store import GameRecord, MatchmakerStore, PlayerRecord
 from lanqi.protocol import GameResult
+from lanqi.tournament.ratings import Glicko2
 from lanqi.tournament.scoring import GameScore
 
 
@@ -38,9 +39,7 @@ def test_a_result_delivered_twice_is_counted_once(
 ) -> None:
     service = _service(tmp_path, context)
     for pid, name in (("p1", "ann"), ("p2", "bob")):
-        service.store.add_player(
-            PlayerRecord(pid, name, "human", f"s-{pid}", 1500.0, 350.0, 0.06), 0
-        )
+        service.store.add_player(PlayerRecord(pid, name, "human", f"s-{pid}"), 0)
     service.store.add_game(
         GameRecord(
             game_id="g1",
@@ -69,18 +68,18 @@ def test_a_result_delivered_twice_is_counted_once(
         moves=["h2e2", "h9g7"],
     )
 
-    def seen() -> tuple[tuple[float, float, int], ...]:
-        players = (service.store.player("p1"), service.store.player("p2"))
-        return tuple((p.rating, p.rd, p.games) for p in players if p is not None)
+    def seen(store: MatchmakerStore) -> tuple[tuple[float, float, int], ...]:
+        ratings = (store.rating("p1", "xiangqi"), store.rating("p2", "xiangqi"))
+        return tuple((r.rating, r.rd, r.games) for r in ratings)
 
     service.apply_result(link, result)
-    once = seen()
+    once = seen(service.store)
     assert once[0][0] > 1500.0 > once[1][0] and once[0][2] == once[1][2] == 1, once
     game = service.store.game("g1")
     assert game is not None and (game.status, game.result) == ("finished", "1-0")
 
     service.apply_result(link, result)  # the same result again (gap filled, reconcile)
-    assert seen() == once
+    assert seen(service.store) == once
     assert link.games_in_progress == 0
     service.store.close()
 
@@ -88,8 +87,7 @@ def test_a_result_delivered_twice_is_counted_once(
     again = _service(tmp_path, context)
     try:
         again.apply_result(again.config.referees[0], result)
-        players = (again.store.player("p1"), again.store.player("p2"))
-        assert tuple((p.rating, p.rd, p.games) for p in players if p is not None) == once
+        assert seen(again.store) == once
         assert again.store.referee_cursor("r1") == 1
     finally:
         again.store.close()
@@ -102,7 +100,7 @@ def test_the_store_records_a_game_result_once(
     try:
         store = service.store
         for pid in ("p1", "p2"):
-            store.add_player(PlayerRecord(pid, pid, "human", f"s-{pid}", 1500.0, 350.0, 0.06), 0)
+            store.add_player(PlayerRecord(pid, pid, "human", f"s-{pid}"), 0)
         store.add_game(
             GameRecord(
                 "g1",
@@ -124,13 +122,14 @@ def test_the_store_records_a_game_result_once(
             moves=["h8"],
             ended_ms=1,
             referee="r1",
-            result_seq=4,
+            result_seq=1,
             score=GameScore(1.0, "played"),
-            ratings={"p1": (1600.0, 300.0, 0.06), "p2": (1400.0, 300.0, 0.06)},
+            ratings={"p1": Glicko2(1600.0, 300.0, 0.06), "p2": Glicko2(1400.0, 300.0, 0.06)},
         )
         assert store.record_result("g1", **record) is True  # type: ignore[arg-type]
         assert store.record_result("g1", **record) is False  # type: ignore[arg-type]
-        assert [store.player(p).games for p in ("p1", "p2")] == [1, 1]  # type: ignore[union-attr]
-        assert store.referee_cursor("r1") == 4
+        assert [store.rating(p, "gomoku").games for p in ("p1", "p2")] == [1, 1]
+        assert [store.rating(p, "xiangqi").games for p in ("p1", "p2")] == [0, 0]
+        assert store.referee_cursor("r1") == 1
     finally:
         service.store.close()
