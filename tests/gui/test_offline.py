@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 import pytest
 
 pygame = pytest.importorskip("pygame")
 
 from lanqi.games import gomoku, xiangqi  # noqa: E402
 from lanqi.gui import theme  # noqa: E402
+
+if TYPE_CHECKING:
+    from tests.gui.conftest import Driver
 
 #: a short game that ends in checkmate (found by the built-in AI against random replies)
 MATE_LINE = [
@@ -16,7 +22,7 @@ MATE_LINE = [
 ]  # fmt: skip
 
 
-def start_local(gui, variant: str, **kwargs):
+def start_local(gui: Callable[..., Driver], variant: str, **kwargs: Any) -> Driver:
     from lanqi.gui.scenes.menu import start_offline
 
     driver = gui()
@@ -25,7 +31,7 @@ def start_local(gui, variant: str, **kwargs):
     return driver
 
 
-def test_two_players_xiangqi_to_checkmate(gui) -> None:
+def test_two_players_xiangqi_to_checkmate(gui: Callable[..., Driver]) -> None:
     driver = start_local(gui, "xiangqi")
     scene = driver.scene
     driver.check_xiangqi_board(xiangqi.Board())
@@ -59,7 +65,7 @@ def test_two_players_xiangqi_to_checkmate(gui) -> None:
     assert model.ply == len(MATE_LINE)
 
 
-def test_illegal_moves_are_refused_with_the_reason(gui) -> None:
+def test_illegal_moves_are_refused_with_the_reason(gui: Callable[..., Driver]) -> None:
     driver = start_local(gui, "xiangqi")
     scene = driver.scene
     # a horse cannot move straight ahead
@@ -91,7 +97,7 @@ def test_illegal_moves_are_refused_with_the_reason(gui) -> None:
     assert "general in check or facing" in driver.scene.session.notices[-1].text
 
 
-def test_two_players_gomoku_five_in_a_row(gui) -> None:
+def test_two_players_gomoku_five_in_a_row(gui: Callable[..., Driver]) -> None:
     driver = start_local(gui, "gomoku")
     scene = driver.scene
     n = 15
@@ -111,7 +117,7 @@ def test_two_players_gomoku_five_in_a_row(gui) -> None:
     assert scene.model.ply == 0 and not scene.model.finished
 
 
-def test_against_the_ai_gomoku_to_the_end(gui) -> None:
+def test_against_the_ai_gomoku_to_the_end(gui: Callable[..., Driver]) -> None:
     from lanqi.bot.base import GameState
     from lanqi.bot.simple import GreedyGomokuBot
 
@@ -134,7 +140,7 @@ def test_against_the_ai_gomoku_to_the_end(gui) -> None:
     driver.shot("gomoku-vs-ai")
 
 
-def test_against_the_ai_xiangqi_to_the_end_with_takeback(gui) -> None:
+def test_against_the_ai_xiangqi_to_the_end_with_takeback(gui: Callable[..., Driver]) -> None:
     from lanqi.bot.base import GameState
     from lanqi.bot.xiangqi_ai import XiangqiAI
 
@@ -164,7 +170,7 @@ def test_against_the_ai_xiangqi_to_the_end_with_takeback(gui) -> None:
     driver.check_xiangqi_board(scene.model.board)
 
 
-def test_live_clock_and_time_out(gui) -> None:
+def test_live_clock_and_time_out(gui: Callable[..., Driver]) -> None:
     from lanqi.gui.scenes.game import format_clock
 
     driver = start_local(gui, "xiangqi", time_control="0.03+0")  # 1.8 s each
@@ -180,7 +186,7 @@ def test_live_clock_and_time_out(gui) -> None:
     assert format_clock(scene.model.clock.left_ms(1)) == "0.0"
 
 
-def test_resize_flip_and_latin(gui) -> None:
+def test_resize_flip_and_latin(gui: Callable[..., Driver]) -> None:
     driver = start_local(gui, "xiangqi")
     scene = driver.scene
     for move in MATE_LINE[:6]:
@@ -211,7 +217,7 @@ def test_resize_flip_and_latin(gui) -> None:
     assert Settings.load(driver.app.data_dir).latin
 
 
-def test_menu_starts_every_mode(gui) -> None:
+def test_menu_starts_every_mode(gui: Callable[..., Driver]) -> None:
     from lanqi.gui.scenes.game import GameScene
     from lanqi.gui.scenes.menu import MenuScene
 
@@ -232,7 +238,7 @@ def test_menu_starts_every_mode(gui) -> None:
         assert isinstance(driver.scene, MenuScene)
 
 
-def test_moves_slide_into_place(gui) -> None:
+def test_moves_slide_into_place(gui: Callable[..., Driver]) -> None:
     driver = start_local(gui, "xiangqi")
     driver.app.settings.animate = True
     scene = driver.scene
@@ -248,7 +254,7 @@ def test_moves_slide_into_place(gui) -> None:
     driver.check_xiangqi_board(scene.model.board)
 
 
-def test_the_frame_loop_runs_until_the_window_closes(gui) -> None:
+def test_the_frame_loop_runs_until_the_window_closes(gui: Callable[..., Driver]) -> None:
     from lanqi.gui.scenes.game import GameScene
 
     driver = gui(offline="gomoku", ai=2, ai_time_ms=20)

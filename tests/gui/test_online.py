@@ -8,9 +8,9 @@ as a person would (connect screen, lobby), and every move is a posted click.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -21,6 +21,11 @@ from lanqi.bot.runner import BotRunner, Policy  # noqa: E402
 from lanqi.bot.simple import GreedyGomokuBot, RandomBot  # noqa: E402
 from lanqi.games import gomoku, xiangqi  # noqa: E402
 from lanqi.protocol import Seek  # noqa: E402
+
+if TYPE_CHECKING:
+    from tests.gui.conftest import Driver
+
+    from lanqi.server.embedded import EmbeddedServer
 
 DIRECTOR_KEY = "k"
 
@@ -53,7 +58,7 @@ class Bots:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Any]:
+def server(tmp_path: Path) -> Iterator[EmbeddedServer]:
     from lanqi.server.embedded import EmbeddedServer
 
     embedded = EmbeddedServer(
@@ -72,7 +77,7 @@ def server(tmp_path: Path) -> Iterator[Any]:
 
 
 @pytest.fixture
-def bots(server: Any) -> Iterator[Bots]:
+def bots(server: EmbeddedServer) -> Iterator[Bots]:
     pool = Bots(server.matchmaker_endpoint)
     try:
         yield pool
@@ -80,7 +85,7 @@ def bots(server: Any) -> Iterator[Bots]:
         pool.stop()
 
 
-def connect(gui: Any, server: Any, name: str = "Alice") -> Any:
+def connect(gui: Callable[..., Driver], server: EmbeddedServer, name: str = "Alice") -> Driver:
     from lanqi.gui.scenes.lobby import LobbyScene
 
     driver = gui(
@@ -111,15 +116,16 @@ def wait_for_game(driver: Any) -> Any:
     return scene
 
 
-def play_out(driver: Any, scene: Any, choose: Any, max_plies: int = 300) -> None:
+def play_out(
+    driver: Driver, scene: Any, choose: Callable[[list[str]], str], max_plies: int = 300
+) -> None:
     """Play my moves by clicking until the game ends."""
-    model_moves = lambda: list(scene.model.moves)  # noqa: E731
     while not scene.model.finished:
         driver.until(lambda: scene.interactive() or scene.model.finished, 15, "my turn")
         if scene.model.finished:
             break
         assert scene.model.ply < max_plies
-        move = choose(model_moves())
+        move = choose(list(scene.model.moves))
         before = scene.model.ply
         if scene.model.variant == "xiangqi":
             driver.play_xiangqi(move)
@@ -134,7 +140,9 @@ def greedy_gomoku(moves: list[str]) -> str:
     return GreedyGomokuBot(seed=1).choose_move(GameState.start("gomoku", moves=moves))
 
 
-def test_online_gomoku_chat_and_rematch_then_resign(gui, server, bots) -> None:
+def test_online_gomoku_chat_and_rematch_then_resign(
+    gui: Callable[..., Driver], server: EmbeddedServer, bots: Bots
+) -> None:
     from lanqi.gui.scenes.lobby import LobbyScene
 
     bots.start("Randy", variants=("gomoku", "xiangqi"), seek=Seek(variant="gomoku"))
@@ -183,7 +191,9 @@ def test_online_gomoku_chat_and_rematch_then_resign(gui, server, bots) -> None:
     assert isinstance(driver.scene, LobbyScene)
 
 
-def test_online_xiangqi_to_the_end(gui, server, bots) -> None:
+def test_online_xiangqi_to_the_end(
+    gui: Callable[..., Driver], server: EmbeddedServer, bots: Bots
+) -> None:
     from lanqi.bot.xiangqi_ai import XiangqiAI
 
     bots.start("Rook", variants=("xiangqi",), seek=Seek(variant="xiangqi"))
@@ -221,7 +231,9 @@ def test_online_xiangqi_to_the_end(gui, server, bots) -> None:
     assert snapshot.result == scene.model.result
 
 
-def test_spectate_a_live_game(gui, server, bots) -> None:
+def test_spectate_a_live_game(
+    gui: Callable[..., Driver], server: EmbeddedServer, bots: Bots
+) -> None:
     from lanqi.gui.scenes.game import GameScene
 
     bots.start("Red1", variants=("xiangqi",), seek=Seek(variant="xiangqi"), max_games=1)
@@ -271,10 +283,13 @@ def test_spectate_a_live_game(gui, server, bots) -> None:
     assert scene._status_lines()[0]
 
 
-def test_tournament_calls_every_game(gui, server, bots) -> None:
+def test_tournament_calls_every_game(
+    gui: Callable[..., Driver], server: EmbeddedServer, bots: Bots
+) -> None:
     from lanqi.client.matchmaker import MatchmakerClient
     from lanqi.gui.scenes.game import GameScene
     from lanqi.gui.scenes.lobby import LobbyScene
+    from lanqi.gui.sessions import OnlineSession
     from lanqi.protocol import (
         CreateTournament,
         Ok,
@@ -314,6 +329,7 @@ def test_tournament_calls_every_game(gui, server, bots) -> None:
             driver.until(
                 lambda: (
                     isinstance(driver.scene, GameScene)
+                    and isinstance(driver.scene.session, OnlineSession)
                     and driver.scene.session.game_id not in games
                 ),
                 15,
@@ -343,7 +359,9 @@ def test_tournament_calls_every_game(gui, server, bots) -> None:
         driver.shot("lobby-standings", docs=True)
 
 
-def test_offers_takebacks_and_clocks_with_a_scripted_opponent(gui, server) -> None:
+def test_offers_takebacks_and_clocks_with_a_scripted_opponent(
+    gui: Callable[..., Driver], server: EmbeddedServer
+) -> None:
     """Draw and takeback buttons, and a live Fischer clock, against a scripted seat."""
     from lanqi.client.referee import RefereeClient
     from lanqi.gui.scenes.game import open_assignment
@@ -422,7 +440,9 @@ def test_offers_takebacks_and_clocks_with_a_scripted_opponent(gui, server) -> No
         assert (scene.model.result, scene.model.termination) == ("1/2-1/2", "agreement")
 
 
-def test_challenges_both_ways(gui, server, bots) -> None:
+def test_challenges_both_ways(
+    gui: Callable[..., Driver], server: EmbeddedServer, bots: Bots
+) -> None:
     from lanqi.client.matchmaker import MatchmakerClient
     from lanqi.gui.scenes.game import GameScene
     from lanqi.gui.scenes.lobby import LobbyScene

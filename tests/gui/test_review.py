@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -11,6 +13,9 @@ pygame = pytest.importorskip("pygame")
 from lanqi.games import gomoku, xiangqi  # noqa: E402
 from lanqi.games.xiangqi.pgn import read_pgns, write_pgn  # noqa: E402
 from lanqi.gui.model import GameModel  # noqa: E402
+
+if TYPE_CHECKING:
+    from tests.gui.conftest import Driver
 
 MATE_LINE = [
     "b0c2", "b9a7", "b2a2", "f9e8", "a2a6", "g6g5", "a6a9", "b7b6",
@@ -26,7 +31,7 @@ def write_game(path: Path, moves: list[str], **headers: str) -> xiangqi.Board:
     return board
 
 
-def test_review_a_pgn_step_flip_and_save(gui, tmp_path: Path) -> None:
+def test_review_a_pgn_step_flip_and_save(gui: Callable[..., Driver], tmp_path: Path) -> None:
     from lanqi.gui.scenes.game import GameScene
 
     record = tmp_path / "club.pgn"
@@ -74,7 +79,9 @@ def test_review_a_pgn_step_flip_and_save(gui, tmp_path: Path) -> None:
     assert games[0].headers["Red"] == "Lü Qin" and games[0].result == "1-0"
 
 
-def test_review_several_games_and_a_gomoku_record(gui, tmp_path: Path) -> None:
+def test_review_several_games_and_a_gomoku_record(
+    gui: Callable[..., Driver], tmp_path: Path
+) -> None:
     from lanqi.gui.scenes.review import OpenScene
 
     two = tmp_path / "two.pgn"

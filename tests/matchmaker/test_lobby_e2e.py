@@ -150,7 +150,8 @@ def test_accepted_challenge_is_played_through_the_referee(
         # the matchmaker writes the options out in full (so equal games compare equal)
         dataclasses.replace(seek, options={"size": 15, "rule": "freestyle"}),
     )
-    expect_event(lobby_watcher, lambda e: e.kind == "challenge" and e.to == bob.welcome.name)
+    bob_name = bob.welcome.name
+    expect_event(lobby_watcher, lambda e: e.kind == "challenge" and e.to == bob_name)
     bob.call(AcceptChallenge(challenge_id=challenge_id), Ok)
     mine = expect_push(ann, GameAssigned).game
     theirs = expect_push(bob, GameAssigned).game
@@ -338,6 +339,7 @@ def test_incompatible_seeks_stay_open_until_cancelled(
         event = expect_event(
             lobby_watcher, lambda e: e.kind == "seek_removed" and e.seek_id in mine_and_theirs
         )
+        assert event.seek_id is not None
         gone.add(event.seek_id)
     assert gone == {one.seek_id, two.seek_id}
 

@@ -11,7 +11,7 @@ import dataclasses
 import random
 import socket
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgpack
 import pytest
@@ -45,6 +45,9 @@ from lanqi.protocol import (
     message_types,
 )
 from lanqi.protocol.schema import to_wire
+
+if TYPE_CHECKING:
+    from tests.referee.conftest import Table
 
 #: Flags of this module's shared referee: no seat goes silent during a test, so a
 #: game's seq changes only through requests.
@@ -275,7 +278,7 @@ JUNK_VALUES: list[Any] = [
 
 
 @pytest.fixture
-def playing(new_table: Callable[..., Any]) -> Any:
+def playing(new_table: Callable[..., Table]) -> Any:
     table = new_table("xiangqi")
     table.play("h2e2")
     return table
@@ -692,7 +695,7 @@ def _mutate(data: dict[str, Any], rng: random.Random) -> bytes:
 def test_fuzz_mutated_requests(
     referee_factory: Callable[..., Any],
     raw: Callable[[object], RawPeer],
-    new_table: Callable[..., Any],
+    new_table: Callable[..., Table],
     connect: Callable[..., RefereeClient],
 ) -> None:
     # Long liveness: a seat must not go "disconnected" (an event) while we fuzz.

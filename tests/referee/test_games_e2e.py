@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -27,6 +27,9 @@ from lanqi.protocol import (
     TimeControl,
 )
 
+if TYPE_CHECKING:
+    from tests.referee.conftest import Table
+
 # Five in a row for seat 0 (black stones move first in gomoku).
 GOMOKU_BLACK_WINS = ["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4", "l8"]
 
@@ -41,7 +44,7 @@ def refused(code: str, call: Callable[[], object]) -> None:
 # ---------------------------------------------------------------- endings by rule
 
 
-def test_xiangqi_checkmate(new_table: Callable[..., Any]) -> None:
+def test_xiangqi_checkmate(new_table: Callable[..., Table]) -> None:
     # Red rooks a8 and b0, black general e9: b0b9 checks along rank 9, a8 holds rank 8.
     table = new_table("xiangqi", fen="4k4/R8/9/9/9/9/9/9/9/1R1K5 w")
     table.play("b0b9")
@@ -50,7 +53,7 @@ def test_xiangqi_checkmate(new_table: Callable[..., Any]) -> None:
     refused("game_over", lambda: table.client.move(table.game_id, table.tokens[1], 1, "e9e8"))
 
 
-def test_xiangqi_stalemate_is_a_loss_for_the_side_to_move(new_table: Callable[..., Any]) -> None:
+def test_xiangqi_stalemate_is_a_loss_for_the_side_to_move(new_table: Callable[..., Table]) -> None:
     # After a7a8 the black general d9 is not in check but has no move: d8 and e8 are
     # on the rook's rank, e9 would face the red general on the open e file.
     table = new_table("xiangqi", fen="3k5/9/R8/9/9/9/9/9/9/4K4 w")
@@ -66,7 +69,7 @@ def test_xiangqi_stalemate_is_a_loss_for_the_side_to_move(new_table: Callable[..
     ],
 )
 def test_gomoku_five_in_a_row(
-    new_table: Callable[..., Any], moves: list[str], result: str, winner: int
+    new_table: Callable[..., Table], moves: list[str], result: str, winner: int
 ) -> None:
     table = new_table("gomoku", options={"size": 15, "rule": "freestyle"})
     table.play(*moves)
@@ -74,14 +77,14 @@ def test_gomoku_five_in_a_row(
     assert snapshot.moves == moves
 
 
-def test_perpetual_check_loses_for_the_checker(new_table: Callable[..., Any]) -> None:
+def test_perpetual_check_loses_for_the_checker(new_table: Callable[..., Table]) -> None:
     # The red rook checks from a9 and a8 in turn; the black general shuffles e9/e8.
     table = new_table("xiangqi", fen="4k4/9/9/9/9/9/9/9/9/R2K5 w - - 0 1")
     table.play(*["a0a9", "e9e8", "a9a8", "e8e9", "a8a9", "e9e8", "a9a8", "e8e9", "a8a9"])
     table.assert_ended("0-1", "perpetual_check", 1)
 
 
-def test_perpetual_chase_loses_for_the_chaser(new_table: Callable[..., Any]) -> None:
+def test_perpetual_chase_loses_for_the_chaser(new_table: Callable[..., Table]) -> None:
     # Black to move first: its unprotected horse runs a7/b5, the red rook chases it
     # every move (h7 attacks a7, h5 attacks b5), so red loses.
     table = new_table("xiangqi", fen="5k3/9/n6R1/9/9/9/9/9/9/3K5 b - - 0 1")
@@ -90,13 +93,13 @@ def test_perpetual_chase_loses_for_the_chaser(new_table: Callable[..., Any]) -> 
     table.assert_ended("0-1", "perpetual_chase", 1)
 
 
-def test_idle_repetition_is_a_draw(new_table: Callable[..., Any]) -> None:
+def test_idle_repetition_is_a_draw(new_table: Callable[..., Table]) -> None:
     table = new_table("xiangqi", fen="3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1")
     table.play(*["a0a1", "d9d8", "a1a0", "d8d9", "a0a1", "d9d8", "a1a0", "d8d9"])
     table.assert_ended("1/2-1/2", "repetition", None)
 
 
-def test_move_limit_without_capture(new_table: Callable[..., Any]) -> None:
+def test_move_limit_without_capture(new_table: Callable[..., Table]) -> None:
     # 117 plies without a capture already: the 120th ends the game.
     table = new_table("xiangqi", fen="3k5/9/9/9/9/9/9/9/9/R3K4 w - - 117 70")
     table.play("a0a5", "d9d8")
@@ -105,7 +108,7 @@ def test_move_limit_without_capture(new_table: Callable[..., Any]) -> None:
     table.assert_ended("1/2-1/2", "move_limit", None)
 
 
-def test_capture_leaving_insufficient_material_is_a_draw(new_table: Callable[..., Any]) -> None:
+def test_capture_leaving_insufficient_material_is_a_draw(new_table: Callable[..., Table]) -> None:
     # The red elephant e2 takes the last black soldier (c4): only generals, advisors
     # and elephants remain.
     table = new_table("xiangqi", fen="3akab2/9/4b4/9/9/2p6/9/4B4/4A4/3AK1B2 w")
@@ -141,7 +144,7 @@ def test_a_game_created_from_a_finished_position_does_not_hang(
 # ---------------------------------------------------------------- endings by the referee
 
 
-def test_resignation(new_table: Callable[..., Any]) -> None:
+def test_resignation(new_table: Callable[..., Table]) -> None:
     table = new_table("xiangqi")
     table.play("h2e2", "h9g7")
     table.client.resign(table.game_id, table.tokens[1])
@@ -150,7 +153,7 @@ def test_resignation(new_table: Callable[..., Any]) -> None:
 
 
 def test_flag_falls_on_an_idle_server_and_a_late_move_is_refused(
-    new_table: Callable[..., Any],
+    new_table: Callable[..., Table],
 ) -> None:
     table = new_table(
         "gomoku", time_control=TimeControl(kind="fischer", base_ms=300, increment_ms=0)
@@ -165,7 +168,7 @@ def test_flag_falls_on_an_idle_server_and_a_late_move_is_refused(
 
 
 def test_a_move_after_the_flag_is_refused_as_timeout_even_mid_game(
-    new_table: Callable[..., Any],
+    new_table: Callable[..., Table],
 ) -> None:
     table = new_table(
         "xiangqi", time_control=TimeControl(kind="fischer", base_ms=400, increment_ms=0)
@@ -177,7 +180,7 @@ def test_a_move_after_the_flag_is_refused_as_timeout_even_mid_game(
     table.assert_ended("1-0", "timeout", 0)
 
 
-def test_draw_by_agreement(new_table: Callable[..., Any]) -> None:
+def test_draw_by_agreement(new_table: Callable[..., Table]) -> None:
     table = new_table("gomoku")
     table.play("h8", "h9")
     table.client.offer_draw(table.game_id, table.tokens[0])
@@ -187,14 +190,14 @@ def test_draw_by_agreement(new_table: Callable[..., Any]) -> None:
     table.assert_ended("1/2-1/2", "agreement", None)
 
 
-def test_crossing_draw_offers_agree(new_table: Callable[..., Any]) -> None:
+def test_crossing_draw_offers_agree(new_table: Callable[..., Table]) -> None:
     table = new_table("xiangqi")
     table.client.offer_draw(table.game_id, table.tokens[1])
     table.client.offer_draw(table.game_id, table.tokens[0])
     table.assert_ended("1/2-1/2", "agreement", None)
 
 
-def test_declined_draw_offer_and_moving_on(new_table: Callable[..., Any]) -> None:
+def test_declined_draw_offer_and_moving_on(new_table: Callable[..., Table]) -> None:
     table = new_table("xiangqi")
     table.play("h2e2")
     table.client.offer_draw(table.game_id, table.tokens[0])
@@ -214,7 +217,7 @@ def test_declined_draw_offer_and_moving_on(new_table: Callable[..., Any]) -> Non
 
 
 def test_abandoned_when_a_seat_stops_heartbeating(
-    referee_factory: Callable[..., Any], new_table: Callable[..., Any]
+    referee_factory: Callable[..., Any], new_table: Callable[..., Table]
 ) -> None:
     process = referee_factory("--disconnect-after", "0.3", "--abandon-after", "0.5")
     table = new_table("xiangqi", process=process)
@@ -235,26 +238,26 @@ def test_abandoned_when_a_seat_stops_heartbeating(
     assert table.view.connected == [True, False]
 
 
-def test_abort_before_both_sides_moved(new_table: Callable[..., Any]) -> None:
+def test_abort_before_both_sides_moved(new_table: Callable[..., Table]) -> None:
     table = new_table("xiangqi")
     table.play("h2e2")
     table.client.abort(table.game_id, table.tokens[1])
     table.assert_ended("*", "aborted", None)
 
 
-def test_abort_before_anyone_joined(new_table: Callable[..., Any]) -> None:
+def test_abort_before_anyone_joined(new_table: Callable[..., Table]) -> None:
     table = new_table("gomoku", join=False)
     table.client.abort(table.game_id, table.tokens[0])
     table.assert_ended("*", "aborted", None)
 
 
-def test_abort_is_refused_in_a_rated_game(new_table: Callable[..., Any]) -> None:
+def test_abort_is_refused_in_a_rated_game(new_table: Callable[..., Table]) -> None:
     table = new_table("xiangqi", casual=False)
     refused("not_allowed", lambda: table.client.abort(table.game_id, table.tokens[0]))
     assert table.sync().status == "active"
 
 
-def test_abort_is_refused_once_both_sides_moved(new_table: Callable[..., Any]) -> None:
+def test_abort_is_refused_once_both_sides_moved(new_table: Callable[..., Table]) -> None:
     table = new_table("gomoku")
     table.play("h8", "h9")
     refused("not_allowed", lambda: table.client.abort(table.game_id, table.tokens[0]))
@@ -265,9 +268,9 @@ def test_abort_is_refused_once_both_sides_moved(new_table: Callable[..., Any]) -
 # ---------------------------------------------------------------- takebacks
 
 
-def test_takeback_accepted_and_declined_in_a_casual_game(new_table: Callable[..., Any]) -> None:
+def test_takeback_accepted_and_declined_in_a_casual_game(new_table: Callable[..., Table]) -> None:
     table = new_table("xiangqi", casual=True)
-    client, game_id, red, black = table.client, table.game_id, *table.tokens
+    client, game_id, (red, black) = table.client, table.game_id, table.tokens
     refused("not_allowed", lambda: client.request_takeback(game_id, red))  # nothing to take
     table.play("h2e2", "h9g7")
     first_seq = table.sync().seq
@@ -298,7 +301,7 @@ def test_takeback_accepted_and_declined_in_a_casual_game(new_table: Callable[...
     assert table.sync().moves == []
 
 
-def test_takeback_refused_in_a_rated_game(new_table: Callable[..., Any]) -> None:
+def test_takeback_refused_in_a_rated_game(new_table: Callable[..., Table]) -> None:
     table = new_table("gomoku", casual=False)
     table.play("h8", "h9")
     refused("not_allowed", lambda: table.client.request_takeback(table.game_id, table.tokens[0]))
@@ -310,7 +313,7 @@ def test_takeback_refused_in_a_rated_game(new_table: Callable[..., Any]) -> None
 
 
 def test_a_retried_move_gets_the_same_answer_and_is_applied_once(
-    new_table: Callable[..., Any],
+    new_table: Callable[..., Table],
 ) -> None:
     table = new_table("xiangqi")
     client, game_id, red = table.client, table.game_id, table.tokens[0]
@@ -334,9 +337,9 @@ def test_a_retried_move_gets_the_same_answer_and_is_applied_once(
     assert table.sync().moves == ["h2e2", "h9g7"]
 
 
-def test_move_refusals_carry_stable_codes(new_table: Callable[..., Any]) -> None:
+def test_move_refusals_carry_stable_codes(new_table: Callable[..., Table]) -> None:
     table = new_table("xiangqi")
-    client, game_id, red, black = table.client, table.game_id, *table.tokens
+    client, game_id, (red, black) = table.client, table.game_id, table.tokens
 
     def move(token: str, ply: int, text: str, game: str = game_id) -> Callable[[], object]:
         return lambda: client.move(game, token, ply, text)
@@ -358,7 +361,7 @@ def test_move_refusals_carry_stable_codes(new_table: Callable[..., Any]) -> None
     assert table.sync().moves == ["h2e2"]
 
 
-def test_only_the_whole_seat_token_acts(new_table: Callable[..., Any]) -> None:
+def test_only_the_whole_seat_token_acts(new_table: Callable[..., Table]) -> None:
     """An empty token, a prefix, an extension or a one-letter change of a seat token is refused."""
     table = new_table("xiangqi")
     client, game_id, red = table.client, table.game_id, table.tokens[0]
@@ -374,9 +377,9 @@ def test_only_the_whole_seat_token_acts(new_table: Callable[..., Any]) -> None:
     table.play("h2e2")  # the real token still acts
 
 
-def test_refusals_before_the_game_starts(new_table: Callable[..., Any]) -> None:
+def test_refusals_before_the_game_starts(new_table: Callable[..., Table]) -> None:
     table = new_table("gomoku", join=False)
-    client, game_id, black, white = table.client, table.game_id, *table.tokens
+    client, game_id, (black, white) = table.client, table.game_id, table.tokens
     refused("bad_token", lambda: client.join(game_id, seat=1, token=black))
     client.join(game_id, seat=0, token=black)
     refused("not_started", lambda: client.move(game_id, black, 0, "h8"))
@@ -388,7 +391,7 @@ def test_refusals_before_the_game_starts(new_table: Callable[..., Any]) -> None:
     assert client.join(game_id).your_seat is None  # a spectator
 
 
-def test_error_replies_answer_their_own_request_id(new_table: Callable[..., Any]) -> None:
+def test_error_replies_answer_their_own_request_id(new_table: Callable[..., Table]) -> None:
     table = new_table("gomoku")
     request = MoveRequest(game_id=table.game_id, token=table.tokens[1], ply=0, move="h8")
     request_id = table.client.send(request)
@@ -401,7 +404,7 @@ def test_error_replies_answer_their_own_request_id(new_table: Callable[..., Any]
 
 
 def test_late_spectator_converges(
-    new_table: Callable[..., Any],
+    new_table: Callable[..., Table],
     referee: Any,
     connect: Callable[..., RefereeClient],
 ) -> None:
@@ -418,7 +421,7 @@ def test_late_spectator_converges(
 
 
 def test_spectator_cut_off_for_a_while_converges(
-    new_table: Callable[..., Any],
+    new_table: Callable[..., Table],
     referee: Any,
     connect: Callable[..., RefereeClient],
 ) -> None:
@@ -451,7 +454,7 @@ def test_spectator_cut_off_for_a_while_converges(
 
 
 def test_players_and_spectators_chat_in_their_rooms(
-    new_table: Callable[..., Any], referee: Any, connect: Callable[..., RefereeClient]
+    new_table: Callable[..., Table], referee: Any, connect: Callable[..., RefereeClient]
 ) -> None:
     table = new_table("xiangqi", players=("ann", "bob"))
     spectator = connect(referee)
@@ -473,7 +476,7 @@ def test_players_and_spectators_chat_in_their_rooms(
 
 
 def test_snapshots_carry_the_latest_chat_lines(
-    new_table: Callable[..., Any], referee: Any, connect: Callable[..., RefereeClient]
+    new_table: Callable[..., Table], referee: Any, connect: Callable[..., RefereeClient]
 ) -> None:
     table = new_table("gomoku")
     speakers = [connect(referee) for _ in range(MAX_CHAT_HISTORY // 5 + 2)]
@@ -488,7 +491,7 @@ def test_snapshots_carry_the_latest_chat_lines(
 
 
 def test_a_view_that_missed_chat_catches_up_on_resync(
-    new_table: Callable[..., Any], referee: Any, connect: Callable[..., RefereeClient]
+    new_table: Callable[..., Table], referee: Any, connect: Callable[..., RefereeClient]
 ) -> None:
     table = new_table("gomoku")
     spectator = connect(referee)
@@ -504,7 +507,7 @@ def test_a_view_that_missed_chat_catches_up_on_resync(
     assert [c.text for c in view.chat] == ["first", "second"]
 
 
-def test_chat_refusals(new_table: Callable[..., Any]) -> None:
+def test_chat_refusals(new_table: Callable[..., Table]) -> None:
     table = new_table("gomoku")
     client, game_id, token = table.client, table.game_id, table.tokens[0]
     refused("bad_message", lambda: client.chat(game_id, "x" * (MAX_CHAT_LEN + 1), token=token))
@@ -515,7 +518,7 @@ def test_chat_refusals(new_table: Callable[..., Any]) -> None:
 
 
 def test_chat_rate_limit(
-    new_table: Callable[..., Any], referee: Any, connect: Callable[..., RefereeClient]
+    new_table: Callable[..., Table], referee: Any, connect: Callable[..., RefereeClient]
 ) -> None:
     table = new_table("gomoku")
     client, game_id, token = table.client, table.game_id, table.tokens[0]
@@ -534,7 +537,7 @@ def test_chat_rate_limit(
 
 
 def test_presence_comes_back_when_a_silent_seat_speaks(
-    referee_factory: Callable[..., Any], new_table: Callable[..., Any]
+    referee_factory: Callable[..., Any], new_table: Callable[..., Table]
 ) -> None:
     process = referee_factory("--disconnect-after", "0.2", "--abandon-after", "30")
     table = new_table("gomoku", process=process)
@@ -547,7 +550,7 @@ def test_presence_comes_back_when_a_silent_seat_speaks(
 
 
 def test_a_subscription_made_before_a_sync_sees_the_next_event(
-    new_table: Callable[..., Any], referee: Any, connect: Callable[..., RefereeClient]
+    new_table: Callable[..., Table], referee: Any, connect: Callable[..., RefereeClient]
 ) -> None:
     # Subscribe, sync, then cause one event: it must come through the subscription
     # (the referee applies new subscriptions before it publishes), every time.
@@ -563,7 +566,7 @@ def test_a_subscription_made_before_a_sync_sees_the_next_event(
 
 
 def test_game_view_ignores_old_events_and_resyncs_on_a_gap(
-    new_table: Callable[..., Any], referee: Any, connect: Callable[..., RefereeClient]
+    new_table: Callable[..., Table], referee: Any, connect: Callable[..., RefereeClient]
 ) -> None:
     table = new_table("xiangqi")
     table.play("h2e2", "h9g7")

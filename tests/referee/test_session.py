@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lanqi.protocol import (
+    ChatPosted,
     DrawOffered,
     GameEnded,
     GameEvent,
@@ -225,8 +226,10 @@ def test_silent_seat_is_shown_disconnected_then_abandoned() -> None:
 def test_chat_rooms_and_rate_limit() -> None:
     session = make()
     said = session.chat(TOKENS[0], "", "good luck", "peer1", 1.0)[-1]
+    assert isinstance(said, ChatPosted)
     assert said.room == "players" and said.name == "ann" and said.seat == 0
     watcher = session.chat(None, "kibitzer", "hi", "peer2", 1.0)[-1]
+    assert isinstance(watcher, ChatPosted)
     assert watcher.room == "spectators" and watcher.name == "kibitzer" and watcher.seat is None
     for i in range(4):
         session.chat(None, "kibitzer", f"m{i}", "peer2", 2.0 + i)

@@ -15,6 +15,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import lanqi
+
 __all__ = [
     "LOG_ERROR",
     "ServiceProcess",
@@ -28,8 +30,6 @@ LOG_ERROR = re.compile(r" (ERROR|CRITICAL) |^Traceback")
 
 def source_path() -> str:
     """PYTHONPATH for a child process that must import the same ``lanqi``."""
-    import lanqi
-
     roots = list(dict.fromkeys(str(Path(p).parent) for p in lanqi.__path__))
     current = os.environ.get("PYTHONPATH")
     return os.pathsep.join([*roots, current] if current else roots)

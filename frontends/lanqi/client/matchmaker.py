@@ -16,6 +16,7 @@ import zmq
 
 from lanqi.protocol import (
     ErrorReply,
+    GameAssigned,
     Hello,
     Message,
     Request,
@@ -143,6 +144,4 @@ class MatchmakerClient:
 
 
 def _assigned(welcome: Welcome) -> list[Message]:
-    from lanqi.protocol import GameAssigned
-
     return [GameAssigned(game=game) for game in welcome.games]

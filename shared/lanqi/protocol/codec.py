@@ -16,6 +16,7 @@ from typing import Any
 
 import msgpack
 
+from lanqi.protocol.messages import ErrorReply
 from lanqi.protocol.schema import Message, ProtocolError, from_wire, request_id_of, to_wire
 
 __all__ = [
@@ -160,6 +161,4 @@ def decode(frames: Sequence[bytes]) -> Message:
 
 def error_for(exc: ProtocolError) -> Message:
     """The error reply for a refused message."""
-    from lanqi.protocol.messages import ErrorReply
-
     return ErrorReply(re=exc.request_id, code=exc.code, msg=exc.msg[:500])

@@ -187,7 +187,7 @@ def test_old_brain_without_restart_is_relaunched(
 
 def test_time_info(make: Callable[..., GomocupEngine], fake_log: Log) -> None:
     bot = make(max_memory=64 << 20, options={"folder": "/tmp"})
-    clock = {"remaining_ms": (60_000, 50_000), "increment_ms": 1_000}
+    clock: dict[str, Any] = {"remaining_ms": (60_000, 50_000), "increment_ms": 1_000}
     bot.on_game_start(_state([], **clock))
     sent = _synced(bot, fake_log)
     assert "INFO timeout_match 60000" in sent

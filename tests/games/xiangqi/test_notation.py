@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -339,7 +340,7 @@ def test_doctests() -> None:
 
 def _check_every_move(board: Board) -> None:
     moves = list(board.legal_moves())
-    writers = (
+    writers: tuple[tuple[str, Callable[[Move], str], Callable[[Board, str], Move]], ...] = (
         ("wxf", lambda m: wxf(board, m), parse_wxf),
         ("chinese", lambda m: chinese(board, m), parse_chinese),
         ("traditional", lambda m: chinese(board, m, traditional=True), parse_chinese),
