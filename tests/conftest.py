@@ -1,12 +1,23 @@
-"""Fixtures shared by every test folder."""
+"""Fixtures shared by every test folder.
+
+- ``tmpfs``: a tmpfs of the test's own, unmounted after the test.
+- ``server``: a whole lanqi server in this process (:class:`EmbeddedServer`: the
+  matchmaker and a referee on their own threads) on free loopback ports, stopped
+  after the test.  Its director key is the test module's ``DIRECTOR_KEY`` (``k`` if
+  the module has none).
+"""
 
 from __future__ import annotations
 
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from lanqi.server.embedded import EmbeddedServer
 
 
 @pytest.fixture
@@ -35,3 +46,22 @@ def tmpfs(tmp_path: Path) -> Iterator[Callable[[str, str], Path]]:
     finally:
         for where in reversed(mounted):
             subprocess.run(["umount", "-l", str(where)], check=True)
+
+
+@pytest.fixture
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EmbeddedServer]:
+    from lanqi.server.embedded import EmbeddedServer
+
+    embedded = EmbeddedServer(
+        tmp_path / "server",
+        port=0,
+        pub_port=0,
+        referee_port=0,
+        referee_pub_port=0,
+        director_key=getattr(request.module, "DIRECTOR_KEY", "k"),
+    )
+    embedded.start()
+    try:
+        yield embedded
+    finally:
+        embedded.stop()

@@ -47,19 +47,10 @@ def example_module(tmp_path: Path) -> Iterator[str]:
 
 
 def test_builtin_engine_and_sdk_bots_play_a_round_robin(
-    tmp_path: Path, example_module: str
+    server: EmbeddedServer, tmp_path: Path, example_module: str
 ) -> None:
     if not Path(FAIRY).exists():
         pytest.fail("Fairy-Stockfish is missing: apt-get install fairy-stockfish")
-    server = EmbeddedServer(
-        tmp_path / "data",
-        port=0,
-        pub_port=0,
-        referee_port=0,
-        referee_pub_port=0,
-        director_key="k",
-    )
-    server.start()
     stop = threading.Event()
     client = MatchmakerClient(server.matchmaker_endpoint)
     threads = []
@@ -113,4 +104,3 @@ def test_builtin_engine_and_sdk_bots_play_a_round_robin(
         for thread in threads:
             thread.join(timeout=10)
         client.close()
-        server.stop()

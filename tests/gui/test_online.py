@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -55,25 +54,6 @@ class Bots:
             runner.stop.set()
         for _, thread in self.runners:
             thread.join(timeout=5)
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[EmbeddedServer]:
-    from lanqi.server.embedded import EmbeddedServer
-
-    embedded = EmbeddedServer(
-        tmp_path / "server",
-        port=0,
-        pub_port=0,
-        referee_port=0,
-        referee_pub_port=0,
-        director_key=DIRECTOR_KEY,
-    )
-    embedded.start()
-    try:
-        yield embedded
-    finally:
-        embedded.stop()
 
 
 @pytest.fixture

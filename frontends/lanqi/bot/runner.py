@@ -152,6 +152,8 @@ class GamePlayer(threading.Thread):
         self._gave_up: str | None = None
         #: a move the referee refused as too late, and when it was sent
         self._late_move: str | None = None
+        self._chat_heard: set[int] = set()  # seqs of chat lines handed to on_chat
+        self._chat_lines = 0
 
     def state(self, view: GameView) -> GameState:
         a = self.assignment
@@ -237,6 +239,7 @@ class GamePlayer(threading.Thread):
         thinking_ply = -1
         refused = 0
         answered_offer = False
+        self._chat_lines = 0  # of this view's chat (it only grows)
         last_beat = 0.0
         last_event = time.monotonic() * 1000
         last_event_at = time.monotonic()  # when the last event (or snapshot) came in
@@ -264,6 +267,7 @@ class GamePlayer(threading.Thread):
                     view.resync()
             if view.draw_offer is None:
                 answered_offer = False
+            self._hear_chat(client, view)
             if my_turn and thinking is None:
                 state = self.state(view)
                 if state.board.outcome() is None:
@@ -345,6 +349,28 @@ class GamePlayer(threading.Thread):
             return f"{kind}; it ran out before this runner saw the turn"
         thinking = (time.monotonic() - self._turn_seen) * 1000
         return f"{kind}; the bot was still thinking, {thinking:.0f} ms into its turn"
+
+    def _hear_chat(self, client: RefereeClient, view: GameView) -> None:
+        """Hand every chat line not yet heard to ``on_chat`` (the bot's own lines are
+        heard without it); say the reply, if any.  A refused reply (too long, too fast)
+        is logged and dropped: chat never costs the game."""
+        if len(view.chat) == self._chat_lines:
+            return
+        self._chat_lines = len(view.chat)
+        a = self.assignment
+        for line in view.chat:
+            if line.seq in self._chat_heard:
+                continue
+            self._chat_heard.add(line.seq)
+            if line.seat == a.seat:
+                continue
+            reply = self.bot.on_chat(self.state(view), line.name, line.text)
+            if not reply:
+                continue
+            try:
+                client.chat(a.game_id, reply, token=a.token)
+            except RequestRefused as exc:
+                log.warning("game %s: chat reply refused (%s)", a.game_id, exc)
 
     def _parity(self, view: GameView) -> int:
         """Plies ``p`` with ``p % 2 == parity`` are ours (a FEN may start with Black)."""

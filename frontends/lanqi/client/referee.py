@@ -307,9 +307,6 @@ class RefereeClient:
         """Subscribe to ``game/<game_id>`` (it takes effect a little later: see GameView)."""
         self.sub.setsockopt(zmq.SUBSCRIBE, game_topic(game_id).encode("utf-8"))
 
-    def unwatch(self, game_id: str) -> None:
-        self.sub.setsockopt(zmq.UNSUBSCRIBE, game_topic(game_id).encode("utf-8"))
-
     def watch_results(self) -> None:
         """Subscribe to ``results`` (see :meth:`next_result`)."""
         self.sub.setsockopt(zmq.SUBSCRIBE, TOPIC_RESULTS.encode("utf-8"))

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -280,10 +279,3 @@ class App:
         fonts.reset()
         reset_cache()
         pygame.quit()
-
-
-def post_keys(keys: Sequence[int]) -> None:
-    """Post key presses (for tests and demos)."""
-    for key in keys:
-        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, mod=0, unicode=""))
-        pygame.event.post(pygame.event.Event(pygame.KEYUP, key=key, mod=0, unicode=""))

@@ -279,13 +279,6 @@ class ScrollList:
         self.rows = rows
         self.scroll = max(0, min(self.scroll, len(rows) - self.visible_rows))
 
-    def scroll_to(self, index: int) -> None:
-        if index < self.scroll:
-            self.scroll = index
-        elif index >= self.scroll + self.visible_rows:
-            self.scroll = index - self.visible_rows + 1
-        self.scroll = max(0, min(self.scroll, max(0, len(self.rows) - self.visible_rows)))
-
     def row_at(self, pos: tuple[int, int]) -> int | None:
         if not self.rect.collidepoint(pos):
             return None

@@ -807,23 +807,3 @@ class MatchmakerStore:
             args.append(round_no)
         sql += " ORDER BY round, board, game_no"
         return [_pairing(row) for row in self._conn.execute(sql, args).fetchall()]
-
-    def set_pairing_result(
-        self, pairing: PairingRecord, result: str, score_first: float | None, kind: str
-    ) -> None:
-        """A result decided without a game (bye, double no-show)."""
-        with self._tx() as conn:
-            conn.execute(
-                "UPDATE pairings SET result = ?, score_first = ?, kind = ? "
-                "WHERE tournament_id = ? AND round = ? AND board = ? AND game_no = ? "
-                "AND result IS NULL",
-                (
-                    result,
-                    score_first,
-                    kind,
-                    pairing.tournament_id,
-                    pairing.round,
-                    pairing.board,
-                    pairing.game_no,
-                ),
-            )

@@ -355,10 +355,6 @@ class RefereeService:
             )
             self._store_failure = None
 
-    def handle_frames(self, frames: list[bytes]) -> None:
-        """Handle one request on its own (a batch of one)."""
-        self.handle_batch([frames])
-
     def _send_event(self, frames: list[bytes]) -> None:
         """Publish now, or after the batch commits when one is open."""
         if self._outbox is not None:
