@@ -19,13 +19,8 @@ block on the event socket in between.
 
 from __future__ import annotations
 
-import os
 import re
-import selectors
-import signal
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -38,6 +33,7 @@ from typing import Any
 import pytest
 import zmq
 
+from lanqi.bench.process import LanqiService
 from lanqi.bot.catalog import bot_factory
 from lanqi.bot.runner import BotRunner, Policy
 from lanqi.client.matchmaker import MatchmakerClient
@@ -51,12 +47,7 @@ from lanqi.protocol import (
     TournamentSpec,
 )
 
-REPO = Path(__file__).resolve().parents[2]
-SOURCE_PATH = os.pathsep.join(str(REPO / part) for part in ("shared", "services", "frontends"))
 DIRECTOR_KEY = "matchmaker-tests-director-key"
-READY_TIMEOUT_S = 20.0
-STOP_TIMEOUT_S = 5.0
-ERROR_LINE = re.compile(r" (ERROR|CRITICAL) |^Traceback", re.MULTILINE)
 
 #: first stdout line of each command, and the endpoints it names
 READY = {
@@ -79,40 +70,8 @@ PORT_FLAGS = {
 }
 
 
-def port_of(endpoint: str) -> int:
-    return int(endpoint.rsplit(":", 1)[1])
-
-
-class StartFailedError(Exception):
-    def __init__(self, msg: str) -> None:
-        super().__init__(msg)
-        self.log = ""
-
-
-class LanqiProcess:
+class LanqiProcess(LanqiService):
     """One ``lanqi <command>`` subprocess; restartable on the same ports and data."""
-
-    def __init__(
-        self,
-        command: str,
-        args: Sequence[str],
-        log_dir: Path,
-        name: str,
-        allowed_errors: Sequence[str] = (),
-    ) -> None:
-        self.command = command
-        self.args = list(args)
-        self.log_dir = log_dir
-        self.name = name
-        self.allowed_errors = [re.compile(p) for p in allowed_errors]
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.ports = dict.fromkeys(PORT_FLAGS[command], 0)
-        self.endpoints: dict[str, str] = {}
-        self.starts = 0
-        self.logs: list[Path] = []
-        self._checked: dict[Path, int] = {}
-
-    # ------------------------------------------------------------ endpoints
 
     @property
     def lobby(self) -> str:
@@ -121,146 +80,6 @@ class LanqiProcess:
     @property
     def events(self) -> str:
         return self.endpoints["events"]
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
-
-    # ------------------------------------------------------------ lifetime
-
-    @property
-    def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def start(self) -> LanqiProcess:
-        """Start and wait for the ready line (a restart may lose a race for its port)."""
-        assert not self.running, f"{self.name} is already running"
-        for attempt in range(5):
-            try:
-                self._spawn()
-                return self
-            except StartFailedError as exc:
-                if "Address already in use" not in exc.log or attempt == 4:
-                    raise RuntimeError(f"{self.name} did not start: {exc}\n{exc.log}") from None
-                time.sleep(0.05 * (attempt + 1))  # back-off before retrying a bind, not a wait
-        raise AssertionError("unreachable")
-
-    def _spawn(self) -> None:
-        self.starts += 1
-        log_path = self.log_dir / f"{self.name}-{self.starts}.log"
-        self.logs.append(log_path)
-        env = dict(os.environ, PYTHONPATH=SOURCE_PATH, PYTHONUNBUFFERED="1")
-        env.pop("LANQI_DIRECTOR_KEY", None)
-        env["LANQI_DATA_DIR"] = str(self.log_dir / "default-data")  # never the user's
-        ports = [str(x) for flag, port in self.ports.items() for x in (flag, port)]
-        if self.command == "serve":
-            ports += ["--referee-pub-port", "0"]
-        command = [sys.executable, "-m", "lanqi.cli.main", self.command, *ports, *self.args]
-        with log_path.open("wb") as log_file:
-            proc = subprocess.Popen(
-                command, stdout=subprocess.PIPE, stderr=log_file, env=env, cwd=self.log_dir
-            )
-        self.proc = proc
-        try:
-            line = read_ready_line(proc, READY[self.command], READY_TIMEOUT_S)
-        except StartFailedError as exc:
-            self._reap(proc)
-            exc.log = log_path.read_text(errors="replace")
-            raise
-        match = READY[self.command].search(line)
-        assert match is not None
-        self.endpoints = {k: v.decode() for k, v in match.groupdict().items()}
-        for flag, key in PORT_FLAGS[self.command].items():
-            self.ports[flag] = port_of(self.endpoints[key])
-
-    def stop(self) -> int | None:
-        """SIGTERM, then SIGKILL after a timeout; the exit code (None if not running)."""
-        proc, self.proc = self.proc, None
-        if proc is None:
-            return None
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        return self._reap(proc)
-
-    def kill(self) -> None:
-        """SIGKILL: a crash."""
-        proc, self.proc = self.proc, None
-        if proc is not None:
-            if proc.poll() is None:
-                proc.kill()
-            self._reap(proc)
-
-    def restart(self, *, kill: bool = False) -> None:
-        """Stop (or kill -9) and start again on the same ports and data directory."""
-        if kill:
-            self.kill()
-        else:
-            self.stop()
-        self.start()
-
-    @staticmethod
-    def _reap(proc: subprocess.Popen[bytes]) -> int:
-        try:
-            code = proc.wait(timeout=STOP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            code = proc.wait(timeout=STOP_TIMEOUT_S)
-        if proc.stdout is not None:
-            proc.stdout.close()
-        return code
-
-    # ------------------------------------------------------------ logs
-
-    def log_text(self) -> str:
-        return "".join(p.read_text(errors="replace") for p in self.logs if p.exists())
-
-    def new_errors(self) -> list[str]:
-        """ERROR records (with what follows: a traceback) logged since the last call,
-        except those matching one of ``allowed_errors``."""
-        found: list[str] = []
-        for path in self.logs:
-            if not path.exists():
-                continue
-            text = path.read_text(errors="replace")
-            fresh = text[self._checked.get(path, 0) :]
-            self._checked[path] = len(text)
-            lines = fresh.splitlines()
-            for i, line in enumerate(lines):
-                if not ERROR_LINE.search(line):
-                    continue
-                if any(p.search(line) for p in self.allowed_errors):
-                    continue
-                found.extend(f"{self.name}: {x}" for x in lines[i : i + 30])
-                break
-        return found
-
-
-def read_ready_line(
-    proc: subprocess.Popen[bytes], ready: re.Pattern[bytes], timeout_s: float
-) -> bytes:
-    """The first stdout line, read without blocking past ``timeout_s``."""
-    assert proc.stdout is not None
-    deadline = time.monotonic() + timeout_s
-    buffer = b""
-    with selectors.DefaultSelector() as selector:
-        selector.register(proc.stdout, selectors.EVENT_READ)
-        while b"\n" not in buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                proc.kill()
-                raise StartFailedError(f"no ready line within {timeout_s} s")
-            if not selector.select(left):
-                continue
-            chunk = os.read(proc.stdout.fileno(), 4096)
-            if not chunk:
-                raise StartFailedError(f"exited with code {proc.wait()} before it was ready")
-            buffer += chunk
-    line = buffer.split(b"\n", 1)[0]
-    if not ready.search(line):
-        proc.kill()
-        raise StartFailedError(f"unexpected first line {line!r}")
-    return line
 
 
 # ---------------------------------------------------------------- the processes
@@ -279,7 +98,16 @@ class Lanqi:
         log_dir = self.root / "logs"
         log_dir.mkdir(parents=True, exist_ok=True)
         unique = f"{name}-{len(self.started)}"
-        process = LanqiProcess(command, args, log_dir, unique, allowed_errors)
+        extra = ["--referee-pub-port", "0"] if command == "serve" else []
+        process = LanqiProcess(
+            command,
+            [*extra, *args],
+            log_dir,
+            name=unique,
+            ready=READY[command],
+            ports=PORT_FLAGS[command],
+            allowed_errors=allowed_errors,
+        )
         self.started.append(process)
         return process.start()
 

@@ -14,12 +14,7 @@ socket is closed with linger 0.  Nothing sleeps to wait for a subscription: a
 
 from __future__ import annotations
 
-import os
 import re
-import selectors
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -29,178 +24,35 @@ from typing import Any
 import pytest
 import zmq
 
+from lanqi.bench.process import LanqiService
 from lanqi.client.referee import GameView, RefereeClient
 from lanqi.games.registry import create_game
 from lanqi.protocol import GameCreated, GameResult, MoveAccepted, Snapshot, TimeControl
 
-REPO = Path(__file__).resolve().parents[2]
-SOURCE_PATH = os.pathsep.join(str(REPO / part) for part in ("shared", "services", "frontends"))
-READY_TIMEOUT_S = 20.0
-STOP_TIMEOUT_S = 5.0
-READY_LINE = re.compile(rb"referee ready: requests (\S+), events (\S+), data (.+)")
-ERROR_LINE = re.compile(r" (ERROR|CRITICAL) |^Traceback", re.MULTILINE)
+READY_LINE = re.compile(rb"referee ready: requests (?P<requests>\S+), events (?P<events>\S+), data")
 
 
-class RefereeProcess:
-    """One ``lanqi referee`` subprocess on a data directory; restartable."""
+class RefereeProcess(LanqiService):
+    """One ``lanqi referee`` subprocess on a data directory; restartable on its ports."""
 
     def __init__(self, data_dir: Path, log_dir: Path, args: list[str]) -> None:
+        super().__init__(
+            "referee",
+            ["--host", "127.0.0.1", "--data-dir", str(data_dir), *args],
+            log_dir,
+            name="referee",
+            ready=READY_LINE,
+            ports={"--port": "requests", "--pub-port": "events"},
+        )
         self.data_dir = data_dir
-        self.log_dir = log_dir
-        self.args = list(args)
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.endpoint = ""
-        self.pub_endpoint = ""
-        self.port = 0
-        self.pub_port = 0
-        self.starts = 0
-        self.logs: list[Path] = []
-        self._checked: dict[Path, int] = {}
-
-    # ------------------------------------------------------------ lifetime
 
     @property
-    def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
+    def endpoint(self) -> str:
+        return self.endpoints["requests"]
 
-    def start(self) -> None:
-        """Start (port 0 the first time, the same ports on a restart) and wait until ready."""
-        assert not self.running, "already running"
-        for attempt in range(5):
-            try:
-                self._spawn()
-                return
-            except _StartFailedError as exc:
-                # A restart on the ports just freed may lose a race; anything else is real.
-                if "Address already in use" not in exc.log or attempt == 4:
-                    raise RuntimeError(f"referee did not start: {exc}\n{exc.log}") from None
-                time.sleep(0.05 * (attempt + 1))
-
-    def _spawn(self) -> None:
-        self.starts += 1
-        log_path = self.log_dir / f"referee-{self.starts}.log"
-        self.logs.append(log_path)
-        env = dict(os.environ, PYTHONPATH=SOURCE_PATH, PYTHONUNBUFFERED="1")
-        env.pop("LANQI_DATA_DIR", None)
-        command = [
-            sys.executable,
-            "-m",
-            "lanqi.cli.main",
-            "referee",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(self.port),
-            "--pub-port",
-            str(self.pub_port),
-            "--data-dir",
-            str(self.data_dir),
-            *self.args,
-        ]
-        with log_path.open("wb") as log_file:
-            proc = subprocess.Popen(
-                command, stdout=subprocess.PIPE, stderr=log_file, env=env, cwd=self.log_dir
-            )
-        self.proc = proc
-        try:
-            line = _read_ready_line(proc, READY_TIMEOUT_S)
-        except _StartFailedError as exc:
-            self._reap(proc)
-            exc.log = log_path.read_text(errors="replace")
-            raise
-        match = READY_LINE.search(line)
-        assert match is not None
-        self.endpoint = match.group(1).decode()
-        self.pub_endpoint = match.group(2).decode()
-        self.port = int(self.endpoint.rsplit(":", 1)[1])
-        self.pub_port = int(self.pub_endpoint.rsplit(":", 1)[1])
-
-    def stop(self) -> int | None:
-        """SIGTERM, then SIGKILL after a timeout; returns the exit code."""
-        proc, self.proc = self.proc, None
-        if proc is None:
-            return None
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        return self._reap(proc)
-
-    def kill(self) -> None:
-        """SIGKILL: the crash the referee must survive."""
-        proc, self.proc = self.proc, None
-        if proc is not None:
-            if proc.poll() is None:
-                proc.kill()
-            self._reap(proc)
-
-    def restart(self, *, kill: bool = False) -> None:
-        """Stop (or kill) and start again on the same data directory and ports."""
-        if kill:
-            self.kill()
-        else:
-            self.stop()
-        self.start()
-
-    @staticmethod
-    def _reap(proc: subprocess.Popen[bytes]) -> int:
-        try:
-            code = proc.wait(timeout=STOP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            code = proc.wait(timeout=STOP_TIMEOUT_S)
-        if proc.stdout is not None:
-            proc.stdout.close()
-        return code
-
-    # ------------------------------------------------------------ logs
-
-    def log_text(self) -> str:
-        return "".join(path.read_text(errors="replace") for path in self.logs if path.exists())
-
-    def new_errors(self) -> list[str]:
-        """ERROR records (and tracebacks) logged since the last call."""
-        found: list[str] = []
-        for path in self.logs:
-            if not path.exists():
-                continue
-            text = path.read_text(errors="replace")
-            start = self._checked.get(path, 0)
-            self._checked[path] = len(text)
-            fresh = text[start:]
-            first = ERROR_LINE.search(fresh)
-            if first is not None:  # the record and everything after it (the traceback)
-                found.extend(fresh[first.start() :].splitlines()[:60])
-        return found
-
-
-class _StartFailedError(Exception):
-    def __init__(self, msg: str) -> None:
-        super().__init__(msg)
-        self.log = ""
-
-
-def _read_ready_line(proc: subprocess.Popen[bytes], timeout_s: float) -> bytes:
-    """The referee's one stdout line, read without blocking past ``timeout_s``."""
-    assert proc.stdout is not None
-    deadline = time.monotonic() + timeout_s
-    buffer = b""
-    with selectors.DefaultSelector() as selector:
-        selector.register(proc.stdout, selectors.EVENT_READ)
-        while b"\n" not in buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                proc.kill()
-                raise _StartFailedError(f"no ready line within {timeout_s} s")
-            if not selector.select(left):
-                continue
-            chunk = os.read(proc.stdout.fileno(), 4096)
-            if not chunk:
-                raise _StartFailedError(f"exited with code {proc.wait()} before it was ready")
-            buffer += chunk
-    line = buffer.split(b"\n", 1)[0]
-    if not READY_LINE.search(line):
-        proc.kill()
-        raise _StartFailedError(f"unexpected first line {line!r}")
-    return line
+    @property
+    def pub_endpoint(self) -> str:
+        return self.endpoints["events"]
 
 
 # ---------------------------------------------------------------- processes
