@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 from lanqi.games.base import (
@@ -348,6 +349,11 @@ def _build_line_dirs() -> tuple[tuple[int, ...], ...]:
 
 
 LINE_DIR = _build_line_dirs()
+
+#: per colour, per piece code on a square (0: empty): may that colour move there?
+_TARGETS = tuple(tuple(p == 0 or p >> 3 != c for p in range(16)) for c in (0, 1))
+#: ... and capture there?
+_CAPTURES = tuple(tuple(p != 0 and p >> 3 != c for p in range(16)) for c in (0, 1))
 #: HORSE_BY_LEG[k]: leg square -> horse squares that attack k through that leg.
 HORSE_BY_LEG: tuple[dict[int, tuple[int, ...]], ...] = tuple(
     {
@@ -795,10 +801,16 @@ class Board:
 
     # ------------------------------------------------------- move generation
 
-    def _pseudo_codes(self) -> list[int]:
-        """Moves by the movement rules for the side to move, as ``from << 7 | to``."""
+    def _pseudo_codes(self, quiet: bool = True) -> list[int]:
+        """Moves by the movement rules for the side to move, as ``from << 7 | to``;
+        captures only when ``quiet`` is False (the search's quiescence asks for those).
+
+        Whether a square may be moved to is one look-up in :data:`_TARGETS` (quiet
+        moves too) or :data:`_CAPTURES`, indexed by the piece code on it (0: empty).
+        """
         us = self._turn
         sqs = self._squares
+        ok = _TARGETS[us] if quiet else _CAPTURES[us]
         out: list[int] = []
         append = out.append
         for f in self._pieces[us]:
@@ -812,47 +824,37 @@ class Board:
                             if p >> 3 != us:
                                 append(base | t)
                             break
-                        append(base | t)
+                        if quiet:
+                            append(base | t)
             elif kind == CANNON:
                 for ray in RAYS[f]:
                     screen = False
                     for t in ray:
                         p = sqs[t]
-                        if screen:
-                            if p:
-                                if p >> 3 != us:
-                                    append(base | t)
-                                break
-                        elif p:
-                            screen = True
+                        if not p:
+                            if quiet and not screen:
+                                append(base | t)
+                        elif screen:
+                            if p >> 3 != us:
+                                append(base | t)
+                            break
                         else:
-                            append(base | t)
+                            screen = True
             elif kind == HORSE:
                 for leg, t in HORSE_MOVES[f]:
-                    if not sqs[leg]:
-                        p = sqs[t]
-                        if not p or p >> 3 != us:
-                            append(base | t)
+                    if not sqs[leg] and ok[sqs[t]]:
+                        append(base | t)
             elif kind == PAWN:
                 for t in PAWN_MOVES[us][f]:
-                    p = sqs[t]
-                    if not p or p >> 3 != us:
+                    if ok[sqs[t]]:
                         append(base | t)
             elif kind == ELEPHANT:
                 for eye, t in ELEPHANT_MOVES[us][f]:
-                    if not sqs[eye]:
-                        p = sqs[t]
-                        if not p or p >> 3 != us:
-                            append(base | t)
-            elif kind == ADVISOR:
-                for t in ADVISOR_MOVES[us][f]:
-                    p = sqs[t]
-                    if not p or p >> 3 != us:
+                    if not sqs[eye] and ok[sqs[t]]:
                         append(base | t)
-            else:  # KING
-                for t in KING_MOVES[us][f]:
-                    p = sqs[t]
-                    if not p or p >> 3 != us:
+            else:  # ADVISOR, KING
+                for t in (ADVISOR_MOVES if kind == ADVISOR else KING_MOVES)[us][f]:
+                    if ok[sqs[t]]:
                         append(base | t)
         return out
 
@@ -1040,7 +1042,8 @@ class Board:
     # ----------------------------------------------------------- make / unmake
 
     def _make(self, code: int) -> int:
-        """Play a move on the squares only (no history); returns the captured code."""
+        """Play a move code on the board, the hash kept up to date, no history and no
+        legality check; returns the captured piece code (0 for none)."""
         f = code >> 7
         t = code & 127
         sqs = self._squares
@@ -1052,14 +1055,19 @@ class Board:
         mine = self._pieces[us]
         mine.discard(f)
         mine.add(t)
+        zp = ZOBRIST[p]
         if cap:
             self._pieces[1 - us].discard(t)
+            self._hash ^= zp[f] ^ zp[t] ^ ZOBRIST[cap][t] ^ ZOBRIST_BLACK
+        else:
+            self._hash ^= zp[f] ^ zp[t] ^ ZOBRIST_BLACK
         if p & 7 == KING:
             self._kings[us] = t
         self._turn = 1 - us
         return cap
 
     def _unmake(self, code: int, cap: int) -> None:
+        """Take back :meth:`_make` (pass the piece code it returned)."""
         f = code >> 7
         t = code & 127
         sqs = self._squares
@@ -1071,8 +1079,12 @@ class Board:
         mine = self._pieces[us]
         mine.discard(t)
         mine.add(f)
+        zp = ZOBRIST[p]
         if cap:
             self._pieces[1 - us].add(t)
+            self._hash ^= zp[f] ^ zp[t] ^ ZOBRIST[cap][t] ^ ZOBRIST_BLACK
+        else:
+            self._hash ^= zp[f] ^ zp[t] ^ ZOBRIST_BLACK
         if p & 7 == KING:
             self._kings[us] = f
 
@@ -1084,15 +1096,9 @@ class Board:
 
     def _push_unchecked(self, move: Move) -> None:
         code = _code_of(move)
-        f, t = move.from_square, move.to_square
-        p = self._squares[f]
-        cap = self._squares[t]
+        cap = self._squares[move.to_square]
         self._undo.append(_UndoInfo(code, cap, self.halfmove_clock, self._hash))
-        h = self._hash ^ ZOBRIST[p][f] ^ ZOBRIST[p][t] ^ ZOBRIST_BLACK
-        if cap:
-            h ^= ZOBRIST[cap][t]
         self._make(code)
-        self._hash = h
         self.halfmove_clock = 0 if cap else self.halfmove_clock + 1
         if self._turn == 0:
             self.fullmove_number += 1
@@ -1375,53 +1381,10 @@ class SearchBoard(Board):
         """The squares of the two generals, indexed by colour.  Read only."""
         return self._kings
 
-    def make_code(self, code: int) -> int:
-        """Play a move code (no legality check, no history); returns the captured piece."""
-        # _make inlined, plus the hash.
-        sqs = self._squares
-        f = code >> 7
-        t = code & 127
-        p = sqs[f]
-        cap = sqs[t]
-        sqs[t] = p
-        sqs[f] = 0
-        us = self._turn
-        mine = self._pieces[us]
-        mine.discard(f)
-        mine.add(t)
-        zp = ZOBRIST[p]
-        if cap:
-            self._pieces[1 - us].discard(t)
-            self._hash ^= zp[f] ^ zp[t] ^ ZOBRIST[cap][t] ^ ZOBRIST_BLACK
-        else:
-            self._hash ^= zp[f] ^ zp[t] ^ ZOBRIST_BLACK
-        if p & 7 == KING:
-            self._kings[us] = t
-        self._turn = 1 - us
-        return cap
-
-    def unmake_code(self, code: int, captured: int) -> None:
-        """Take back :meth:`make_code` (pass the piece it returned)."""
-        # _unmake inlined, plus the hash.
-        sqs = self._squares
-        f = code >> 7
-        t = code & 127
-        p = sqs[t]
-        sqs[f] = p
-        sqs[t] = captured
-        us = 1 - self._turn
-        self._turn = us
-        mine = self._pieces[us]
-        mine.discard(t)
-        mine.add(f)
-        zp = ZOBRIST[p]
-        if captured:
-            self._pieces[1 - us].add(t)
-            self._hash ^= zp[f] ^ zp[t] ^ ZOBRIST[captured][t] ^ ZOBRIST_BLACK
-        else:
-            self._hash ^= zp[f] ^ zp[t] ^ ZOBRIST_BLACK
-        if p & 7 == KING:
-            self._kings[us] = f
+    #: Play a move code (no legality check, no history); returns the captured piece.
+    make_code = Board._make
+    #: Take back :meth:`make_code` (pass the piece it returned).
+    unmake_code = Board._unmake
 
     def make_null(self) -> None:
         """Pass the move (for null-move pruning); undo with :meth:`unmake_null`."""
@@ -1434,64 +1397,19 @@ class SearchBoard(Board):
         """The legal move codes (movement rules only: no repetition or move limit)."""
         return self._legal_codes()
 
-    def pseudo_codes(self) -> list[int]:
-        """Move codes by the movement rules; they may leave the own general attacked."""
-        return self._pseudo_codes()
+    #: Move codes by the movement rules; they may leave the own general attacked.
+    pseudo_codes = Board._pseudo_codes
 
     def is_attacked_code(self, sq: int, by: int) -> bool:
         """Does side ``by`` (0 Red, 1 Black) attack the general's square ``sq``?"""
         return self._is_attacked(sq, by)
 
-    def capture_codes(self) -> list[int]:
-        """Pseudo-legal captures of the side to move, as move codes."""
-        us = self._turn
-        sqs = self._squares
-        out: list[int] = []
-        append = out.append
-        for f in self._pieces[us]:
-            kind = sqs[f] & 7
-            base = f << 7
-            if kind == ROOK:
-                for ray in RAYS[f]:
-                    for t in ray:
-                        p = sqs[t]
-                        if p:
-                            if p >> 3 != us:
-                                append(base | t)
-                            break
-            elif kind == CANNON:
-                for ray in RAYS[f]:
-                    screen = False
-                    for t in ray:
-                        p = sqs[t]
-                        if p:
-                            if screen:
-                                if p >> 3 != us:
-                                    append(base | t)
-                                break
-                            screen = True
-            elif kind == HORSE:
-                for leg, t in HORSE_MOVES[f]:
-                    p = sqs[t]
-                    if p and p >> 3 != us and not sqs[leg]:
-                        append(base | t)
-            elif kind == PAWN:
-                for t in PAWN_MOVES[us][f]:
-                    p = sqs[t]
-                    if p and p >> 3 != us:
-                        append(base | t)
-            elif kind == ELEPHANT:
-                for eye, t in ELEPHANT_MOVES[us][f]:
-                    p = sqs[t]
-                    if p and p >> 3 != us and not sqs[eye]:
-                        append(base | t)
-            else:  # ADVISOR, KING
-                table = ADVISOR_MOVES if kind == ADVISOR else KING_MOVES
-                for t in table[us][f]:
-                    p = sqs[t]
-                    if p and p >> 3 != us:
-                        append(base | t)
-        return out
+    @property
+    def capture_codes(self) -> Callable[[], list[int]]:
+        """``capture_codes()``: the pseudo-legal captures of the side to move, as move
+        codes (the one generator, quiet moves left out; a partial, not a method, so
+        the search's hot loop calls the generator without a frame in between)."""
+        return partial(self._pseudo_codes, False)
 
     def reversible_history(self) -> list[tuple[int, bool]]:
         """(hash, side to move in check) of the positions since the last capture,
