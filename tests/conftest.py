@@ -1,6 +1,7 @@
 """Fixtures shared by every test folder.
 
 - ``tmpfs``: a tmpfs of the test's own, unmounted after the test.
+- ``zmq_context``: a ZeroMQ context of the test's own, destroyed with linger 0.
 - ``server``: a whole lanqi server in this process (:class:`EmbeddedServer`: the
   matchmaker and a referee on their own threads) on free loopback ports, stopped
   after the test.  Its director key is the test module's ``DIRECTOR_KEY`` (``k`` if
@@ -12,9 +13,10 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+import zmq
 
 if TYPE_CHECKING:
     from lanqi.server.embedded import EmbeddedServer
@@ -46,6 +48,15 @@ def tmpfs(tmp_path: Path) -> Iterator[Callable[[str, str], Path]]:
     finally:
         for where in reversed(mounted):
             subprocess.run(["umount", "-l", str(where)], check=True)
+
+
+@pytest.fixture
+def zmq_context() -> Iterator[zmq.Context[Any]]:
+    context: zmq.Context[Any] = zmq.Context()
+    try:
+        yield context
+    finally:
+        context.destroy(linger=0)
 
 
 @pytest.fixture

@@ -236,15 +236,6 @@ def module_server(_module_server: LanqiProcess) -> Iterator[LanqiProcess]:
 
 
 @pytest.fixture
-def zmq_context() -> Iterator[zmq.Context[Any]]:
-    context: zmq.Context[Any] = zmq.Context()
-    try:
-        yield context
-    finally:
-        context.destroy(linger=0)
-
-
-@pytest.fixture
 def mm(zmq_context: zmq.Context[Any]) -> Iterator[Callable[..., MatchmakerClient]]:
     """``mm(server, timeout_ms=5000)``: a matchmaker client (requests + events)."""
     clients: list[MatchmakerClient] = []

@@ -122,15 +122,6 @@ def referee(_module_referee: RefereeProcess) -> Iterator[RefereeProcess]:
 
 
 @pytest.fixture
-def zmq_context() -> Iterator[zmq.Context[Any]]:
-    context: zmq.Context[Any] = zmq.Context()
-    try:
-        yield context
-    finally:
-        context.destroy(linger=0)
-
-
-@pytest.fixture
 def connect(zmq_context: zmq.Context[Any]) -> Iterator[Callable[..., RefereeClient]]:
     """``connect(referee, timeout_ms=5000)``: a client, closed after the test."""
     clients: list[RefereeClient] = []
