@@ -28,6 +28,7 @@ from lanqi.client.referee import GameView, RefereeClient
 from lanqi.gamestate import CannotFollow, GameState, apply, fold, from_snapshot, handles
 from lanqi.protocol import (
     ChatPosted,
+    ClockInfo,
     DrawOffered,
     GameEnded,
     GameEvent,
@@ -77,7 +78,7 @@ def spectator(referee: InProcessReferee) -> GameView:
 
 def seen_by_all(state: GameState) -> GameState:
     """What every view agrees on: a snapshot's clock is read when it is taken."""
-    return state.public()._replace(clock=None)
+    return state.public()._replace(clock=ClockInfo())
 
 
 def new_session(variant: str, timed: bool, casual: bool) -> GameSession:
