@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from lanqi.clock import ClockError, GameClock
@@ -62,6 +64,6 @@ def test_restore_resumes_from_recorded_time() -> None:
         ("per_move", {"per_move_ms": 5, "seat_base_ms": [5, 6]}),
     ],
 )
-def test_bad_time_controls_are_refused(kind: str, kwargs: dict[str, object]) -> None:
+def test_bad_time_controls_are_refused(kind: str, kwargs: dict[str, Any]) -> None:
     with pytest.raises(ClockError):
         GameClock(kind, **kwargs)

@@ -62,8 +62,8 @@ def test_selfplay_writes_games_that_read_back(tmp_path: Path) -> None:
         assert headers["Round"] == str(number)
         result, plies = printed[("gomoku", number)]
         assert board.ply == plies
-        outcome = board.outcome()
-        assert (outcome.result() if outcome else "*") == result
+        ended = board.outcome()
+        assert (ended.result() if ended else "*") == result
 
 
 def test_selfplay_is_repeatable_with_a_seed(tmp_path: Path) -> None:

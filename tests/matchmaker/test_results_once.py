@@ -16,7 +16,7 @@ import zmq
 from lanqi.matchmaker.referees import RefereeLink
 from lanqi.matchmaker.service import MatchmakerConfig, MatchmakerService
 from lanqi.matchmaker.store import GameRecord, MatchmakerStore, PlayerRecord
-from lanqi.protocol import GameResult
+from lanqi.protocol import GameResult, TimeControl
 from lanqi.tournament.ratings import Glicko2
 from lanqi.tournament.scoring import GameScore
 
@@ -46,7 +46,7 @@ def test_a_result_delivered_twice_is_counted_once(
             referee="r1",
             variant="xiangqi",
             options={},
-            time_control={},
+            time_control=TimeControl(),
             player_ids=["p1", "p2"],
             names=["ann", "bob"],
             tokens=["t1", "t2"],
@@ -107,7 +107,7 @@ def test_the_store_records_a_game_result_once(
                 "r1",
                 "gomoku",
                 {},
-                {},
+                TimeControl(),
                 ["p1", "p2"],
                 ["p1", "p2"],
                 ["a", "b"],

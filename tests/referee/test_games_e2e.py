@@ -8,6 +8,7 @@ Refusals are checked by their stable error code, never by the message text.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -368,10 +369,10 @@ def test_only_the_whole_seat_token_acts(new_table: Callable[..., Table]) -> None
     before = table.sync()
     forged = ["", red[:1], red[:-1], red + "x", red[:-1] + ("A" if red[-1] != "A" else "B")]
     for token in forged:
-        refused("bad_token", lambda t=token: client.move(game_id, t, 0, "h2e2"))
-        refused("bad_token", lambda t=token: client.resign(game_id, t))
-        refused("bad_token", lambda t=token: client.offer_draw(game_id, t))
-        refused("bad_token", lambda t=token: client.join(game_id, seat=0, token=t))
+        refused("bad_token", functools.partial(client.move, game_id, token, 0, "h2e2"))
+        refused("bad_token", functools.partial(client.resign, game_id, token))
+        refused("bad_token", functools.partial(client.offer_draw, game_id, token))
+        refused("bad_token", functools.partial(client.join, game_id, seat=0, token=token))
     after = table.sync()
     assert (after.moves, after.status, after.seq) == (before.moves, before.status, before.seq)
     table.play("h2e2")  # the real token still acts
