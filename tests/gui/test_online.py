@@ -460,7 +460,9 @@ def test_challenges_both_ways(
         )
 
 
-def test_a_roster_entry_is_claimed_on_the_connect_screen(gui, server) -> None:
+def test_a_roster_entry_is_claimed_on_the_connect_screen(
+    gui: Callable[..., Driver], server: EmbeddedServer
+) -> None:
     """The director entered "Mei" before she came; the connect screen's claim code
     field takes her entry over (a wrong code is refused there, in one line)."""
     from lanqi.client.matchmaker import MatchmakerClient

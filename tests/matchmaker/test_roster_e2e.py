@@ -36,7 +36,7 @@ def refused_bot(lanqi: Any, server: Any, name: str, code: str, sessions: Path) -
     assert wait_exit(bot) == 1
     log = bot.log_text()
     assert "Traceback" not in log, log
-    last = log.strip().splitlines()[-1]  # after the bot's INFO log lines
+    last: str = log.strip().splitlines()[-1]  # after the bot's INFO log lines
     assert last.startswith(f"lanqi bot: {name}: "), log
     return last
 
