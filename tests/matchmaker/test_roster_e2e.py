@@ -56,8 +56,7 @@ def wait_exit(process: Any, timeout_s: float = 30.0) -> int:
     while process.running:
         assert time.monotonic() < deadline, f"{process.name} did not stop"
         time.sleep(0.1)  # polling a process's end against a deadline
-    code = process.proc.returncode if process.proc is not None else None
-    process.stop()
+    code = process.stop()  # already ended: its exit code
     assert code is not None
     return int(code)
 
