@@ -48,6 +48,7 @@ from lanqi.protocol import (
     decode_payload,
     encode,
 )
+from lanqi.protocol.endpoints import reachable, with_host
 
 __all__ = ["BotRunner", "ClockSense", "GamePlayer", "Policy"]
 
@@ -58,6 +59,8 @@ QUIET_RESYNC_MS = 2_000
 THINK_POLL_S = 0.02  # while the bot thinks, look at the network this often
 IDLE_POLL_MS = 200
 PING_MS = 3_000
+#: a hello unanswered this long (seconds) means the server cannot be reached (yet)
+HELLO_WAIT_S = 2.0
 MAX_BACKOFF_S = 10.0
 MAX_REFUSED_MOVES = 3
 
@@ -465,6 +468,10 @@ class BotRunner:
     _pending: dict[int, _Pending] = field(default_factory=dict)
     _last_reply: float = 0.0
     _seek_open: bool = False
+    #: has the matchmaker welcomed this runner since it (re)connected last?
+    _welcomed: bool = False
+    #: connection attempts since the last welcome
+    attempts: int = 0
 
     def _send(self, request: Request) -> None:
         assert self._socket is not None
@@ -483,6 +490,8 @@ class BotRunner:
         self._socket.setsockopt(zmq.LINGER, 0)
         self._socket.connect(self.matchmaker)
         self._pending.clear()
+        self._welcomed = False
+        self.attempts += 1
         if self.session_file is not None and self.session_file.exists():
             self._session = self.session_file.read_text(encoding="utf-8").strip() or None
         self._hello()
@@ -526,8 +535,9 @@ class BotRunner:
                 if now - last_ping >= PING_MS / 1000:
                     last_ping = now
                     self._send(Ping(id=self._id()))
-                if now - self._last_reply > 3 * PING_MS / 1000:
-                    log.warning("matchmaker silent; reconnecting in %.1f s", backoff)
+                silent_after = 3 * PING_MS / 1000 if self._welcomed else HELLO_WAIT_S
+                if now - self._last_reply > silent_after:
+                    self._say_unreachable(backoff)
                     self.stop.wait(backoff)
                     backoff = min(MAX_BACKOFF_S, backoff * 2)
                     self._connect()
@@ -539,6 +549,24 @@ class BotRunner:
                 player.join(timeout=2)
             if self._socket is not None:
                 self._socket.close(linger=0)
+
+    def _say_unreachable(self, backoff: float) -> None:
+        if self._welcomed:
+            log.warning(
+                "%s: lost the server at %s; reconnecting in %.1f s",
+                self.name,
+                self.matchmaker,
+                backoff,
+            )
+        else:
+            log.warning(
+                "%s: cannot reach the server at %s (try %d): is it running, and is that its "
+                "address? trying again in %.1f s",
+                self.name,
+                self.matchmaker,
+                self.attempts,
+                backoff,
+            )
 
     def _reap(self) -> None:
         for game_id, player in list(self.players.items()):
@@ -562,7 +590,14 @@ class BotRunner:
             if self.session_file is not None:
                 self.session_file.parent.mkdir(parents=True, exist_ok=True)
                 self.session_file.write_text(message.session, encoding="utf-8")
-            log.info("%s is in the lobby (%s)", message.name, message.player_id)
+            self._welcomed = True
+            self.attempts = 0
+            log.info(
+                "%s is in the lobby on %s (player %s)",
+                message.name,
+                self.matchmaker,
+                message.player_id,
+            )
             for tournament_id in self.policy.tournaments:
                 self._send(JoinTournament(id=self._id(), tournament_id=tournament_id))
             for assignment in message.games:
@@ -602,8 +637,14 @@ class BotRunner:
         if self.referee_host:
             assignment = dataclasses.replace(
                 assignment,
-                referee=_with_host(assignment.referee, self.referee_host),
-                referee_pub=_with_host(assignment.referee_pub, self.referee_host),
+                referee=with_host(assignment.referee, self.referee_host),
+                referee_pub=with_host(assignment.referee_pub, self.referee_host),
+            )
+        else:  # a referee the matchmaker names by a wildcard or loopback host
+            assignment = dataclasses.replace(
+                assignment,
+                referee=reachable(assignment.referee, self.matchmaker),
+                referee_pub=reachable(assignment.referee_pub, self.matchmaker),
             )
         player = GamePlayer(
             self.make_bot(),
@@ -619,9 +660,3 @@ class BotRunner:
 
 def _moved_on(view: GameView, *, ply: int) -> bool:
     return view.finished or view.ply != ply
-
-
-def _with_host(endpoint: str, host: str) -> str:
-    """``tcp://a:5052`` with another host: ``tcp://host:5052``."""
-    port = endpoint.rpartition(":")[2]
-    return f"tcp://{host}:{port}"

@@ -12,6 +12,11 @@ import argparse
 import sys
 from typing import Any
 
+EXAMPLES = """examples:
+  lanqi bench movegen
+  lanqi bench tournament --players 8
+"""
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="bench", metavar="BENCHMARK")

@@ -19,24 +19,25 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 import threading
 import time
 import tomllib
 from pathlib import Path
 from typing import Any
 
-from lanqi.protocol.endpoints import MATCHMAKER_PORT
+from lanqi.cli.common import CliError, add_server_flag, int_in, server_endpoint
 
 log = logging.getLogger(__name__)
 
+EXAMPLES = """examples:
+  lanqi bot --name Tiger --level 6 --seek xiangqi --server 192.168.1.20
+  LANQI_SERVER=192.168.1.20 lanqi bot --name Fairy --engine uci:/usr/games/fairy-stockfish
+  lanqi bot --config bots.toml
+"""
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--server",
-        default=f"tcp://127.0.0.1:{MATCHMAKER_PORT}",
-        help=f"matchmaker endpoint (default tcp://127.0.0.1:{MATCHMAKER_PORT})",
-    )
+    add_server_flag(parser)
     parser.add_argument("--name", default=None, help="the bot's name in the lobby")
     parser.add_argument(
         "--claim",
@@ -55,7 +56,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="same as --bot for an engine, e.g. uci:/usr/games/fairy-stockfish",
     )
-    parser.add_argument("--level", type=int, default=5, help="built-in AI level (1-8)")
+    parser.add_argument(
+        "--level", type=int_in(1, 8), default=5, help="built-in AI level: 1 (weak) to 8"
+    )
     parser.add_argument("--depth", type=int, default=None, help="fixed search depth (AI, UCI)")
     parser.add_argument(
         "--movetime", type=int, default=None, help="fixed time per move in ms (engines, AI)"
@@ -68,7 +71,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="engine option (UCI setoption) or constructor argument (python:)",
     )
     parser.add_argument("--seed", type=int, default=None, help="random seed")
-    parser.add_argument("--max-games", type=int, default=2, help="games played at once (default 2)")
+    parser.add_argument("--max-games", type=int_in(1, 64), default=2, help="games played at once")
     parser.add_argument(
         "--tournament", action="append", default=[], metavar="ID", help="join this tournament"
     )
@@ -96,6 +99,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="where sessions are kept so a restarted bot is the same player "
         "(default: the data directory)",
     )
+
+
+def _entry_server(entry: dict[str, Any], default: str) -> str:
+    """A config entry's own ``server`` (normalised), else the command's."""
+    from lanqi.protocol.endpoints import normalise_endpoint
+
+    given = entry.get("server")
+    return normalise_endpoint(str(given)) if given else default
 
 
 def _options(pairs: list[str]) -> dict[str, object]:
@@ -182,11 +193,13 @@ def _self_check(make: Any, variants: tuple[str, ...]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from lanqi.bot.catalog import bot_factory, variants_of
+    from lanqi.bot.engines.process import EngineError
     from lanqi.bot.runner import BotRunner, Policy
     from lanqi.cli.servers import on_signals
     from lanqi.paths import data_dir
     from lanqi.protocol import Seek
 
+    server = server_endpoint(args)
     try:
         entries = _entries(args)
         runners = []
@@ -217,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
             runners.append(
                 BotRunner(
                     make_bot=make,
-                    matchmaker=str(entry.get("server", args.server)),
+                    matchmaker=_entry_server(entry, server),
                     name=name,
                     policy=policy,
                     session_file=sessions / f"{name}.session",
@@ -226,15 +239,17 @@ def run(args: argparse.Namespace) -> int:
                     stop=stop,
                 )
             )
+    except EngineError as exc:
+        raise CliError(f"{exc}; check the program given with --engine/--bot", 1) from None
     except (ValueError, OSError, tomllib.TOMLDecodeError) as exc:
-        print(f"lanqi bot: {exc}", file=sys.stderr)
-        return 2
+        raise CliError(str(exc)) from None
     on_signals(stop.set)
     threads = [threading.Thread(target=r.run, name=f"bot-{r.name}", daemon=True) for r in runners]
     for thread in threads:
         thread.start()
     print(
-        f"{len(runners)} bot(s) on {args.server}: " + ", ".join(r.name for r in runners),
+        f"{len(runners)} bot(s) for {server}: {', '.join(r.name for r in runners)}; "
+        "connecting to the server",
         flush=True,
     )
     try:

@@ -37,6 +37,12 @@ FIELD = [
 ]
 
 
+EXAMPLES = """examples:
+  lanqi demo
+  lanqi demo --bots 6
+"""
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bots", type=int, default=4, help=f"players (2-{len(FIELD)}, default 4)")
     parser.add_argument(

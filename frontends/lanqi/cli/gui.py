@@ -13,29 +13,60 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
-from lanqi.protocol.endpoints import MATCHMAKER_PORT
+from lanqi.cli.common import SERVER_ENV, CliError, endpoint_arg, int_in
+from lanqi.protocol.endpoints import (
+    ENDPOINT_FORMS,
+    MATCHMAKER_PUB_PORT,
+    REFEREE_PORT,
+    REFEREE_PUB_PORT,
+    normalise_endpoint,
+)
+from lanqi.protocol.timecontrol import TIME_FORMS, parse_time_control
+
+EXAMPLES = """examples:
+  lanqi gui --server 192.168.1.20 --name Alice      # straight to the lobby
+  lanqi gui --offline xiangqi --ai 4                # against the built-in AI
+"""
+
+
+def _time(text: str) -> str:
+    try:
+        parse_time_control(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--server",
-        default=None,
-        help=f"matchmaker endpoint, e.g. tcp://host:{MATCHMAKER_PORT}: connect to the lobby",
+        default=argparse.SUPPRESS,
+        metavar="ADDRESS",
+        help=f"the matchmaker, to connect to its lobby: {ENDPOINT_FORMS} "
+        f"(default: ${SERVER_ENV}, else the menu)",
     )
     parser.add_argument("--name", default=None, help="your name in the lobby")
     parser.add_argument(
-        "--events", default=None, help="matchmaker event endpoint (default: server port + 1)"
+        "--events",
+        type=endpoint_arg(MATCHMAKER_PUB_PORT),
+        default=None,
+        help="matchmaker event endpoint (default: the one the server names)",
     )
     parser.add_argument(
         "--referee",
+        type=endpoint_arg(REFEREE_PORT),
         default=None,
-        help="referee endpoint for watching games (default: the server's host, port 5052)",
+        help="referee endpoint for watching games (default: the one the server names)",
     )
     parser.add_argument(
-        "--referee-events", default=None, help="referee event endpoint (default: its port + 1)"
+        "--referee-events",
+        type=endpoint_arg(REFEREE_PUB_PORT),
+        default=None,
+        help="referee event endpoint (default: the referee's port + 1)",
     )
     parser.add_argument(
         "--offline",
@@ -45,7 +76,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--ai",
-        type=int,
+        type=int_in(1, 8),
         default=None,
         metavar="LEVEL",
         help="built-in AI level (xiangqi 1-8, gomoku 1-5)",
@@ -59,8 +90,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fen", default=None, help="start an offline game from this position")
     parser.add_argument(
         "--time",
+        type=_time,
         default=None,
-        help="clock of offline games: MINUTES+SECONDS (e.g. 5+3), move:SECONDS or none",
+        help=f"clock of offline games: {TIME_FORMS}",
     )
     parser.add_argument(
         "--ai-time", type=int, default=None, metavar="MS", help="the AI's thinking time per move"
@@ -90,11 +122,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         size = _size(args.size)
     except ValueError:
-        print(f"lanqi gui: bad --size {args.size!r} (want e.g. 1180x780)", file=sys.stderr)
-        return 2
+        raise CliError(f"bad --size {args.size!r}: use WIDTHxHEIGHT, e.g. 1180x780") from None
+    server = getattr(args, "server", None) or os.environ.get(SERVER_ENV) or None
+    if server:
+        try:
+            server = normalise_endpoint(server)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
     config = AppConfig(
         data_dir=data_dir(args.data_dir),
-        server=args.server,
+        server=server,
         events=args.events,
         referee=args.referee,
         referee_events=args.referee_events,
@@ -107,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         ai_time_ms=args.ai_time,
         review=args.review,
         size=size,
-        connect=bool(args.server and args.name),
+        connect=bool(server and args.name),
     )
     app = App(config)
     return app.run()

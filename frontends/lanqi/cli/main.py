@@ -2,17 +2,25 @@
 
 Each subcommand lives in its own module under ``lanqi.cli`` with two functions:
 ``configure(parser)`` adds its arguments and ``run(args) -> int`` does the work
-(heavy imports happen inside ``run``, so ``lanqi --help`` stays fast).
+(heavy imports happen inside ``run``, so ``lanqi --help`` stays fast), and an
+``EXAMPLES`` text shown at the end of its help.
+
+Errors reach the user as one line saying what to do; ``-v`` (anywhere on the
+line) adds the traceback.  Output into a closed pipe (``lanqi ... | head``) ends the
+command quietly.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import logging
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from lanqi.cli.common import CliError, LanqiParser, add_server_flag
 from lanqi.server.database import StoreOpenError
 
 log = logging.getLogger(__name__)
@@ -42,16 +50,35 @@ COMMANDS: dict[str, tuple[str, str]] = {
 RAW_COMMANDS = ("match",)
 
 
+EXAMPLES = """examples:
+  lanqi serve                                  # a server on this machine
+  export LANQI_SERVER=192.168.1.20:5050        # name the server once for every command
+  lanqi tournament list
+  lanqi bot --name Tiger --level 6 --seek xiangqi
+"""
+
+
+def version() -> str:
+    try:
+        return importlib.metadata.version("lanqi")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = LanqiParser(
         prog="lanqi",
         description="lanqi: LAN game server for Xiangqi (Chinese chess) and Gomoku.",
+        epilog=EXAMPLES,
     )
-    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    parser.add_argument("--version", action="version", version=f"lanqi {version()}")
+    add_server_flag(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
         module = importlib.import_module(module_name)
-        command = sub.add_parser(name, help=help_text, description=help_text)
+        command = sub.add_parser(
+            name, help=help_text, description=help_text, epilog=getattr(module, "EXAMPLES", None)
+        )
         module.configure(command)
         command.set_defaults(_run=module.run)
     return parser
@@ -64,32 +91,58 @@ def main(argv: Sequence[str] | None = None) -> int:
     if rest and rest[0] in RAW_COMMANDS:
         logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         module = importlib.import_module(COMMANDS[rest[0]][0])
-        try:
-            code: int = module.run_argv(rest[1:], verbose=bool(leading))
-        except KeyboardInterrupt:
-            print("interrupted", file=sys.stderr)
-            return 130
-        return code
+        verbose = bool(leading)
+        return _guarded(
+            f"lanqi {rest[0]}", verbose, lambda: int(module.run_argv(rest[1:], verbose=verbose))
+        )
     parser = build_parser()
     args = parser.parse_args(words)
+    verbose = bool(getattr(args, "verbose", False))
     logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
+        level=logging.DEBUG if verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
+    return _guarded(f"lanqi {args.command}", verbose, lambda: int(args._run(args)))
+
+
+def _guarded(where: str, verbose: bool, run: Callable[[], int]) -> int:
+    """Run a command: its errors as one line (the traceback with ``-v``), a closed
+    pipe as a quiet end."""
     try:
-        code = args._run(args)
+        code = run()
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _closed_pipe()
+    except CliError as exc:
+        if verbose:
+            log.exception("%s", where)
+        print(f"{where}: {exc}", file=sys.stderr)
+        return exc.code
     except StoreOpenError as exc:  # a data directory or database we cannot use
-        if args.verbose:
+        if verbose:
             log.exception("cannot open the store")
-        print(f"lanqi {args.command}: cannot start: {exc}", file=sys.stderr)
+        print(f"{where}: cannot start: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # one line for the user; the traceback with -v
+        if verbose:
+            log.exception("%s failed", where)
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        print(f"{where}: {detail} (run with -v for the traceback)", file=sys.stderr)
         return 1
     return code
+
+
+def _closed_pipe() -> int:
+    """The reader went away (``| head``): stop quietly, as ``cat`` does."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # the final flush at exit must not fail again
+    return 141  # 128 + SIGPIPE, what a shell reports for a writer killed by the pipe
 
 
 if __name__ == "__main__":

@@ -12,6 +12,12 @@ from lanqi.protocol.endpoints import MATCHMAKER_PORT, MATCHMAKER_PUB_PORT
 log = logging.getLogger(__name__)
 
 
+EXAMPLES = """examples:
+  lanqi matchmaker --referee tcp://127.0.0.1:5052
+  lanqi matchmaker --lan --referee tcp://10.0.0.5:5052 --referee tcp://10.0.0.6:5052
+"""
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     add_network_flags(parser)
     parser.add_argument("--port", type=int, default=MATCHMAKER_PORT, help="request port (ROUTER)")
@@ -64,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
         director_key=director_key(folder, args.director_key),
         referee_admin_key=args.referee_admin_key,
         durable=args.durable,
+        advertise=args.advertise,
     )
     service = MatchmakerService(config)
     try:

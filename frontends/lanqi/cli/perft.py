@@ -23,6 +23,12 @@ import time
 MAX_DEPTH = 8
 
 
+EXAMPLES = """examples:
+  lanqi perft 4
+  lanqi perft 3 --divide
+"""
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("depth", metavar="DEPTH", type=int, help=f"plies to count (1-{MAX_DEPTH})")
     parser.add_argument(

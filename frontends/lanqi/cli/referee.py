@@ -13,6 +13,12 @@ from lanqi.protocol.endpoints import REFEREE_PORT, REFEREE_PUB_PORT
 log = logging.getLogger(__name__)
 
 
+EXAMPLES = """examples:
+  lanqi referee                                  # this machine only, ports 5052/5053
+  lanqi referee --lan --admin-key SECRET         # for matchmakers on other machines
+"""
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host",

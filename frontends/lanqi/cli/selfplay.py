@@ -13,6 +13,11 @@ import sys
 import time
 from pathlib import Path
 
+EXAMPLES = """examples:
+  lanqi selfplay --games 3 --seed 7
+  lanqi selfplay --out games/
+"""
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

@@ -14,6 +14,12 @@ from lanqi.protocol.endpoints import (
     REFEREE_PUB_PORT,
 )
 
+EXAMPLES = """examples:
+  lanqi serve                                   # this machine only, ports 5050-5053
+  lanqi serve --lan                             # for the LAN: clients use this machine's address
+  lanqi serve --port 6599 --pub-port 6600 --referee-port 6601 --referee-pub-port 6602
+"""
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     add_network_flags(parser)
@@ -27,8 +33,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--advertise",
         default=None,
         metavar="HOST",
-        help="address players are told to reach the referee at (default: the listen address;"
-        " with --lan, set it to this machine's LAN address)",
+        help="address clients are told to reach the events and the referee at (default: the"
+        " address each client reached the server at)",
     )
     parser.add_argument(
         "--director-key",
@@ -51,13 +57,6 @@ def run(args: argparse.Namespace) -> int:
     folder = data_dir(args.data_dir)
     key = director_key(folder, args.director_key)
     host = listen_host(args)
-    if host == "0.0.0.0" and not args.advertise:
-        print(
-            "lanqi serve: with --lan, also give --advertise <this machine's LAN address> so "
-            "players are sent to a referee address they can reach",
-            file=sys.stderr,
-        )
-        return 2
     server = EmbeddedServer(
         folder,
         host=host,

@@ -13,98 +13,145 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lanqi.protocol.endpoints import MATCHMAKER_PORT, MATCHMAKER_PUB_PORT
+from lanqi.cli.common import (
+    CliError,
+    add_server_flag,
+    endpoint_arg,
+    int_in,
+    plain_table,
+    print_table,
+    server_endpoint,
+)
+from lanqi.protocol.endpoints import MATCHMAKER_PUB_PORT
+from lanqi.protocol.timecontrol import TIME_FORMS, parse_time_control
 
 FORMATS = ("round_robin", "double_round_robin", "swiss", "knockout", "gauntlet")
 
+EXAMPLES = """examples:
+  export LANQI_SERVER=192.168.1.20:5050     # once; or --server anywhere on the line
+  lanqi tournament create "Club night" --format swiss --rounds 5 --time 10+5
+  lanqi tournament join ID Alice Bob Carol Dave
+  lanqi tournament start ID
+  lanqi tournament standings ID --watch
+"""
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--server",
-        default=f"tcp://127.0.0.1:{MATCHMAKER_PORT}",
-        help=f"matchmaker endpoint (default tcp://127.0.0.1:{MATCHMAKER_PORT})",
-    )
+#: action -> (help, example)
+ACTIONS: dict[str, tuple[str, str]] = {
+    "create": (
+        "create a tournament (director); prints its id",
+        'lanqi tournament create "Club night" --format swiss --rounds 5 --time 10+5',
+    ),
+    "join": (
+        "enter players by name (director); a new name prints NAME CODE, its one-time claim code",
+        "lanqi tournament join ID Alice Bob",
+    ),
+    "reclaim": (
+        "a new claim code for an entrant who lost their session (director); "
+        "the old session stops working",
+        "lanqi tournament reclaim ID Alice",
+    ),
+    "withdraw": ("withdraw players by name (director)", "lanqi tournament withdraw ID Bob"),
+    "start": ("start the tournament (director)", "lanqi tournament start ID"),
+    "pause": ("pair no new round until resumed (director)", "lanqi tournament pause ID"),
+    "resume": ("continue a paused tournament (director)", "lanqi tournament resume ID"),
+    "finish": ("end the tournament now (director)", "lanqi tournament finish ID"),
+    "delete": (
+        "delete a tournament that has not started (director)",
+        "lanqi tournament delete ID",
+    ),
+    "standings": (
+        "standings and pairings",
+        "lanqi tournament standings ID --watch",
+    ),
+    "export": (
+        "write pgn, txt, csv or html",
+        "lanqi tournament export ID --format html --out club-night.html",
+    ),
+    "list": ("list tournaments", "lanqi tournament list --server 192.168.1.20"),
+}
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    """The flags every action takes, before or after the action's name."""
+    add_server_flag(parser)
     parser.add_argument(
         "--events",
-        default=None,
-        help=f"matchmaker event endpoint (default: the server host, port {MATCHMAKER_PUB_PORT})",
+        type=endpoint_arg(MATCHMAKER_PUB_PORT),
+        default=argparse.SUPPRESS,
+        metavar="ADDRESS",
+        help="the matchmaker's event endpoint (default: the one the matchmaker names)",
     )
-    parser.add_argument("--director-key", default=None, help="the director's secret")
     parser.add_argument(
-        "--data-dir", default=None, help="where `lanqi serve` keeps director.key (to read it)"
+        "--director-key",
+        default=argparse.SUPPRESS,
+        help="the director's secret (default: $LANQI_DIRECTOR_KEY, else the key file "
+        "in the server's data directory)",
     )
+    parser.add_argument(
+        "--data-dir",
+        default=argparse.SUPPRESS,
+        help="where `lanqi serve` keeps director.key, to read it (default: $LANQI_DATA_DIR "
+        "or per-user)",
+    )
+
+
+def _time(text: str) -> Any:
+    try:
+        return parse_time_control(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    _common(parser)
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
-    create = sub.add_parser("create", help="create a tournament (director)")
+    actions: dict[str, argparse.ArgumentParser] = {}
+    for name, (text, example) in ACTIONS.items():
+        action = sub.add_parser(
+            name, help=text, description=text, epilog=f"example:\n  {example}\n"
+        )
+        _common(action)
+        actions[name] = action
+        if name not in ("create", "list"):
+            action.add_argument("tournament_id", metavar="ID")
+    create = actions["create"]
     create.add_argument("name")
-    create.add_argument("--format", choices=FORMATS, default="round_robin")
-    create.add_argument("--variant", choices=("xiangqi", "gomoku"), default="xiangqi")
-    create.add_argument("--rounds", type=int, default=0, help="rounds (swiss; 0 = automatic)")
+    create.add_argument("--format", choices=FORMATS, default="round_robin", help="pairing system")
     create.add_argument(
-        "--games-per-match", type=int, default=2, help="knockout/gauntlet games per pairing"
+        "--variant", choices=("xiangqi", "gomoku"), default="xiangqi", help="the game"
     )
     create.add_argument(
-        "--time",
-        default="none",
-        help="time control: MINUTES+SECONDS (fischer, e.g. 5+3), 'move:SECONDS' or 'none'",
+        "--rounds", type=int_in(0, 99), default=0, help="rounds (swiss; 0 = automatic)"
     )
+    create.add_argument(
+        "--games-per-match",
+        type=int_in(1, 20),
+        default=2,
+        help="knockout/gauntlet games per pairing",
+    )
+    create.add_argument("--time", type=_time, default="none", help=f"time control: {TIME_FORMS}")
     create.add_argument("--casual", action="store_true", help="do not update ratings")
     create.add_argument(
-        "--forfeit-after", type=int, default=120, help="seconds before a no-show loses"
+        "--forfeit-after",
+        type=int_in(5, 3600),
+        default=120,
+        help="seconds before a no-show loses",
     )
     create.add_argument("--champion", default=None, help="gauntlet: the player facing the field")
     create.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="game option"
     )
-    for name, text in (
-        ("start", "start the tournament (director)"),
-        ("pause", "pair no new round until resumed (director)"),
-        ("resume", "continue a paused tournament (director)"),
-        ("finish", "end the tournament now (director)"),
-    ):
-        action = sub.add_parser(name, help=text)
-        action.add_argument("tournament_id")
-    join = sub.add_parser(
-        "join",
-        help="enter players by name (director); a new name prints NAME CODE, "
-        "its one-time claim code",
-    )
-    join.add_argument("tournament_id")
-    join.add_argument("players", nargs="+")
-    reclaim = sub.add_parser(
-        "reclaim",
-        help="a new claim code for an entrant who lost their session (director); "
-        "the old session stops working",
-    )
-    reclaim.add_argument("tournament_id")
-    reclaim.add_argument("player")
-    withdraw = sub.add_parser("withdraw", help="withdraw players by name (director)")
-    withdraw.add_argument("tournament_id")
-    withdraw.add_argument("players", nargs="+")
-    standings = sub.add_parser("standings", help="standings and pairings")
-    standings.add_argument("tournament_id")
-    standings.add_argument(
+    for name in ("join", "withdraw"):
+        actions[name].add_argument("players", nargs="+", metavar="NAME")
+    actions["reclaim"].add_argument("player", metavar="NAME")
+    actions["standings"].add_argument(
         "--watch", action="store_true", help="keep printing as results come in, until it ends"
     )
-    export = sub.add_parser("export", help="write pgn, txt, csv or html")
-    export.add_argument("tournament_id")
-    export.add_argument("--format", choices=("pgn", "txt", "csv", "html"), default="txt")
+    export = actions["export"]
+    export.add_argument(
+        "--format", choices=("pgn", "txt", "csv", "html"), default="txt", help="file format"
+    )
     export.add_argument("--out", type=Path, default=None, help="file to write (default: stdout)")
-    sub.add_parser("list", help="list tournaments")
-
-
-def parse_time(text: str) -> dict[str, object]:
-    """``5+3`` -> fischer 5 min + 3 s; ``move:10`` -> 10 s per move; ``none``."""
-    text = text.strip().lower()
-    if text in ("", "none", "-"):
-        return {"kind": "none"}
-    if text.startswith("move:"):
-        return {"kind": "per_move", "per_move_ms": int(float(text[5:]) * 1000)}
-    base, _, inc = text.partition("+")
-    return {
-        "kind": "fischer",
-        "base_ms": int(float(base) * 60_000),
-        "increment_ms": int(float(inc or 0) * 1000),
-    }
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -122,42 +169,74 @@ def parse_option(text: str) -> tuple[str, Any]:
 def _key(args: argparse.Namespace) -> str:
     from lanqi.paths import data_dir
 
-    if args.director_key:
-        return str(args.director_key)
+    given = getattr(args, "director_key", None)
+    if given:
+        return str(given)
     env = os.environ.get("LANQI_DIRECTOR_KEY")
     if env:
         return env
-    path = data_dir(args.data_dir) / "director.key"
+    path = data_dir(getattr(args, "data_dir", None)) / "director.key"
     if path.exists():
         return path.read_text(encoding="utf-8").strip()
-    raise SystemExit(
-        "lanqi tournament: no director key: pass --director-key, set LANQI_DIRECTOR_KEY, "
+    raise CliError(
+        "no director key: pass --director-key, set LANQI_DIRECTOR_KEY, "
         f"or run on the server machine (looked in {path})"
     )
 
 
-def _events(args: argparse.Namespace) -> str:
-    if args.events:
-        return str(args.events)
-    host = str(args.server).rpartition(":")[0]
-    return f"{host}:{MATCHMAKER_PUB_PORT}"
+def _tiebreaks(row: Any) -> str:
+    return ", ".join(f"{k} {v}" for k, v in row.tiebreaks.items())
+
+
+def _standings_table(reply: Any) -> dict[str, Any]:
+    t = reply.tournament
+    return {
+        "headers": ("#", "player", "pts", "games", "W", "D", "L", "rating", "tiebreaks"),
+        "rows": [  # the rating is the one in the tournament's game
+            (
+                r.rank,
+                r.player,
+                f"{r.points:g}",
+                r.games,
+                r.wins,
+                r.draws,
+                r.losses,
+                "" if r.rating is None else f"{r.rating:.0f}",
+                _tiebreaks(r),
+            )
+            for r in reply.rows
+        ],
+        "title": f"{t.spec.name} ({t.spec.format}, {t.spec.variant}) - {t.status}, round {t.round}",
+        "right": (0, 2, 3, 4, 5, 6, 7),
+    }
 
 
 def format_standings(reply: Any) -> str:
-    t = reply.tournament
-    lines = [
-        f"{t.spec.name} ({t.spec.format}, {t.spec.variant}) - {t.status}, round {t.round}",
-        f"{'#':>3}  {'player':<20} {'pts':>5} {'games':>5} {'W':>3} {'D':>3} {'L':>3} "
-        f"{'rating':>6}  tiebreaks",
-    ]
-    for row in reply.rows:  # the rating is the one in the tournament's game
-        tiebreaks = ", ".join(f"{k} {v}" for k, v in row.tiebreaks.items())
-        rating = "" if row.rating is None else f"{row.rating:.0f}"
-        lines.append(
-            f"{row.rank:>3}  {row.player:<20} {row.points:>5g} {row.games:>5} {row.wins:>3} "
-            f"{row.draws:>3} {row.losses:>3} {rating:>6}  {tiebreaks}"
-        )
-    return "\n".join(lines)
+    """The standings as plain text (title line, header, one line per player)."""
+    return plain_table(**_standings_table(reply))
+
+
+def print_standings(reply: Any) -> None:
+    print_table(**_standings_table(reply))
+
+
+def print_list(tournaments: Any) -> None:
+    print_table(
+        ("id", "name", "format", "game", "status", "round", "players"),
+        [
+            (
+                t.tournament_id,
+                t.spec.name,
+                t.spec.format,
+                t.spec.variant,
+                t.status,
+                t.round,
+                len(t.players),
+            )
+            for t in tournaments
+        ],
+        right=(5, 6),
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -165,6 +244,7 @@ def run(args: argparse.Namespace) -> int:
     from lanqi.protocol import (
         ClaimCode,
         CreateTournament,
+        DeleteTournament,
         ErrorReply,
         Exported,
         ExportTournament,
@@ -178,18 +258,16 @@ def run(args: argparse.Namespace) -> int:
         ResumeTournament,
         Standings,
         StartTournament,
-        TimeControl,
         TournamentCreated,
         TournamentsList,
         TournamentSpec,
         WithdrawTournament,
     )
-    from lanqi.protocol.schema import struct_from_wire
 
     if not args.action:
-        print("lanqi tournament: name an action (see --help)", file=sys.stderr)
-        return 2
-    client = MatchmakerClient(args.server, _events(args))
+        raise CliError("name an action: " + ", ".join(ACTIONS) + " (see --help)")
+    server = server_endpoint(args)
+    client = MatchmakerClient(server, getattr(args, "events", None))
     try:
         if args.action == "create":
             spec = TournamentSpec(
@@ -197,7 +275,7 @@ def run(args: argparse.Namespace) -> int:
                 format=args.format,
                 variant=args.variant,
                 options=dict(parse_option(o) for o in args.option),
-                time_control=struct_from_wire(TimeControl, parse_time(args.time)),
+                time_control=args.time,
                 rounds=args.rounds,
                 games_per_match=args.games_per_match,
                 rated=not args.casual,
@@ -208,12 +286,13 @@ def run(args: argparse.Namespace) -> int:
                 CreateTournament(director_key=_key(args), spec=spec), TournamentCreated
             )
             print(created.tournament_id)
-        elif args.action in ("start", "pause", "resume", "finish"):
+        elif args.action in ("start", "pause", "resume", "finish", "delete"):
             kind = {
                 "start": StartTournament,
                 "pause": PauseTournament,
                 "resume": ResumeTournament,
                 "finish": FinishTournament,
+                "delete": DeleteTournament,
             }[args.action]
             client.call(kind(tournament_id=args.tournament_id, director_key=_key(args)), Ok)
             print(f"{args.action}: ok")
@@ -248,18 +327,19 @@ def run(args: argparse.Namespace) -> int:
                 )
                 print(f"withdraw: {player}")
         elif args.action == "standings":
-            reply = client.call(GetStandings(tournament_id=args.tournament_id), Standings)
-            print(format_standings(reply), flush=True)
-            if args.watch:
+            if args.watch:  # subscribe before reading, so no event falls in between
                 client.subscribe(f"tour/{args.tournament_id}")
-                while reply.tournament.status not in ("finished",):
-                    event = client.next_event(2000)
-                    if event is None:
-                        continue
-                    reply = client.call(GetStandings(tournament_id=args.tournament_id), Standings)
-                    print(
-                        f"\n[{getattr(event, 'kind', '?')}]\n" + format_standings(reply), flush=True
-                    )
+            reply = client.call(GetStandings(tournament_id=args.tournament_id), Standings)
+            print_standings(reply)
+            sys.stdout.flush()
+            while args.watch and reply.tournament.status != "finished":
+                event = client.next_event(2000)
+                if event is None:
+                    continue
+                reply = client.call(GetStandings(tournament_id=args.tournament_id), Standings)
+                print(f"\n[{getattr(event, 'kind', '?')}]")
+                print_standings(reply)
+                sys.stdout.flush()
         elif args.action == "export":
             exported = client.call(
                 ExportTournament(tournament_id=args.tournament_id, format=args.format), Exported
@@ -270,24 +350,17 @@ def run(args: argparse.Namespace) -> int:
                 args.out.write_text(exported.text, encoding="utf-8")
                 print(f"wrote {args.out}")
         elif args.action == "list":
-            listed = client.call(ListTournaments(), TournamentsList)
-            for t in listed.tournaments:
-                print(
-                    f"{t.tournament_id}  {t.spec.name}  {t.spec.format}  {t.spec.variant}  "
-                    f"{t.status}  round {t.round}  {len(t.players)} players"
-                )
+            print_list(client.call(ListTournaments(), TournamentsList).tournaments)
     except MatchmakerRefused as exc:
-        print(f"lanqi tournament: refused: {exc}", file=sys.stderr)
-        return 1
+        raise CliError(f"refused: {exc}", 1) from None
     except MatchmakerTimeout:
-        print(
-            f"lanqi tournament: no answer from {args.server}: is the server running?",
-            file=sys.stderr,
-        )
-        return 1
+        raise CliError(
+            f"no answer from {server}: is the server running? (name it with --server "
+            "or $LANQI_SERVER)",
+            1,
+        ) from None
     except ValueError as exc:
-        print(f"lanqi tournament: {exc}", file=sys.stderr)
-        return 2
+        raise CliError(str(exc)) from None
     finally:
         client.close()
     return 0

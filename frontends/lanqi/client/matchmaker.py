@@ -2,7 +2,8 @@
 
 Requests wait for the reply with their id; private pushes (``game_assigned``,
 ``challenge_received``...) that arrive meanwhile are kept in :attr:`pushes`.
-Lobby and tournament events come through a SUB on the matchmaker's PUB.
+Lobby and tournament events come through a SUB on the matchmaker's PUB, whose
+endpoint the client learns from the matchmaker (``server_info``) unless it is given.
 """
 
 from __future__ import annotations
@@ -17,14 +18,18 @@ import zmq
 from lanqi.protocol import (
     ErrorReply,
     GameAssigned,
+    GetServerInfo,
     Hello,
     Message,
+    RefereeEndpoints,
     Request,
+    ServerInfo,
     Welcome,
     decode,
     decode_payload,
     encode,
 )
+from lanqi.protocol.endpoints import reachable
 
 __all__ = ["MatchmakerClient", "MatchmakerRefused", "MatchmakerTimeout"]
 
@@ -60,14 +65,19 @@ class MatchmakerClient:
         self.dealer = self.context.socket(zmq.DEALER)
         self.dealer.setsockopt(zmq.LINGER, 0)
         self.dealer.connect(endpoint)
+        self.endpoint = endpoint
         self.sub: zmq.Socket[bytes] | None = None
         if pub_endpoint:
-            self.sub = self.context.socket(zmq.SUB)
-            self.sub.setsockopt(zmq.LINGER, 0)
-            self.sub.connect(pub_endpoint)
+            self._connect_sub(pub_endpoint)
         self.pushes: deque[Message] = deque()
         self.welcome: Welcome | None = None
+        self._info: ServerInfo | None = None
         self._next_id = 0
+
+    def _connect_sub(self, pub_endpoint: str) -> None:
+        self.sub = self.context.socket(zmq.SUB)
+        self.sub.setsockopt(zmq.LINGER, 0)
+        self.sub.connect(pub_endpoint)
 
     def close(self) -> None:
         self.dealer.close(linger=0)
@@ -133,8 +143,29 @@ class MatchmakerClient:
                 return reply
         return None
 
+    def server_info(self) -> ServerInfo:
+        """Where the matchmaker publishes and where its referees are, as this client
+        reaches them (a wildcard or loopback host becomes the matchmaker's host)."""
+        if self._info is None:
+            info = self.call(GetServerInfo(), ServerInfo)
+            self._info = ServerInfo(
+                re=info.re,
+                events=reachable(info.events, self.endpoint),
+                referees=[
+                    RefereeEndpoints(
+                        endpoint=reachable(r.endpoint, self.endpoint),
+                        events=reachable(r.events, self.endpoint),
+                    )
+                    for r in info.referees
+                ],
+            )
+        return self._info
+
     def subscribe(self, topic: str) -> None:
-        assert self.sub is not None, "no event endpoint given"
+        """Subscribe to ``topic`` (connecting to the learnt event endpoint if none was given)."""
+        if self.sub is None:
+            self._connect_sub(self.server_info().events)
+        assert self.sub is not None
         self.sub.setsockopt(zmq.SUBSCRIBE, topic.encode())
 
     def next_event(self, timeout_ms: int = 0) -> Message | None:

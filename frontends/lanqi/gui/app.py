@@ -23,7 +23,6 @@ from lanqi.gui import fonts, theme
 from lanqi.gui.net import LobbyAgent, LobbyLink, Note, Refused, derive_endpoint
 from lanqi.gui.settings import Settings
 from lanqi.gui.widgets import draw_text, reset_cache
-from lanqi.protocol.endpoints import REFEREE_PORT
 
 __all__ = ["App", "AppConfig", "Scene"]
 
@@ -100,8 +99,6 @@ class App:
             if value:
                 setattr(self.settings, name, value)
         self.lobby: LobbyLink | None = None
-        #: where to watch games: (requests, events) of the referee
-        self.referee_endpoints: tuple[str, str] | None = None
         self.scene: Scene | None = None
         self._next: Scene | None = None
         self.running = True
@@ -163,12 +160,14 @@ class App:
         ``claim``: a roster entry's claim code."""
         self.disconnect()
         settings = self.settings
-        events = settings.events or derive_endpoint(server, 1)
-        referee = settings.referee or derive_endpoint(server, port=REFEREE_PORT)
-        referee_events = settings.referee_events or derive_endpoint(referee, 1)
+        # events and referees: the ones the server names, unless set as overrides
+        referee = settings.referee or None
+        referee_events = settings.referee_events or (
+            derive_endpoint(referee, 1) if referee else None
+        )
         agent = LobbyAgent(
             server,
-            events,
+            settings.events or None,
             name,
             session=settings.session_for(server, name),
             claim=claim,
@@ -183,9 +182,13 @@ class App:
 
         link.on_session = remember
         self.lobby = link
-        self.referee_endpoints = (referee, referee_events)
         agent.start()
         return link
+
+    @property
+    def referee_endpoints(self) -> tuple[str, str] | None:
+        """Where to watch games: (requests, events) of the referee the lobby uses."""
+        return self.lobby.agent.referee_endpoints if self.lobby is not None else None
 
     def disconnect(self) -> None:
         if self.lobby is not None:

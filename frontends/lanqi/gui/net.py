@@ -345,7 +345,7 @@ class LobbyAgent(_Agent):
     def __init__(
         self,
         endpoint: str,
-        events_endpoint: str,
+        events_endpoint: str | None,
         name: str,
         *,
         session: str | None = None,
@@ -428,11 +428,21 @@ class LobbyAgent(_Agent):
         client.subscribe(TOPIC_LOBBY)
         for tournament_id in self._watched:
             client.subscribe(tour_topic(tournament_id))
+        if not (self.referee and self.referee_pub):  # no override: the one the server names
+            referees = client.server_info().referees
+            if referees:
+                self.referee, self.referee_pub = referees[0].endpoint, referees[0].events
         if self.referee and self.referee_pub:
             self._referee_client = RefereeClient(
                 self.referee, self.referee_pub, context=self.context, timeout_ms=1500
             )
         self._dirty = True
+
+    @property
+    def referee_endpoints(self) -> tuple[str, str] | None:
+        """The referee games are listed and watched on, once known."""
+        referee, referee_pub = self.referee, self.referee_pub
+        return (referee, referee_pub) if referee and referee_pub else None
 
     def _serve(self) -> None:
         client = self._client

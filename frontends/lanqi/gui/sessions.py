@@ -27,7 +27,8 @@ from lanqi.clock import GameClock
 from lanqi.gamestate import GameState as RefereeState
 from lanqi.gui.model import ChatLine, ClockView, GameModel, Pending, seat_name, termination_text
 from lanqi.gui.net import Failed, GameAgent, LobbyLink, Note, Refused, ViewState
-from lanqi.protocol import Assignment, Seek, TimeControl
+from lanqi.protocol import Assignment, Seek
+from lanqi.protocol.timecontrol import parse_time_control
 
 __all__ = [
     "AISession",
@@ -59,25 +60,6 @@ class Notice:
     text: str
     error: bool = False
     at: float = 0.0
-
-
-def parse_time_control(text: str) -> TimeControl:
-    """``none``, ``5+3`` (minutes + seconds increment) or ``move:30`` (seconds per move).
-
-    >>> parse_time_control("5+3")
-    TimeControl(kind='fischer', base_ms=300000, increment_ms=3000, per_move_ms=0, join_within_ms=0)
-    """
-    text = text.strip().lower()
-    if text in ("", "none", "untimed"):
-        return TimeControl()
-    if text.startswith("move:"):
-        return TimeControl(kind="per_move", per_move_ms=int(float(text[5:]) * 1000))
-    minutes, _, seconds = text.partition("+")
-    return TimeControl(
-        kind="fischer",
-        base_ms=int(float(minutes) * 60_000),
-        increment_ms=int(float(seconds or 0) * 1000),
-    )
 
 
 def make_ai(

@@ -38,6 +38,7 @@ from lanqi.matchmaker.store import (
 from lanqi.protocol import (
     ClaimCode,
     CreateTournament,
+    DeleteTournament,
     Exported,
     ExportTournament,
     FinishTournament,
@@ -383,6 +384,19 @@ class Director:
             round=record.round,
             standings=self._standing_rows(record),
         )
+        return Ok(re=request.id)
+
+    def delete(self, request: DeleteTournament, identity: bytes, now: float) -> Message:
+        self._authorise(request.director_key)
+        record = self._tournament(request.tournament_id)
+        if record.status != "open" or not self.store.delete_tournament(record.tournament_id):
+            raise _error(
+                "not_allowed",
+                f"the tournament is {record.status}: only one that has not started can be "
+                "deleted (finish it instead)",
+            )
+        self._publish(record.tournament_id, "deleted")
+        log.info("tournament %s deleted: %s", record.tournament_id, record.spec.name)
         return Ok(re=request.id)
 
     def list_all(self, request: ListTournaments, identity: bytes, now: float) -> Message:

@@ -57,12 +57,14 @@ from lanqi.protocol import (
     CreateSeek,
     CreateTournament,
     DeclineChallenge,
+    DeleteTournament,
     ErrorReply,
     ExportTournament,
     FinishTournament,
     GameAssigned,
     GameCreated,
     GameResult,
+    GetServerInfo,
     GetStandings,
     Hello,
     JoinTournament,
@@ -78,12 +80,14 @@ from lanqi.protocol import (
     PlayersList,
     ProtocolError,
     ReclaimTournament,
+    RefereeEndpoints,
     ResultsList,
     ResumeTournament,
     Seek,
     SeekCreated,
     SeekInfo,
     SeeksList,
+    ServerInfo,
     StartTournament,
     Welcome,
     WithdrawTournament,
@@ -93,7 +97,12 @@ from lanqi.protocol import (
     encode_event,
     error_for,
 )
-from lanqi.protocol.endpoints import MATCHMAKER_PORT, MATCHMAKER_PUB_PORT, TOPIC_LOBBY
+from lanqi.protocol.endpoints import (
+    MATCHMAKER_PORT,
+    MATCHMAKER_PUB_PORT,
+    TOPIC_LOBBY,
+    with_host,
+)
 from lanqi.server.sockets import bind_tcp
 from lanqi.tournament.model import TournamentError
 from lanqi.tournament.scoring import score_game
@@ -131,6 +140,9 @@ class MatchmakerConfig:
     referee_admin_key: str | None = None
     presence_timeout_ms: float = 15_000.0
     durable: bool = False
+    #: the host clients are told to reach the event endpoint at (None: the bound one;
+    #: a wildcard or loopback host there means "the host you reached me at")
+    advertise: str | None = None
 
     @property
     def db_path(self) -> Path:
@@ -196,6 +208,7 @@ class MatchmakerService:
         self._handlers: dict[type[Message], Callable[[Any, bytes, float], Message]] = {
             Hello: self._hello,
             Ping: self._ping,
+            GetServerInfo: self._server_info,
             ListPlayers: self._list_players,
             CreateSeek: self._seek,
             CancelSeek: self._cancel_seek,
@@ -212,6 +225,7 @@ class MatchmakerService:
             PauseTournament: self.director.pause,
             ResumeTournament: self.director.resume,
             FinishTournament: self.director.finish,
+            DeleteTournament: self.director.delete,
             ListTournaments: self.director.list_all,
             GetStandings: self.director.standings,
             ExportTournament: self.director.export,
@@ -451,6 +465,19 @@ class MatchmakerService:
     def _ping(self, request: Ping, identity: bytes, now: float) -> Message:
         self.player_of(identity)
         return Ok(re=request.id)
+
+    def _server_info(self, request: GetServerInfo, identity: bytes, now: float) -> Message:
+        events = self.pub_endpoint
+        if self.config.advertise:
+            events = with_host(events, self.config.advertise)
+        return ServerInfo(
+            re=request.id,
+            events=events,
+            referees=[
+                RefereeEndpoints(endpoint=link.public_endpoint, events=link.public_pub_endpoint)
+                for link in self.config.referees
+            ][:64],
+        )
 
     def _list_players(self, request: ListPlayers, identity: bytes, now: float) -> Message:
         players = []

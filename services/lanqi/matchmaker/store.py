@@ -683,6 +683,22 @@ class MatchmakerStore:
                 (status, tournament_id),
             )
 
+    def delete_tournament(self, tournament_id: str) -> bool:
+        """Remove a tournament that never started, and its entries; False if it is not
+        there or has begun (it has pairings)."""
+        with self._tx() as conn:
+            started = conn.execute(
+                "SELECT 1 FROM pairings WHERE tournament_id = ? LIMIT 1", (tournament_id,)
+            ).fetchone()
+            if started is not None:
+                return False
+            conn.execute("DELETE FROM entrants WHERE tournament_id = ?", (tournament_id,))
+            cur = conn.execute(
+                "DELETE FROM tournaments WHERE tournament_id = ? AND status = 'open'",
+                (tournament_id,),
+            )
+            return cur.rowcount > 0
+
     def add_entrant(self, tournament_id: str, player_id: str, joined_round: int) -> bool:
         """Enter a player (again, if withdrawn); False if already in."""
         with self._tx() as conn:

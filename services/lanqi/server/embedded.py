@@ -71,6 +71,7 @@ class EmbeddedServer:
             data_dir=data_dir,
             durable=durable,
             director_key=director_key,
+            advertise=advertise,
         )
         self.advertise = advertise
         self.matchmaker: MatchmakerService | None = None

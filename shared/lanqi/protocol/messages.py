@@ -39,6 +39,7 @@ __all__ = [
     "DeclineChallenge",
     "DeclineDraw",
     "DeclineTakeback",
+    "DeleteTournament",
     "DrawDeclined",
     "DrawOffered",
     "ErrorReply",
@@ -53,6 +54,7 @@ __all__ = [
     "GameStarted",
     "GameSummary",
     "GamesList",
+    "GetServerInfo",
     "GetStandings",
     "Heartbeat",
     "Hello",
@@ -76,6 +78,7 @@ __all__ = [
     "PlayersList",
     "Presence",
     "ReclaimTournament",
+    "RefereeEndpoints",
     "Reply",
     "Request",
     "RequestTakeback",
@@ -87,6 +90,7 @@ __all__ = [
     "SeekCreated",
     "SeekInfo",
     "SeeksList",
+    "ServerInfo",
     "Snapshot",
     "StandingInfo",
     "Standings",
@@ -650,6 +654,33 @@ class Welcome(Reply):
     games: list[Assignment] = field(default_factory=list, metadata=limit(64))
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RefereeEndpoints(Struct):
+    """Where a referee takes requests (``endpoint``) and publishes game events (``events``)."""
+
+    endpoint: str = field(metadata=limit(200))
+    events: str = field(metadata=limit(200))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GetServerInfo(Request):
+    """Ask the matchmaker where the rest of the server is (no session needed)."""
+
+    T = "server_info"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerInfo(Reply):
+    """The matchmaker's event endpoint and its referees.  A wildcard or loopback host
+    in them means the host the client reached the matchmaker at."""
+
+    T = "server"
+    events: str = field(metadata=limit(200))
+    referees: list[RefereeEndpoints] = field(default_factory=list, metadata=limit(64))
+
+
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ping(Request):
@@ -952,6 +983,14 @@ class FinishTournament(_DirectorAction):
 
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DeleteTournament(_DirectorAction):
+    """Delete a tournament that has not started (a mistake): it and its entries go."""
+
+    T = "tour_delete"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ListTournaments(Request):
     T = "tour_list"
 
@@ -1001,8 +1040,8 @@ class Exported(Reply):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TournamentEvent(Message):
     """On topic ``tour/<id>``: ``kind`` is ``created``, ``joined``, ``withdrawn``,
-    ``started``, ``round``, ``game``, ``result``, ``paused``, ``resumed`` or
-    ``finished``; the other fields fill in what changed."""
+    ``started``, ``round``, ``game``, ``result``, ``paused``, ``resumed``,
+    ``finished`` or ``deleted``; the other fields fill in what changed."""
 
     T = "tour_event"
     tournament_id: str = field(metadata=ID)

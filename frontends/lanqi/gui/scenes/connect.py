@@ -9,6 +9,7 @@ import pygame
 from lanqi.gui import theme
 from lanqi.gui.app import App, Scene
 from lanqi.gui.widgets import Button, TextInput, draw_text
+from lanqi.protocol.endpoints import normalise_endpoint
 
 __all__ = ["ConnectScene"]
 
@@ -34,7 +35,7 @@ class ConnectScene(Scene):
         self.name.max_length = 40
         self.referee = TextInput(
             settings.referee,
-            placeholder="referee for watching games (default: the server's host, port 5052)",
+            placeholder="referee for watching games (default: the one the server names)",
             on_enter=self._enter,
         )
         self.claim = TextInput(
@@ -81,11 +82,12 @@ class ConnectScene(Scene):
         if not server or not name:
             self.error = "a server address and a name, please"
             return
-        if "://" not in server:
-            server = f"tcp://{server}"
-            if server.count(":") < 2:
-                server += ":5050"
-            self.server.text = server
+        try:
+            server = normalise_endpoint(server)
+        except ValueError as exc:
+            self.error = str(exc)
+            return
+        self.server.text = server
         settings = self.app.settings
         settings.server, settings.name = server, name
         settings.referee = self.referee.text.strip()

@@ -28,6 +28,7 @@ from lanqi.gui.net import GameAgent
 from lanqi.gui.sessions import Action, AISession, Notice, OnlineSession, Session
 from lanqi.gui.widgets import Button, TextInput, draw_text, wrap_text
 from lanqi.protocol import Assignment, GameSummary
+from lanqi.protocol.endpoints import reachable
 
 __all__ = ["GameScene", "format_clock", "open_assignment", "open_spectate"]
 
@@ -1025,12 +1026,15 @@ def _lobby() -> Scene:
 
 def open_assignment(app: App, game: Assignment) -> GameScene:
     """The game screen for a seat the matchmaker assigned to us."""
-    referee_pub = game.referee_pub
+    referee, referee_pub = game.referee, game.referee_pub
     if not referee_pub and app.referee_endpoints is not None:
         referee_pub = app.referee_endpoints[1]
+    if app.lobby is not None:  # a referee named by a wildcard or loopback host
+        referee = reachable(referee, app.lobby.server)
+        referee_pub = reachable(referee_pub, app.lobby.server) if referee_pub else referee_pub
     name = app.lobby.name if app.lobby is not None else ""
     agent = GameAgent(
-        game.referee, referee_pub, game.game_id, seat=game.seat, token=game.token, name=name
+        referee, referee_pub, game.game_id, seat=game.seat, token=game.token, name=name
     )
     session = OnlineSession(
         agent,

@@ -1,0 +1,175 @@
+"""What the ``lanqi`` commands share: the parser class, naming the server, argument
+checks whose messages show the accepted forms, one-line errors, and tables.
+
+The server is named once: ``--server`` anywhere on a client command's line (before
+or after the action), or ``$LANQI_SERVER``.  Flags given at several levels are kept
+with ``default=SUPPRESS`` so that a subcommand's default never overwrites what the
+line said before it; :func:`server_endpoint` then falls back to the environment and
+the default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from lanqi.protocol.endpoints import ENDPOINT_FORMS, MATCHMAKER_PORT, normalise_endpoint, tcp
+
+SERVER_ENV = "LANQI_SERVER"
+DEFAULT_SERVER = tcp("127.0.0.1", MATCHMAKER_PORT)
+
+
+class CliError(Exception):
+    """A mistake the user can fix: printed as one line, ``lanqi COMMAND: message``."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs as written; every option with a real default shows it
+    (unless its help already says it)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (
+            "default" in text
+            or default is None
+            or default is False
+            or default is argparse.SUPPRESS
+            or default == []
+            or not action.option_strings
+        ):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+class LanqiParser(argparse.ArgumentParser):
+    """Every ``lanqi`` parser: the help formatter above, ``-v`` at any level, and
+    usage errors as one line that points at ``--help``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+        self.add_argument(
+            "-v",
+            "--verbose",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="log debug messages, and show a traceback with an error",
+        )
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def add_server_flag(parser: argparse.ArgumentParser) -> None:
+    """``--server`` for a client command (and each of its actions)."""
+    parser.add_argument(
+        "--server",
+        default=argparse.SUPPRESS,
+        metavar="ADDRESS",
+        help=f"the matchmaker: {ENDPOINT_FORMS} (default: ${SERVER_ENV}, else {DEFAULT_SERVER})",
+    )
+
+
+def server_endpoint(args: argparse.Namespace) -> str:
+    """The matchmaker's endpoint: ``--server``, ``$LANQI_SERVER`` or the default."""
+    given = getattr(args, "server", None)
+    source = "--server"
+    if not given:
+        given, source = os.environ.get(SERVER_ENV), f"${SERVER_ENV}"
+    if not given:
+        return DEFAULT_SERVER
+    try:
+        return normalise_endpoint(given)
+    except ValueError as exc:
+        raise CliError(f"{source}: {exc}") from None
+
+
+def endpoint_arg(default_port: int) -> Callable[[str], str]:
+    """An argparse ``type`` for an endpoint flag (``--events``, ``--referee``...)."""
+
+    def parse(text: str) -> str:
+        try:
+            return normalise_endpoint(text, default_port)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
+def int_in(low: int, high: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number from ``low`` to ``high``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a whole number (use {low} to {high})"
+            ) from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range (use {low} to {high})")
+        return value
+
+    parse.__name__ = f"{low}-{high}"
+    return parse
+
+
+def plain_table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    *,
+    title: str | None = None,
+    right: Sequence[int] = (),
+) -> str:
+    """A table as plain lines, columns two spaces apart, aligned by display width
+    (a CJK character takes two columns); columns in ``right`` are right-aligned.
+
+    >>> print(plain_table(("name", "pts"), [("象棋王", 2), ("Bob", 10)], right=(1,)))
+    name    pts
+    象棋王    2
+    Bob      10
+    """
+    from rich.cells import cell_len
+
+    cells = [[str(c) for c in row] for row in rows]
+    widths = [max([cell_len(h)] + [cell_len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    lines = [title] if title else []
+    for row in [list(headers), *cells]:
+        parts = []
+        for i, (text, width) in enumerate(zip(row, widths, strict=True)):
+            pad = " " * (width - cell_len(text))
+            parts.append(pad + text if i in right else text + pad)
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def print_table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    *,
+    title: str | None = None,
+    right: Sequence[int] = (),
+) -> None:
+    """A table on stdout: a rich table on a terminal; piped, :func:`plain_table`'s
+    lines, which a script can read."""
+    if not sys.stdout.isatty():
+        print(plain_table(headers, rows, title=title, right=right))
+        return
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
+    for i, head in enumerate(headers):
+        table.add_column(head, justify="right" if i in right else "left", no_wrap=True)
+    for row in rows:
+        table.add_row(*(str(c) for c in row))
+    Console().print(table)
