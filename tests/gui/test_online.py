@@ -65,17 +65,28 @@ def bots(server: EmbeddedServer) -> Iterator[Bots]:
         pool.stop()
 
 
-def connect(gui: Callable[..., Driver], server: EmbeddedServer, name: str = "Alice") -> Driver:
+def connect(
+    gui: Callable[..., Driver],
+    server: EmbeddedServer,
+    name: str = "Alice",
+    *,
+    overrides: bool = False,
+) -> Driver:
+    """The GUI in the lobby of ``server`` (on ports that are not the defaults): it
+    learns the event and referee endpoints from the matchmaker, unless ``overrides``
+    gives them as on the command line (``--events``, ``--referee``...)."""
     from lanqi.gui.scenes.lobby import LobbyScene
 
-    driver = gui(
-        server=server.matchmaker_endpoint,
-        events=server.matchmaker_pub_endpoint,
-        referee=server.referee.endpoint,
-        referee_events=server.referee.pub_endpoint,
-        name=name,
-        connect=True,
+    given = (
+        {
+            "events": server.matchmaker_pub_endpoint,
+            "referee": server.referee.endpoint,
+            "referee_events": server.referee.pub_endpoint,
+        }
+        if overrides
+        else {}
     )
+    driver = gui(server=server.matchmaker_endpoint, name=name, connect=True, **given)
     driver.app.switch(driver.app.first_scene())
     driver.until(lambda: isinstance(driver.scene, LobbyScene), 10, "the lobby")
     return driver
@@ -219,6 +230,7 @@ def test_spectate_a_live_game(
     bots.start("Red1", variants=("xiangqi",), seek=Seek(variant="xiangqi"), max_games=1)
     bots.start("Black1", variants=("xiangqi",), seek=Seek(variant="xiangqi"), max_games=1)
     driver = connect(gui, server, "Watcher")
+    assert driver.app.referee_endpoints == (server.referee.endpoint, server.referee.pub_endpoint)
     link = driver.app.lobby
     driver.until(lambda: bool(link.state.games), 10, "a live game in the lobby")
     driver.frames()
@@ -429,7 +441,7 @@ def test_challenges_both_ways(
     from lanqi.protocol import Challenge, ChallengeCreated
 
     bots.start("Chal", variants=("gomoku", "xiangqi"))
-    driver = connect(gui, server, "Eve")
+    driver = connect(gui, server, "Eve", overrides=True)
     link = driver.app.lobby
     lobby = driver.scene
     driver.until(lambda: any(p.name == "Chal" for p in link.state.players), 10, "Chal")

@@ -248,8 +248,8 @@ def run(args: argparse.Namespace) -> int:
     for thread in threads:
         thread.start()
     print(
-        f"{len(runners)} bot(s) for {server}: {', '.join(r.name for r in runners)}; "
-        "connecting to the server",
+        f"{len(runners)} bot(s) on {server}: {', '.join(r.name for r in runners)} "
+        "(connecting to the server)",
         flush=True,
     )
     try:

@@ -25,6 +25,9 @@ from lanqi.cli.common import (
 from lanqi.protocol.endpoints import MATCHMAKER_PUB_PORT
 from lanqi.protocol.timecontrol import TIME_FORMS, parse_time_control
 
+#: ``standings --watch`` asks for the standings when no event came for this long
+WATCH_QUIET_MS = 5_000
+
 FORMATS = ("round_robin", "double_round_robin", "swiss", "knockout", "gauntlet")
 
 EXAMPLES = """examples:
@@ -333,11 +336,12 @@ def run(args: argparse.Namespace) -> int:
             print_standings(reply)
             sys.stdout.flush()
             while args.watch and reply.tournament.status != "finished":
-                event = client.next_event(2000)
-                if event is None:
-                    continue
-                reply = client.call(GetStandings(tournament_id=args.tournament_id), Standings)
-                print(f"\n[{getattr(event, 'kind', '?')}]")
+                event = client.next_event(WATCH_QUIET_MS)
+                latest = client.call(GetStandings(tournament_id=args.tournament_id), Standings)
+                if event is None and latest.tournament == reply.tournament:
+                    continue  # quiet, and nothing missed (PUB/SUB may drop an event)
+                reply = latest
+                print(f"\n[{getattr(event, 'kind', 'update')}]")
                 print_standings(reply)
                 sys.stdout.flush()
         elif args.action == "export":

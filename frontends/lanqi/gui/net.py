@@ -424,14 +424,14 @@ class LobbyAgent(_Agent):
             welcome = client.hello(self.name, session=self.session)
         self.session, self.claim = welcome.session, None
         self.name = welcome.name
-        self.events.put(Welcomed(welcome))
-        client.subscribe(TOPIC_LOBBY)
-        for tournament_id in self._watched:
-            client.subscribe(tour_topic(tournament_id))
         if not (self.referee and self.referee_pub):  # no override: the one the server names
             referees = client.server_info().referees
             if referees:
                 self.referee, self.referee_pub = referees[0].endpoint, referees[0].events
+        self.events.put(Welcomed(welcome))
+        client.subscribe(TOPIC_LOBBY)
+        for tournament_id in self._watched:
+            client.subscribe(tour_topic(tournament_id))
         if self.referee and self.referee_pub:
             self._referee_client = RefereeClient(
                 self.referee, self.referee_pub, context=self.context, timeout_ms=1500
