@@ -5,6 +5,8 @@ time checks that name the accepted forms, defaults and examples in every help.""
 from __future__ import annotations
 
 import argparse
+import re
+import sys
 from typing import Any
 
 import pytest
@@ -186,3 +188,28 @@ def test_tables_align_cjk_names_by_display_width() -> None:
     text = plain_table(("#", "player", "pts"), [(1, "象棋大师", 2.5), (2, "Bob", 1)], right=(0, 2))
     lines = text.splitlines()
     assert lines == ["#  player    pts", "1  象棋大师  2.5", "2  Bob         1"]
+
+
+def test_on_a_terminal_tables_are_drawn_aligned(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rich.cells import cell_len
+
+    from lanqi.cli.common import print_table
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setenv("COLUMNS", "120")
+    print_table(("#", "player"), [(1, "象棋大师"), (2, "Bob")], title="Club")
+    out = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)  # no styles
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert lines[0].strip() == "Club"
+    rows = [line for line in lines if "象棋大师" in line or "Bob" in line]
+    assert len(rows) == 2 and cell_len(rows[0]) == cell_len(rows[1])
+    assert rows[0].index("象") == rows[1].index("B")
+
+
+def test_a_bot_config_entry_may_name_its_own_server() -> None:
+    from lanqi.cli.bot import _entry_server
+
+    assert _entry_server({"server": "10.0.0.9"}, "tcp://default:5050") == "tcp://10.0.0.9:5050"
+    assert _entry_server({}, "tcp://default:5050") == "tcp://default:5050"

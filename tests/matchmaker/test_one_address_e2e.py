@@ -218,3 +218,28 @@ def test_delete_a_tournament_that_has_not_started(
     refused = td.fail("tournament", "delete", keep)
     assert refused.startswith("lanqi tournament: refused: not_allowed: the tournament is finished")
     assert [line.split()[0] for line in td.run("tournament", "list").splitlines()[1:]] == [keep]
+
+
+def test_an_advertised_host_is_what_clients_are_told(tmp_path: Path) -> None:
+    """``--advertise HOST``: the events and the referee are named on HOST."""
+    from lanqi.server.embedded import EmbeddedServer
+
+    server = EmbeddedServer(
+        tmp_path / "advertised",
+        advertise="club.example",
+        port=0,
+        pub_port=0,
+        referee_port=0,
+        referee_pub_port=0,
+        director_key="k",
+    )
+    server.start()
+    try:
+        with MatchmakerClient(server.matchmaker_endpoint) as client:
+            info = client.server_info()
+        assert info.events == f"tcp://club.example:{port(server.matchmaker_pub_endpoint)}"
+        (referee,) = info.referees
+        assert referee.endpoint == f"tcp://club.example:{port(server.referee.endpoint)}"
+        assert referee.events == f"tcp://club.example:{port(server.referee.pub_endpoint)}"
+    finally:
+        server.stop()
