@@ -1,5 +1,6 @@
-"""``lanqi serve --lan --advertise ADDR``: it listens on every interface, and players are
-sent to the referee at ADDR.
+"""``lanqi serve --lan [--advertise ADDR]``: it listens on every interface, and players are
+sent to the referee at ADDR, or without ``--advertise`` at the address they reached the
+server at.
 
 ADDR is 127.0.0.2, still loopback: a server bound to 127.0.0.1 alone cannot be reached
 there, one bound to every interface can.  The players below reach the lobby and the
@@ -8,11 +9,7 @@ referee only at 127.0.0.2, and only through what the matchmaker told them.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import zmq
@@ -20,9 +17,8 @@ import zmq
 from lanqi.client.matchmaker import MatchmakerClient
 from lanqi.client.referee import GameView, RefereeClient
 from lanqi.protocol import CreateSeek, GameAssigned, Seek, SeekCreated, TimeControl
+from lanqi.protocol.endpoints import reachable
 
-REPO = Path(__file__).resolve().parents[2]
-SOURCE_PATH = os.pathsep.join(str(REPO / part) for part in ("shared", "services", "frontends"))
 ADDRESS = "127.0.0.2"
 
 
@@ -74,15 +70,40 @@ def test_lan_server_sends_players_to_the_advertised_address(
         assert view.wait_for(lambda v: v.moves == ["h8"]), "the move never arrived"
 
 
-def test_lan_without_advertise_is_refused_in_one_line(tmp_path: Path) -> None:
-    env = dict(os.environ, PYTHONPATH=SOURCE_PATH)
-    done = subprocess.run(
-        [sys.executable, "-m", "lanqi.cli.main", "serve", "--lan", "--data-dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-        check=False,
-    )
-    assert done.returncode == 2
-    assert len(done.stderr.strip().splitlines()) == 1 and "--advertise" in done.stderr
+def test_lan_without_advertise_sends_clients_to_the_address_they_used(
+    lanqi: Any, zmq_context: zmq.Context[Any], names: Callable[..., list[str]]
+) -> None:
+    """No --advertise: the matchmaker names its events and referee by wildcard or
+    loopback hosts, which a client reaches at the host it reached the matchmaker at
+    (here 127.0.0.2, where only a server on every interface answers)."""
+    server = lanqi.serve("--lan")
+    lobby = _at(server.lobby, ADDRESS)
+    ann_name, bob_name = names(2, "lan")
+    with (
+        MatchmakerClient(lobby, context=zmq_context) as ann,
+        MatchmakerClient(lobby, context=zmq_context) as bob,
+    ):
+        info = ann.server_info()
+        assert info.events == _at(server.events, ADDRESS)
+        assert [r.endpoint for r in info.referees] == [_at(server.endpoints["referee"], ADDRESS)]
+        ann.subscribe("lobby")  # on the learnt event endpoint
+        ann.hello(ann_name)
+        bob.hello(bob_name)
+        assert ann.next_event(10_000) is not None, "no event on the learnt endpoint"
+        tc = TimeControl(kind="per_move", per_move_ms=60_000)
+        ann.call(CreateSeek(seek=Seek(variant="gomoku", time_control=tc)), SeekCreated)
+        bob.call(CreateSeek(seek=Seek(variant="gomoku", time_control=tc)), SeekCreated)
+        seats = [_assigned(ann).game, _assigned(bob).game]
+    first, second = sorted(seats, key=lambda s: s.seat)
+    referee, referee_pub = reachable(first.referee, lobby), reachable(first.referee_pub, lobby)
+    assert referee.startswith(f"tcp://{ADDRESS}:") and referee_pub.startswith(f"tcp://{ADDRESS}:")
+    with (
+        RefereeClient(referee, referee_pub, context=zmq_context) as one,
+        RefereeClient(referee, referee_pub, context=zmq_context) as two,
+    ):
+        one.wait_connected()
+        view = GameView(one, first.game_id)
+        one.join(first.game_id, first.seat, first.token)
+        two.join(second.game_id, second.seat, second.token)
+        one.move(first.game_id, first.token, 0, "h8")
+        assert view.wait_for(lambda v: v.moves == ["h8"]), "the move never arrived"

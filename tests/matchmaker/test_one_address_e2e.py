@@ -161,24 +161,6 @@ def test_a_tournament_with_the_server_named_once(
     assert row.split()[0] == tid and "finished" in row.split()
 
 
-def test_server_info_names_reachable_endpoints_for_a_server_on_every_interface(
-    lanqi: Any, names: Callable[..., list[str]]
-) -> None:
-    """Bound to 0.0.0.0 without --advertise: the client that came through ``localhost``
-    is told endpoints on ``localhost``, and they work (an event arrives on them)."""
-    server = lanqi.serve("--lan")
-    address = f"tcp://localhost:{port(server.lobby)}"
-    with MatchmakerClient(address) as client:
-        info = client.server_info()
-        assert info.events == f"tcp://localhost:{port(server.events)}"
-        (referee,) = info.referees
-        assert referee.endpoint.startswith("tcp://localhost:")
-        client.subscribe("lobby")
-        with MatchmakerClient(address) as other:
-            other.hello(names(1, "lan")[0])
-        assert client.next_event(10_000) is not None, "no event on the learnt endpoint"
-
-
 def test_a_closed_pipe_ends_the_watch_quietly(
     lanqi: Any, director: Callable[[Any, Path], Director], names: Callable[..., list[str]]
 ) -> None:
