@@ -35,6 +35,22 @@ def _assigned(client: MatchmakerClient) -> GameAssigned:
     raise AssertionError("no game_assigned push")
 
 
+def _play_first_move(
+    context: zmq.Context[Any], referee: str, referee_pub: str, first: Any, second: Any
+) -> None:
+    """Both seats join at ``referee``; the first stone is placed and seen there."""
+    with (
+        RefereeClient(referee, referee_pub, context=context) as one,
+        RefereeClient(referee, referee_pub, context=context) as two,
+    ):
+        one.wait_connected()
+        view = GameView(one, first.game_id)
+        one.join(first.game_id, first.seat, first.token)
+        two.join(second.game_id, second.seat, second.token)
+        one.move(first.game_id, first.token, 0, "h8")
+        assert view.wait_for(lambda v: v.moves == ["h8"]), "the move never arrived"
+
+
 def test_lan_server_sends_players_to_the_advertised_address(
     lanqi: Any, zmq_context: zmq.Context[Any], names: Callable[..., list[str]]
 ) -> None:
@@ -58,16 +74,7 @@ def test_lan_server_sends_players_to_the_advertised_address(
         assert seat.referee.startswith(f"tcp://{ADDRESS}:"), seat.referee
         assert seat.referee_pub.startswith(f"tcp://{ADDRESS}:"), seat.referee_pub
     first, second = sorted(seats, key=lambda s: s.seat)
-    with (
-        RefereeClient(first.referee, first.referee_pub, context=zmq_context) as one,
-        RefereeClient(second.referee, second.referee_pub, context=zmq_context) as two,
-    ):
-        one.wait_connected()
-        view = GameView(one, first.game_id)
-        one.join(first.game_id, first.seat, first.token)
-        two.join(second.game_id, second.seat, second.token)
-        one.move(first.game_id, first.token, 0, "h8")
-        assert view.wait_for(lambda v: v.moves == ["h8"]), "the move never arrived"
+    _play_first_move(zmq_context, first.referee, first.referee_pub, first, second)
 
 
 def test_lan_without_advertise_sends_clients_to_the_address_they_used(
@@ -97,13 +104,4 @@ def test_lan_without_advertise_sends_clients_to_the_address_they_used(
     first, second = sorted(seats, key=lambda s: s.seat)
     referee, referee_pub = reachable(first.referee, lobby), reachable(first.referee_pub, lobby)
     assert referee.startswith(f"tcp://{ADDRESS}:") and referee_pub.startswith(f"tcp://{ADDRESS}:")
-    with (
-        RefereeClient(referee, referee_pub, context=zmq_context) as one,
-        RefereeClient(referee, referee_pub, context=zmq_context) as two,
-    ):
-        one.wait_connected()
-        view = GameView(one, first.game_id)
-        one.join(first.game_id, first.seat, first.token)
-        two.join(second.game_id, second.seat, second.token)
-        one.move(first.game_id, first.token, 0, "h8")
-        assert view.wait_for(lambda v: v.moves == ["h8"]), "the move never arrived"
+    _play_first_move(zmq_context, referee, referee_pub, first, second)
