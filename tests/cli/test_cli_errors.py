@@ -143,3 +143,27 @@ def test_bot_without_a_server_says_so_with_a_count(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.communicate(timeout=30)
+
+
+def test_a_bad_referee_for_the_matchmaker_is_one_line(tmp_path: Path) -> None:
+    line = one_line(
+        lanqi(tmp_path, "matchmaker", "--referee", "udp://x:1", "--data-dir", str(tmp_path))
+    )
+    assert line == (
+        "lanqi matchmaker: bad referee 'udp://x:1': bad endpoint 'udp://x:1': "
+        "use tcp://HOST:PORT, HOST:PORT or HOST"
+    )
+
+
+def test_referees_are_named_with_or_without_tcp() -> None:
+    from lanqi.matchmaker.referees import parse_referee
+
+    plain, full = parse_referee("10.0.0.5:6601"), parse_referee("tcp://10.0.0.5:6601")
+    assert (plain.endpoint, plain.pub_endpoint) == (full.endpoint, full.pub_endpoint)
+    assert (plain.endpoint, plain.pub_endpoint) == ("tcp://10.0.0.5:6601", "tcp://10.0.0.5:6602")
+    both = parse_referee("r1,r1:7000", advertise="club")
+    assert (both.endpoint, both.pub_endpoint) == ("tcp://r1:5052", "tcp://r1:7000")
+    assert (both.public_endpoint, both.public_pub_endpoint) == (
+        "tcp://club:5052",
+        "tcp://club:7000",
+    )

@@ -29,8 +29,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="ENDPOINT",
-        help="a referee: tcp://HOST:PORT (events on PORT+1) or tcp://HOST:PORT,tcp://HOST:PUBPORT;"
-        " repeat for several referees (games are spread over them)",
+        help="a referee: tcp://HOST:PORT (events on PORT+1) or tcp://HOST:PORT,tcp://HOST:PUBPORT"
+        " (tcp:// and the port may be left out); repeat for several referees (games are spread"
+        " over them); default tcp://127.0.0.1:5052",
     )
     parser.add_argument(
         "--advertise",

@@ -25,7 +25,15 @@ from typing import Any
 import zmq
 
 from lanqi.protocol import MAX_MESSAGE_BYTES, Message, Request, ResultsSince, TimeControl, encode
-from lanqi.protocol.endpoints import TOPIC_RESULTS
+from lanqi.protocol.endpoints import (
+    ENDPOINT_FORMS,
+    REFEREE_PORT,
+    TOPIC_RESULTS,
+    host_of,
+    normalise_endpoint,
+    tcp,
+    with_host,
+)
 
 __all__ = [
     "SAME_REFEREE_ATTEMPTS",
@@ -209,23 +217,30 @@ class RefereeLink:
 
 
 def parse_referee(spec: str, advertise: str | None = None) -> RefereeLink:
-    """``tcp://host:5052`` (events on the next port) or ``tcp://host:5052,tcp://host:5053``.
+    """``HOST:PORT`` (events on the next port) or ``HOST:PORT,HOST:PUBPORT``, each
+    endpoint written as :func:`~lanqi.protocol.endpoints.normalise_endpoint` accepts
+    (``tcp://`` optional, port 5052 when none is given).
 
     ``advertise`` replaces the host players are told (for a referee bound to
     0.0.0.0 or 127.0.0.1 while players come over the LAN).
+
+    >>> parse_referee("127.0.0.1:6601").pub_endpoint
+    'tcp://127.0.0.1:6602'
     """
     parts = [p.strip() for p in spec.split(",") if p.strip()]
-    if not parts or len(parts) > 2 or not all(p.startswith("tcp://") for p in parts):
+    if not parts or len(parts) > 2:
         raise ValueError(
-            f"bad referee {spec!r}: want tcp://HOST:PORT or tcp://HOST:PORT,tcp://HOST:PUBPORT"
+            f"bad referee {spec!r}: want {ENDPOINT_FORMS}, or two of them separated by a comma"
+            " (requests,events)"
         )
-    endpoint = parts[0]
-    host, _, port = endpoint[len("tcp://") :].rpartition(":")
-    if not host or not port.isdigit():
-        raise ValueError(f"bad referee endpoint {endpoint!r}")
-    pub = parts[1] if len(parts) == 2 else f"tcp://{host}:{int(port) + 1}"
+    try:
+        endpoint = normalise_endpoint(parts[0], REFEREE_PORT)
+        host, port = host_of(endpoint), int(endpoint.rpartition(":")[2])
+        pub = normalise_endpoint(parts[1], port + 1) if len(parts) == 2 else tcp(host, port + 1)
+    except ValueError as exc:
+        raise ValueError(f"bad referee {spec!r}: {exc}") from None
     public, public_pub = endpoint, pub
     if advertise:
-        public = f"tcp://{advertise}:{port}"
-        public_pub = f"tcp://{advertise}:{pub.rpartition(':')[2]}"
+        public = with_host(endpoint, advertise)
+        public_pub = with_host(pub, advertise)
     return RefereeLink(endpoint, endpoint, pub, public, public_pub)
