@@ -425,7 +425,11 @@ class LobbyAgent(_Agent):
         self.session, self.claim = welcome.session, None
         self.name = welcome.name
         if not (self.referee and self.referee_pub):  # no override: the one the server names
-            referees = client.server_info().referees
+            try:
+                referees = client.server_info().referees
+            except MatchmakerRefused as exc:  # a server older than server_info
+                log.info("the server names no referee (%s); games are not listed", exc)
+                referees = []
             if referees:
                 self.referee, self.referee_pub = referees[0].endpoint, referees[0].events
         self.events.put(Welcomed(welcome))
