@@ -1,7 +1,8 @@
 """Time controls as people write them: ``10+5``, ``0.5``, ``5m+3s``, ``move:10``, ``none``.
 
->>> parse_time_control("10+5")
-TimeControl(kind='fischer', base_ms=600000, increment_ms=5000, per_move_ms=0, join_within_ms=0)
+>>> tc = parse_time_control("10+5")
+>>> tc.kind, tc.base_ms, tc.increment_ms
+('fischer', 600000, 5000)
 >>> parse_time_control("90s+2s").base_ms, parse_time_control("0.5").base_ms
 (90000, 30000)
 >>> parse_time_control("move:0.5").per_move_ms
