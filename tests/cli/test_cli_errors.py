@@ -130,7 +130,7 @@ def test_bot_without_a_server_says_so_with_a_count(tmp_path: Path) -> None:
     threading.Thread(target=read, daemon=True).start()
     try:
         assert proc.stdout.readline().startswith(f"1 bot(s) on tcp://{address}: Lonely")
-        tries = []
+        tries: list[str] = []
         while len(tries) < 2:
             line = lines.get(timeout=60)
             assert line, "the bot stopped"
