@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple, TypeVar
 
+from lanqi.games.base import winner_of
 from lanqi.protocol import (
     MAX_CHAT_HISTORY,
     ChatLine,
@@ -314,8 +315,8 @@ def _ended(state: GameState, event: GameEnded) -> GameState:
 def from_snapshot(snapshot: Snapshot) -> GameState:
     """The state a snapshot describes: a client folds events on from here."""
     winner = snapshot.winner
-    if winner is None and snapshot.result in ("1-0", "0-1"):
-        winner = 0 if snapshot.result == "1-0" else 1
+    if winner is None:
+        winner = winner_of(snapshot.result)
     return GameState(
         game_id=snapshot.game_id,
         variant=snapshot.variant,

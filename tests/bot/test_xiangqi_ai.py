@@ -118,10 +118,10 @@ def test_finds_mate_in_2(fen: str, first: str, black: bool) -> None:
     assert forces_mate_in_2(board, move)
     assert ai.last is not None and ai.last.mate_in == 2
     # ... and then mates, whatever the reply.
-    board.push_move(move)
+    board.push_text(move)
     for reply in list(board.legal_moves()):
         board.push(reply)
-        board.push_move(ask(ai, board))
+        board.push_text(ask(ai, board))
         assert board.is_checkmate()
         board.pop()
         board.pop()
@@ -130,7 +130,7 @@ def test_finds_mate_in_2(fen: str, first: str, black: bool) -> None:
 def test_lost_side_still_moves_and_knows_it() -> None:
     fen, first = MATE_IN_2[0]
     board = Board(fen)
-    board.push_move(first)  # every Black reply now allows a mate in 1
+    board.push_text(first)  # every Black reply now allows a mate in 1
     ai = XiangqiAI(level=8, depth=3)
     ask(ai, board)
     assert ai.last is not None and ai.last.mate_in == -1
@@ -153,7 +153,7 @@ def test_does_not_hang_its_rook() -> None:
     board = Board("3aka3/9/1n7/2p3p2/9/9/4P4/2R6/9/3AKA3 w - - 0 1")
     for depth in (1, 2, 3):
         move = ask(XiangqiAI(level=8, depth=depth), board)
-        board.push_move(move)
+        board.push_text(move)
         rook = next(sq for sq, p in board.piece_map().items() if p.symbol() == "R")
         assert not any(m.to_square == rook for m in board.legal_moves()), (depth, move)
         board.pop()
@@ -169,7 +169,7 @@ def test_stalemating_the_opponent_wins() -> None:
     assert not mating_moves(board)
     ai = XiangqiAI(level=8, depth=3)
     move = ask(ai, board)
-    board.push_move(move)
+    board.push_text(move)
     assert board.outcome() == Outcome(Color.RED, Termination.STALEMATE)
     assert ai.last is not None and ai.last.score == MATE - 1
 
@@ -178,7 +178,7 @@ def test_avoids_stalemating_itself() -> None:
     # Mirror of the above with Black to move: Black stalemates Red.
     board = Board(mirror_fen("3k5/3n5/9/9/7P1/7R1/9/3R5/9/5K3 w - - 0 1"))
     move = ask(XiangqiAI(level=8, depth=3), board)
-    board.push_move(move)
+    board.push_text(move)
     assert board.outcome() == Outcome(Color.BLACK, Termination.STALEMATE)
 
 
@@ -187,8 +187,8 @@ def test_does_not_walk_into_a_perpetual_check_loss() -> None:
     # more d1e1+ repeats the position a third time and loses by perpetual check.
     board = Board("4k4/9/9/9/9/9/9/7N1/R8/5K3 w - - 0 1")
     for text in ["a1e1", "e9d9", "e1d1", "d9e9", "d1e1", "e9d9", "e1d1", "d9e9"]:
-        board.push_move(text)
-    board.push_move("d1e1")
+        board.push_text(text)
+    board.push_text("d1e1")
     assert board.outcome() == Outcome(Color.BLACK, Termination.PERPETUAL_CHECK)
     board.pop()
     for depth in (1, 2, 4):
@@ -200,8 +200,8 @@ def test_takes_a_repetition_draw_when_lost() -> None:
     # time, a draw by the rules since nobody checked or chased.  Anything else loses.
     board = Board("3ak4/9/9/9/6rr1/9/9/9/R8/3K5 b - - 0 1")
     for text in ["d9e8", "a1a2", "e8d9", "a2a1", "d9e8", "a1a2", "e8d9"]:
-        board.push_move(text)
-    board.push_move("a2a1")
+        board.push_text(text)
+    board.push_text("a2a1")
     assert board.outcome() == Outcome(None, Termination.REPETITION)
     board.pop()
     for depth in (1, 3):
@@ -217,7 +217,7 @@ def test_takes_a_move_limit_draw_when_lost() -> None:
     ai = XiangqiAI(level=8, depth=3)
     move = ask(ai, board)
     assert ai.last is not None and ai.last.score == 0
-    board.push_move(move)
+    board.push_text(move)
     assert board.outcome() == Outcome(None, Termination.MOVE_LIMIT)
 
 
@@ -287,7 +287,7 @@ def test_incremental_evaluation_matches_a_fresh_one() -> None:
 
 def test_tiny_time_budget_still_gives_a_legal_move() -> None:
     board = Board()
-    board.push_move("h2e2")
+    board.push_text("h2e2")
     state = GameState.start("xiangqi", moves=["h2e2"], per_move_ms=110)  # 10 ms to think
     move = XiangqiAI(level=8).choose_move(state)
     assert move in state.legal_moves()
@@ -320,7 +320,7 @@ def play_game(red: XiangqiAI, black: XiangqiAI, *, move_limit: int = 60) -> Boar
     for bot in players:
         bot.on_game_start(state_of(board))
     while board.outcome() is None:
-        board.push_move(ask(players[board.seat_to_move], board))
+        board.push_text(ask(players[board.seat_to_move], board))
     return board
 
 

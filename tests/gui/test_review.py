@@ -26,7 +26,7 @@ MATE_LINE = [
 def write_game(path: Path, moves: list[str], **headers: str) -> xiangqi.Board:
     board = xiangqi.Board()
     for move in moves:
-        board.push_move(move)
+        board.push_text(move)
     path.write_text(write_pgn(board, headers, notation="chinese"), encoding="utf-8")
     return board
 
@@ -131,7 +131,7 @@ def test_review_several_games_and_a_gomoku_record(
 
 def test_records_round_trip_through_the_model() -> None:
     board = xiangqi.Board("3k5/9/9/9/9/9/9/9/4A4/3AK1R2 b")
-    board.push_move("d9e9")
+    board.push_text("d9e9")
     text = write_pgn(board, {"Red": "R"})
     [model] = GameModel.from_record(text)
     assert model.start_fen == board.start_fen and model.moves == ["d9e9"]

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from lanqi.bot.base import Bot, GameState
+from lanqi.games.base import score_of
 from lanqi.stats import format_elo, trinomial
 
 __all__ = ["MatchReport", "elo_interval", "play_match", "run_strength"]
@@ -97,7 +98,8 @@ def play_match(
             result, ending, spent, moves = play_game(variant, players, timed_seat=ai_seat)
             report.ai_seconds += spent
             report.ai_moves += moves
-            score = {"1-0": 1.0, "0-1": 0.0}.get(result, 0.5)
+            score = score_of(result)
+            score = 0.5 if score is None else score
             ai_score = score if ai_seat == 0 else 1.0 - score
             report.games += 1
             report.wins += ai_score == 1.0

@@ -47,7 +47,7 @@ class GameState:
     variant: str
     options: Mapping[str, Any]
     seat: int
-    board: Game
+    board: Game[Any]
     moves: list[str] = field(default_factory=list)
     start_fen: str | None = None
     remaining_ms: tuple[int, int] | None = None

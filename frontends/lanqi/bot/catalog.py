@@ -37,9 +37,10 @@ class BuiltinBot(Bot):
 
         self.xiangqi = XiangqiAI(level=max(1, min(8, level)), seed=seed)
         self.gomoku = GomokuAI(level=max(1, min(5, (level + 1) // 2 + 1)), seed=seed)
+        self._by_variant: dict[str, Bot] = {"xiangqi": self.xiangqi, "gomoku": self.gomoku}
 
     def _for(self, state: GameState) -> Bot:
-        return self.xiangqi if state.variant == "xiangqi" else self.gomoku
+        return self._by_variant[state.variant]
 
     def choose_move(self, state: GameState) -> str:
         return self._for(state).choose_move(state)

@@ -19,7 +19,7 @@ that make fives, fours and threes in sets for the threat searches.
 >>> from lanqi.games.gomoku import Board
 >>> board = Board()
 >>> for text in ["h8", "a1", "i8", "a2", "j8", "a3"]:
-...     board.push_text(text)
+...     _ = board.push_text(text)
 >>> pb = PatternBoard.from_board(board)
 >>> sorted(pb.point_name(p) for p in pb.threats[BLACK][OPEN_FOUR_CLASS])
 ['g8', 'k8']

@@ -21,14 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import zmq
 
 from lanqi.bot.base import Bot, GameState, clock_margin_ms
 from lanqi.bot.failures import failure_reason
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
-from lanqi.games.base import Game
+from lanqi.games.base import Game, first_seat
 from lanqi.protocol import (
     AcceptChallenge,
     Assignment,
@@ -142,9 +142,12 @@ class GamePlayer(threading.Thread):
         self.error: str | None = None
         self.refused_move = ""  # the last move the referee refused
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-        self._board: Game | None = None  # the position after _board_moves
+        self._board: Game[Any] | None = None  # the position after _board_moves
         self._board_moves: list[str] = []
         self._board_start: str | None = None
+        #: the seat that moves first from the start position ``_parity_start``
+        self._parity_start: str | None = None
+        self._parity_first: int | None = None
         #: when this runner saw the current turn begin (``time.monotonic()``), and its ply
         self._turn_seen = time.monotonic()
         self._turn_ply = -1
@@ -187,7 +190,7 @@ class GamePlayer(threading.Thread):
         less the margin :class:`ClockSense` keeps for the way to the referee."""
         return self._turn_seen + (clock_ms - self.clock_sense.margin_ms(clock_ms)) / 1000
 
-    def _board_at(self, view: GameView) -> Game:
+    def _board_at(self, view: GameView) -> Game[Any]:
         """The board after the view's moves: the last one, brought up to date with the
         new moves only (replaying the whole game for every move costs O(plies) each,
         most of a random bot's time in long games), handed out as a copy so a bot that
@@ -205,12 +208,7 @@ class GamePlayer(threading.Thread):
             for text in moves[known:]:
                 board.push(board.parse_move(text))
             self._board_moves.extend(moves[known:])
-        copy = getattr(board, "copy", None)
-        if callable(copy):
-            return cast(Game, copy())
-        return GameState.start(
-            a.variant, options=dict(a.options), start_fen=start, moves=list(moves)
-        ).board
+        return board.copy()
 
     def run(self) -> None:
         a = self.assignment
@@ -376,14 +374,13 @@ class GamePlayer(threading.Thread):
                 log.warning("game %s: chat reply refused (%s)", a.game_id, exc)
 
     def _parity(self, view: GameView) -> int:
-        """Plies ``p`` with ``p % 2 == parity`` are ours (a FEN may start with Black)."""
-        first_to_move = 0
+        """Plies ``p`` with ``p % 2 == parity`` are ours (a position may start with seat 1)."""
+        a = self.assignment
         start = view.snapshot.start_fen
-        if start and self.assignment.variant == "xiangqi" and " b" in start:
-            first_to_move = 1
-        if start and self.assignment.variant == "gomoku" and start.rstrip().endswith(" w"):
-            first_to_move = 1
-        return (self.assignment.seat - first_to_move) % 2
+        if start != self._parity_start or self._parity_first is None:
+            game = GameState.start(a.variant, options=dict(a.options), start_fen=start).board
+            self._parity_start, self._parity_first = start, first_seat(game)
+        return (a.seat - self._parity_first) % 2
 
     def _send_move(
         self,

@@ -112,16 +112,19 @@ def ending(
     variant: str, *, first: str, second: str, result: str, termination: str, ply: int
 ) -> str:
     """One finished game in words: ``Tiger beat Crane: checkmate at move 40``."""
-    how = ENDINGS.get(termination, termination.replace("_", " "))
-    if variant == "xiangqi" and termination == "stalemate":
-        how = "stalemate (in xiangqi the side that cannot move loses)"
-    when = f"stone {ply}" if variant == "gomoku" else f"move {(ply + 1) // 2}"
-    if result == "1-0":
-        who = f"{first} beat {second}"
-    elif result == "0-1":
-        who = f"{second} beat {first}"
-    else:
+    from lanqi.games.base import winner_of
+    from lanqi.games.registry import variant_spec
+
+    spec = variant_spec(variant)
+    how = spec.termination_notes.get(termination) or ENDINGS.get(
+        termination, termination.replace("_", " ")
+    )
+    when = spec.ply_label(ply)
+    winner = winner_of(result)
+    if winner is None:
         who = f"{first} and {second} drew"
+    else:
+        who = f"{first} beat {second}" if winner == 0 else f"{second} beat {first}"
     return f"{who}: {how} at {when}"
 
 
@@ -160,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
     from lanqi.cli.tournament import format_standings
     from lanqi.client.matchmaker import MatchmakerClient
     from lanqi.client.referee import RefereeClient
+    from lanqi.games.registry import variant_spec
     from lanqi.paths import data_dir
     from lanqi.protocol import (
         CreateTournament,
@@ -293,7 +297,7 @@ def run(args: argparse.Namespace) -> int:
             print(format_standings(standing) + "\n")
             for fmt in ("pgn", "txt", "csv", "html"):
                 text = client.call(ExportTournament(tournament_id=tid, format=fmt), Exported).text
-                suffix = fmt if (fmt != "pgn" or variant == "xiangqi") else "txt"
+                suffix = variant_spec(variant).record_suffix if fmt == "pgn" else fmt
                 name = f"{variant}.{suffix}" if fmt == "pgn" else f"{variant}-standings.{fmt}"
                 (exports / name).write_text(text, encoding="utf-8")
         print(f"games and standings (text, CSV, HTML) are in {exports}:")

@@ -41,15 +41,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lanqi.games import gomoku, xiangqi
-    from lanqi.games.registry import create_game
-    from lanqi.games.xiangqi import pgn
+    from lanqi.games.registry import VARIANTS, create_game, variant_spec
 
     if args.games < 1 or args.max_plies < 1:
         print("lanqi selfplay: --games and --max-plies must be at least 1", file=sys.stderr)
         return 2
     rng = random.Random(args.seed)
-    variants = ["xiangqi", "gomoku"] if args.variant == "all" else [args.variant]
+    variants = list(VARIANTS) if args.variant == "all" else [args.variant]
     records: dict[str, list[str]] = {v: [] for v in variants}
     for variant in variants:
         for number in range(1, args.games + 1):
@@ -57,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             started = time.perf_counter()
             line: list[str] = []
             while game.outcome() is None and game.ply < args.max_plies:
-                moves = list(game.legal_moves())
+                moves = game.legal_moves()
                 move = rng.choice(moves)
                 text = game.move_text(move)
                 parsed = game.parse_move(text)  # round trip through the human notation
@@ -75,16 +73,13 @@ def run(args: argparse.Namespace) -> int:
                 print("  " + " ".join(line[-12:]) + ("  (last 12 plies)" if len(line) > 12 else ""))
                 print("  final position: " + game.fen())
             headers = {"Event": "lanqi selfplay", "Round": str(number)}
-            if isinstance(game, xiangqi.Board):
-                players = {"Red": "random", "Black": "random"}
-                records[variant].append(pgn.write_pgn(game, {**headers, **players}))
-            elif isinstance(game, gomoku.Board):
-                players = {"Black": "random", "White": "random"}
-                records[variant].append(gomoku.write_record(game, {**headers, **players}))
+            spec = variant_spec(variant)
+            players = dict.fromkeys(spec.seat_names, "random")
+            records[variant].append(spec.write_record(game, {**headers, **players}, None))
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         for variant, texts in records.items():
-            suffix = "pgn" if variant == "xiangqi" else "txt"
+            suffix = variant_spec(variant).record_suffix
             path = args.out / f"selfplay-{variant}.{suffix}"
             path.write_text("\n".join(texts), encoding="utf-8")
             print(f"wrote {len(texts)} {variant} game(s) to {path}")

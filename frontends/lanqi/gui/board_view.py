@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 import pygame
 
@@ -138,7 +139,7 @@ class BoardView:
     def _draw_background(self) -> pygame.Surface:
         raise NotImplementedError
 
-    def draw(self, surface: pygame.Surface, board: Game, marks: Marks) -> None:
+    def draw(self, surface: pygame.Surface, board: Game[Any], marks: Marks) -> None:
         raise NotImplementedError
 
     # ------------------------------------------------------------ test probes
@@ -368,7 +369,7 @@ class XiangqiBoardView(BoardView):
 
     # ------------------------------------------------------------ drawing
 
-    def draw(self, surface: pygame.Surface, board: Game, marks: Marks) -> None:
+    def draw(self, surface: pygame.Surface, board: Game[Any], marks: Marks) -> None:
         assert isinstance(board, xiangqi.Board)
         surface.blit(self.background(), self.rect)
         c = self.cell
@@ -571,7 +572,7 @@ class GomokuBoardView(BoardView):
             self._sprites[key] = image
         return image
 
-    def draw(self, surface: pygame.Surface, board: Game, marks: Marks) -> None:
+    def draw(self, surface: pygame.Surface, board: Game[Any], marks: Marks) -> None:
         assert isinstance(board, gomoku.Board)
         surface.blit(self.background(), self.rect)
         n, r, c = self.size, self.radius, self.cell

@@ -144,7 +144,7 @@ class GameModel:
         self.headers: dict[str, str] = {}
         self.moves: list[str] = []
         self._first_seat: int | None = None
-        self.board: Game = self._new_board()
+        self.board: Game[Any] = self._new_board()
         self._texts: dict[str, list[str]] = {}
         #: bumped whenever the moves change (views cache on it)
         self.version = 0
@@ -152,7 +152,7 @@ class GameModel:
 
     # ------------------------------------------------------------ position
 
-    def _new_board(self) -> Game:
+    def _new_board(self) -> Game[Any]:
         options = dict(self.options)
         if self.start_fen:
             options["fen"] = self.start_fen
@@ -220,7 +220,7 @@ class GameModel:
             del texts[len(self.moves) :]
         return text
 
-    def board_at(self, ply: int) -> Game:
+    def board_at(self, ply: int) -> Game[Any]:
         """A fresh rules object at the position after ``ply`` moves."""
         if ply >= self.ply:
             return self.board
@@ -242,7 +242,7 @@ class GameModel:
             return message
         return None
 
-    def in_check(self, board: Game | None = None) -> bool:
+    def in_check(self, board: Game[Any] | None = None) -> bool:
         board = board if board is not None else self.board
         return isinstance(board, xiangqi.Board) and board.is_check()
 

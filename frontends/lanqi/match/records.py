@@ -9,6 +9,7 @@ moves).
 
 from __future__ import annotations
 
+from lanqi.games.registry import variant_spec
 from lanqi.match.game import Played
 from lanqi.protocol import TimeControl
 
@@ -31,7 +32,7 @@ def termination_text(termination: str) -> str:
 
 def _headers(played: Played, event: str) -> dict[str, str]:
     spec = played.spec
-    first, second = ("Red", "Black") if played.variant == "xiangqi" else ("Black", "White")
+    first, second = variant_spec(played.variant).seat_names
     headers = {
         "Event": event,
         "Site": "lanqi match",
@@ -78,7 +79,7 @@ def record_text(played: Played, event: str) -> str:
 
         board = XBoard(played.start_fen) if played.start_fen else XBoard()
         for move in played.moves:
-            board.push_move(move)
+            board.push_text(move)
         return write_pgn(board, headers, notation="iccs", comments=_comments(played))
     from lanqi.games.gomoku.record import write_record
     from lanqi.games.registry import create_game

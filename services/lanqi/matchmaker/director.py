@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lanqi.games.registry import restore_game
+from lanqi.games.registry import restore_game, variant_spec
 from lanqi.matchmaker.claims import claim_hash, new_code
 from lanqi.matchmaker.errors import MatchmakerError
 from lanqi.matchmaker.lobby import check_game
@@ -448,9 +448,6 @@ class Director:
         return export.html_page(spec.name, rows, table)
 
     def _games_text(self, record: TournamentRecord, spec: TournamentSpec) -> str:
-        from lanqi.games import gomoku, xiangqi
-        from lanqi.games.xiangqi import pgn
-
         texts = []
         for game in self.store.games(tournament_id=record.tournament_id):
             if game.status != "finished":
@@ -460,23 +457,17 @@ class Director:
                     "variant": game.variant,
                     "options": game.options,
                     "start": game.start_fen,
-                    "moves": [],
+                    "moves": game.moves,
                 }
             )
-            for move in game.moves:
-                board.push(board.parse_move(move))
+            variant = variant_spec(game.variant)
             headers = {
                 "Event": spec.name,
                 "Round": f"{game.round}.{game.board}",
                 "Result": game.result or "*",
+                **dict(zip(variant.seat_names, game.names, strict=True)),
             }
-            if isinstance(board, xiangqi.Board):
-                headers.update(Red=game.names[0], Black=game.names[1])
-                headers["Termination"] = game.termination or ""
-                texts.append(pgn.write_pgn(board, headers))
-            elif isinstance(board, gomoku.Board):
-                headers.update(Black=game.names[0], White=game.names[1])
-                texts.append(gomoku.write_record(board, headers))
+            texts.append(variant.write_record(board, headers, game.termination or ""))
         return export.join_pgn(texts)
 
     # ------------------------------------------------------------ the engine

@@ -28,6 +28,8 @@ from lanqi.games.base import (
     InvalidMoveError,
     Outcome,
     Termination,
+    first_seat,
+    result_for,
 )
 from lanqi.games.registry import UnknownVariantError, create_game
 from lanqi.gamestate import GameState, apply, to_snapshot
@@ -135,7 +137,7 @@ def _checked_reason(reason: str, default: Termination) -> str:
     return reason
 
 
-def _make_game(variant: str, options: dict[str, Any], start_fen: str | None) -> Game:
+def _make_game(variant: str, options: dict[str, Any], start_fen: str | None) -> Game[Any]:
     opts = dict(options)
     if start_fen is not None:
         opts["fen"] = start_fen
@@ -150,10 +152,6 @@ def _make_clock(tc: TimeControl) -> GameClock:
         per_move_ms=tc.per_move_ms,
         seat_base_ms=tc.seat_base_ms,
     )
-
-
-def _win_for(winner: int) -> str:
-    return "1-0" if winner == 0 else "0-1"
 
 
 class GameSession:
@@ -410,12 +408,12 @@ class GameSession:
     def _retry(self, seat: int, ply: int, text: str) -> tuple[int, str, list[GameEvent]]:
         moves = self.state.moves
         played = moves[ply]
-        mover = (ply + self._first_seat()) % 2
+        mover = (ply + first_seat(self.game)) % 2
         same = mover == seat and text.strip() == played
         if mover == seat and not same:
             replay = _make_game(self.setup.variant, self.setup.options, self.setup.start_fen)
             for earlier in moves[:ply]:
-                replay.push(replay.parse_move(earlier))
+                replay.push_text(earlier)
             try:
                 same = str(replay.parse_move(text)) == played
             except (InvalidMoveError, IllegalMoveError, AmbiguousMoveError):
@@ -428,10 +426,6 @@ class GameSession:
         move_seqs = self.state.move_seqs
         assert move_seqs is not None  # the referee's state always knows
         return move_seqs[ply], played, []
-
-    def _first_seat(self) -> int:
-        """Seat that moved first in this game (a FEN may start with seat 1 to move)."""
-        return (self.game.seat_to_move - self.game.ply) % 2
 
     # ------------------------------------------------------------ endings
 
@@ -456,7 +450,7 @@ class GameSession:
 
     def _end_on_time(self, seat: int, now: float, events: list[GameEvent]) -> None:
         winner = 1 - seat
-        self._finish(_win_for(winner), Termination.TIMEOUT.value, winner, now, events)
+        self._finish(result_for(winner), Termination.TIMEOUT.value, winner, now, events)
 
     def resign(self, token: str, now: float, reason: str = "") -> list[GameEvent]:
         """Give up; ``reason`` (an engine's crash, an adjudication) is recorded as the
@@ -466,7 +460,7 @@ class GameSession:
         termination = _checked_reason(reason, Termination.RESIGNATION)
         events = self.seen(seat, now)
         winner = 1 - seat
-        self._finish(_win_for(winner), termination, winner, now, events)
+        self._finish(result_for(winner), termination, winner, now, events)
         return events
 
     def abort(self, token: str, now: float) -> list[GameEvent]:
@@ -633,7 +627,7 @@ class GameSession:
             self._finish("*", Termination.ABANDONED.value, None, now, events)
         elif away:
             winner = 1 - away[0]
-            self._finish(_win_for(winner), Termination.ABANDONED.value, winner, now, events)
+            self._finish(result_for(winner), Termination.ABANDONED.value, winner, now, events)
         return events
 
     # ------------------------------------------------------------ views

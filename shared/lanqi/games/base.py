@@ -6,24 +6,51 @@ moves first: Red in xiangqi, Black in gomoku) and 1.
 
 >>> Outcome(None, Termination.REPETITION).result()
 '1/2-1/2'
+>>> score_of("0-1"), winner_of("1-0"), result_for(1)
+(0.0, 0, '0-1')
+
+A variant is a package that provides a board satisfying :class:`Game` and one
+:class:`VariantSpec`; :mod:`lanqi.games.registry` lists the specs by name.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import (
+    Any,
+    ClassVar,
+    Generic,
+    Literal,
+    Protocol,
+    Self,
+    TypedDict,
+    TypeVar,
+    get_args,
+    runtime_checkable,
+)
 
 __all__ = [
+    "RESULTS",
     "AmbiguousMoveError",
     "Game",
+    "GameRecord",
     "IllegalMoveError",
     "InvalidMoveError",
     "InvalidPositionError",
     "MoveError",
     "Outcome",
+    "Point",
+    "Position",
+    "ResultText",
     "Termination",
+    "Token",
+    "VariantSpec",
+    "first_seat",
+    "result_for",
+    "score_of",
+    "winner_of",
 ]
 
 
@@ -48,6 +75,35 @@ class Termination(enum.Enum):
     ABORTED = "aborted"
 
 
+#: A game's result in PGN form: seat 0 won, seat 1 won, a draw, no result.
+ResultText = Literal["1-0", "0-1", "1/2-1/2", "*"]
+RESULTS: tuple[ResultText, ...] = get_args(ResultText)
+
+_SCORES: dict[str, float] = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+
+
+def score_of(result: str | None) -> float | None:
+    """Seat 0's score for ``result`` (1, 0.5 or 0); ``None`` for ``*`` or no result.
+
+    >>> score_of("1/2-1/2"), score_of("*")
+    (0.5, None)
+    """
+    return _SCORES.get(result or "")
+
+
+def winner_of(result: str | None) -> int | None:
+    """The winning seat of ``result`` (0 or 1), ``None`` for a draw or no result."""
+    score = score_of(result)
+    return None if score is None or score == 0.5 else int(score == 0.0)
+
+
+def result_for(winner: int | None) -> ResultText:
+    """The result when ``winner`` (a seat, or ``None`` for a draw) won."""
+    if winner is None:
+        return "1/2-1/2"
+    return "1-0" if winner == 0 else "0-1"
+
+
 C = TypeVar("C", bound=enum.IntEnum)
 
 
@@ -61,16 +117,14 @@ class Outcome(Generic[C]):
     winner: C | None
     termination: Termination
 
-    def result(self) -> str:
+    def result(self) -> ResultText:
         """The result in PGN form: ``1-0`` (seat 0 won), ``0-1`` or ``1/2-1/2``.
 
         An aborted game has no result and gives ``*``.
         """
         if self.termination is Termination.ABORTED:
             return "*"
-        if self.winner is None:
-            return "1/2-1/2"
-        return "1-0" if int(self.winner) == 0 else "0-1"
+        return result_for(self.winner_seat)
 
     @property
     def winner_seat(self) -> int | None:
@@ -98,12 +152,77 @@ class InvalidPositionError(ValueError):
     """A position string (FEN or the like) that cannot be read."""
 
 
+#: A point of the board: (file, rank), 0-based, file from seat 0's left and rank
+#: from seat 0's side (xiangqi ``e0`` is (4, 0); gomoku ``h8`` is (7, 7)).
+Point = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """What stands on a point: whose it is (``seat``; ``None`` for a piece of
+    nobody's) and what it is (``kind``).
+
+    ``kind`` is the variant's own code: a xiangqi piece letter in upper case
+    (``K A B N R C P``), ``stone`` in gomoku.
+    """
+
+    seat: int | None
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A drawable description of a position, the same shape for every variant.
+
+    A GUI draws ``files`` x ``ranks`` points labelled by ``file_names`` and
+    ``rank_names``, the tokens in ``cells``, the points of ``last_move`` and the
+    named ``markers`` (``check``: the attacked general; ``line``: a winning row;
+    ``forbidden``: points the side to move may not play), without knowing the variant.
+
+    >>> from lanqi.games.registry import create_game
+    >>> game = create_game("gomoku", size=15)
+    >>> _ = game.push_text("h8")
+    >>> position = game.position()
+    >>> position.cells[(7, 7)], position.last_move, position.to_move
+    (Token(seat=0, kind='stone'), ((7, 7),), 1)
+    """
+
+    variant: str
+    files: int
+    ranks: int
+    file_names: tuple[str, ...]
+    rank_names: tuple[str, ...]
+    cells: Mapping[Point, Token]
+    #: the seat to move, ``None`` once the game is over on the board
+    to_move: int | None
+    #: the points the last move touched (from and to, or the one point played)
+    last_move: tuple[Point, ...] = ()
+    markers: Mapping[str, tuple[Point, ...]] = field(default_factory=dict)
+
+
+class GameRecord(TypedDict):
+    """What :meth:`Game.snapshot` returns: enough to rebuild the game exactly."""
+
+    variant: str
+    options: dict[str, Any]
+    start: str | None
+    moves: list[str]
+
+
+#: The type of a variant's moves: a small immutable value whose ``str()`` is its
+#: wire text (``h2e2``, ``h8``).
+M = TypeVar("M", bound=Hashable)
+
+
 @runtime_checkable
-class Game(Protocol):
+class Game(Protocol[M]):
     """What the referee, bots and GUI may rely on for any variant.
 
-    Both ``lanqi.games.xiangqi.Board`` and ``lanqi.games.gomoku.Board`` satisfy it;
-    use :func:`lanqi.games.registry.create_game` to make one by name.
+    Both ``lanqi.games.xiangqi.Board`` (a ``Game[xiangqi.Move]``) and
+    ``lanqi.games.gomoku.Board`` satisfy it; use
+    :func:`lanqi.games.registry.create_game` to make one by name.  Moves go in as
+    text through :meth:`parse_move` / :meth:`push_text` and come out as wire text
+    (``str(move)``) or human text (:meth:`move_text`).
     """
 
     variant: ClassVar[str]
@@ -117,18 +236,71 @@ class Game(Protocol):
     @property
     def seat_to_move(self) -> int: ...
 
-    def legal_moves(self) -> Iterable[Any]: ...
+    def legal_moves(self) -> list[M]: ...
 
-    def parse_move(self, text: str) -> Any: ...
+    def parse_move(self, text: str) -> M: ...
 
-    def push(self, move: Any) -> None: ...
+    def push(self, move: M) -> None: ...
 
-    def pop(self) -> Any: ...
+    def push_text(self, text: str) -> M: ...
+
+    def pop(self) -> M: ...
+
+    def copy(self) -> Self: ...
 
     def outcome(self) -> Outcome[Any] | None: ...
 
     def fen(self) -> str: ...
 
-    def move_text(self, move: Any) -> str: ...
+    def move_text(self, move: M) -> str: ...
 
-    def snapshot(self) -> dict[str, Any]: ...
+    def snapshot(self) -> GameRecord: ...
+
+    def position(self) -> Position: ...
+
+
+def first_seat(game: Game[Any]) -> int:
+    """The seat that made (or makes) the first move of ``game`` (a position may
+    start with seat 1 to move).
+
+    >>> from lanqi.games.registry import create_game
+    >>> first_seat(create_game("xiangqi", fen="4k4/9/9/9/9/9/9/9/9/3K5 b"))
+    1
+    """
+    return (game.seat_to_move - game.ply) % 2
+
+
+B = TypeVar("B", bound=Game[Any])
+
+
+@dataclass(frozen=True, slots=True)
+class VariantSpec(Generic[B]):
+    """One variant as the registry knows it: how to make a game and how to write
+    its record.  Everything a service or frontend needs that truly differs per
+    variant lives here, so none of them compares variant names.
+    """
+
+    name: str
+    #: the variant's board class
+    board: type[B]
+    #: a game at its start position (``fen`` among the options for another start)
+    create: Callable[[Mapping[str, Any]], B]
+    #: what the seats are called, seat 0 first (``Red``/``Black``)
+    seat_names: tuple[str, str]
+    #: the record file format's usual suffix (``pgn``, ``txt``)
+    record_suffix: str
+    #: the record of a game: (board, headers, termination or ``None``) -> text;
+    #: the headers carry the players under the seat names
+    write: Callable[[B, Mapping[str, str], str | None], str]
+    #: how a ply is counted for people: ``move 12`` or ``stone 23``
+    ply_label: Callable[[int], str]
+    #: words for terminations whose meaning differs from the common one
+    termination_notes: Mapping[str, str] = field(default_factory=dict)
+
+    def write_record(
+        self, game: Game[Any], headers: Mapping[str, str], termination: str | None = None
+    ) -> str:
+        """The record of ``game`` (a board of this variant) with ``headers``."""
+        if not isinstance(game, self.board):
+            raise TypeError(f"a {self.name} record needs a {self.name} game, not {game.variant}")
+        return self.write(game, headers, termination)

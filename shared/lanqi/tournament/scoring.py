@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lanqi.games.base import score_of
 from lanqi.tournament.model import ResultKind, TournamentError
 
 __all__ = [
@@ -36,8 +37,6 @@ __all__ = [
 ABANDONED = "abandoned"
 #: An abandoned game with fewer plies than this (not both sides moved) was not played.
 FORFEIT_BEFORE_PLIES = 2
-
-_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,12 +57,13 @@ class UnplayedScore:
 
 
 def points_of(result: str) -> float | None:
-    """The first seat's points for a result string; ``None`` for ``*`` or anything else.
+    """The first seat's points for a result string; ``None`` for ``*`` or anything else
+    (the rules core's :func:`~lanqi.games.base.score_of`).
 
     >>> points_of("1/2-1/2"), points_of("*")
     (0.5, None)
     """
-    return _POINTS.get(result)
+    return score_of(result)
 
 
 def score_game(result: str, termination: str, plies: int) -> GameScore:

@@ -12,5 +12,5 @@ def board_of(position: list[str]) -> xiangqi.Board:
     else:
         board, rest = xiangqi.Board(" ".join(position[2:8])), position[8:]
     for text in rest[1:] if rest[:1] == ["moves"] else []:
-        board.push_move(text)
+        board.push_text(text)
     return board

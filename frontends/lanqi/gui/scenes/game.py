@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import pygame
 
@@ -105,7 +106,7 @@ class GameScene(Scene):
         self._seen_version = -1
         self._legal: dict[int, list[int]] = {}
         self._legal_version = -1
-        self._shown: tuple[int, int, Game] | None = None
+        self._shown: tuple[int, int, Game[Any]] | None = None
         self._actions: list[Action] = []
         self._leave_armed = 0.0
         self.buttons: list[Button] = []
@@ -290,7 +291,7 @@ class GameScene(Scene):
     def shown_ply(self) -> int:
         return self.model.ply if self.view_ply is None else self.view_ply
 
-    def shown_board(self) -> Game:
+    def shown_board(self) -> Game[Any]:
         model = self.model
         ply = self.shown_ply()
         if ply >= model.ply:
@@ -642,7 +643,7 @@ class GameScene(Scene):
         if self.help:
             self._draw_help(surface)
 
-    def _marks(self, board: Game) -> Marks:
+    def _marks(self, board: Game[Any]) -> Marks:
         model = self.model
         ply = self.shown_ply()
         marks = Marks()
@@ -679,7 +680,7 @@ class GameScene(Scene):
             marks.sliding = (to, (round(x0 + (x1 - x0) * t), round(y0 + (y1 - y0) * t)))
         return marks
 
-    def _draw_board_overlays(self, surface: pygame.Surface, board: Game) -> None:
+    def _draw_board_overlays(self, surface: pygame.Surface, board: Game[Any]) -> None:
         model = self.model
         view = self.view
         c = view.cell

@@ -7,10 +7,10 @@ board is ``h8`` = ``Move(x=7, y=7)``.
 
 >>> board = Board()
 >>> for text in ["h8", "h9", "i8", "i9", "j8", "j9", "k8", "k9"]:
-...     board.push_text(text)
+...     _ = board.push_text(text)
 >>> board.outcome() is None
 True
->>> board.push_text("l8")
+>>> _ = board.push_text("l8")
 >>> board.result(), [str(m) for m in board.winning_line()]
 ('1-0', ['h8', 'i8', 'j8', 'k8', 'l8'])
 >>> board.pop()
@@ -25,14 +25,18 @@ import enum
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, NamedTuple, Self, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, Self, cast
 
 from lanqi.games.base import (
+    Game,
+    GameRecord,
     IllegalMoveError,
     InvalidMoveError,
     InvalidPositionError,
     Outcome,
+    Position,
     Termination,
+    Token,
 )
 from lanqi.games.gomoku import renju
 from lanqi.games.gomoku.renju import Forbidden
@@ -446,9 +450,11 @@ class Board:
             outcome = None
         self._plies.append(_Ply(move, outcome, line))
 
-    def push_text(self, text: str) -> None:
-        """Parse ``text`` with :meth:`parse_move` and play it."""
-        self.push(self.parse_move(text))
+    def push_text(self, text: str) -> Move:
+        """Parse ``text`` with :meth:`parse_move` and play it; returns the move."""
+        move = self.parse_move(text)
+        self.push(move)
+        return move
 
     def pop(self) -> Move:
         """Take back the last move and return it.  Raises ``IndexError`` at the start."""
@@ -481,7 +487,7 @@ class Board:
         >>> board = Board.from_fen(
         ...     "15/15/15/15/15/15/15/5xx8/7x7/7x7/15/15/15/15/15 w", rule="renju"
         ... )
-        >>> board.push_text("a1")
+        >>> _ = board.push_text("a1")
         >>> board.forbidden_reason(Move.from_text("h8"))
         <Forbidden.DOUBLE_THREE: 'double-three'>
         """
@@ -642,7 +648,7 @@ class Board:
             rows.append("".join(row))
         return f"{'/'.join(rows)} {self.turn.letter}"
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> GameRecord:
         """Everything needed to rebuild the game: variant, options, start and moves."""
         return {
             "variant": self.variant,
@@ -650,6 +656,35 @@ class Board:
             "start": self._start_fen,
             "moves": [str(ply.move) for ply in self._plies],
         }
+
+    def position(self) -> Position:
+        """The position to draw: ``stone`` tokens, the last stone, and the markers
+        ``line`` (the winning row) and ``forbidden`` (renju points Black may not play)."""
+        size = self._size
+        cells = {
+            (i % size, i // size): Token(value, "stone")
+            for i, value in enumerate(self._cells)
+            if value != _EMPTY
+        }
+        last = self._plies[-1].move if self._plies else None
+        markers: dict[str, tuple[tuple[int, int], ...]] = {}
+        line = self.winning_line()
+        if line:
+            markers["line"] = tuple((m.x, m.y) for m in line)
+        forbidden = self.forbidden_moves()
+        if forbidden:
+            markers["forbidden"] = tuple((m.x, m.y) for m in forbidden)
+        return Position(
+            variant=self.variant,
+            files=size,
+            ranks=size,
+            file_names=tuple(COLUMNS[:size]),
+            rank_names=tuple(str(y + 1) for y in range(size)),
+            cells=cells,
+            to_move=None if self.outcome() is not None else self.seat_to_move,
+            last_move=() if last is None else ((last.x, last.y),),
+            markers=markers,
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}.from_fen({self.fen()!r}, rule={self._rule!r})"
@@ -670,3 +705,7 @@ class Board:
 
 def _empty_fen(size: int) -> str:
     return "/".join([str(size)] * size) + " b"
+
+
+if TYPE_CHECKING:
+    _IS_A_GAME: Game[Move] = Board()

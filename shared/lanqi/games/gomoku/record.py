@@ -27,7 +27,7 @@ produced or consumed; opening files is the caller's business.
 >>> from lanqi.games.gomoku import Board
 >>> board = Board()
 >>> for text in ["h8", "h9", "i8", "i9", "j8", "j9", "k8", "k9", "l8"]:
-...     board.push_text(text)
+...     _ = board.push_text(text)
 >>> text = write_record(board, {"Black": "alice", "White": "bob"})
 >>> print(text, end="")
 [Game "Gomoku"]

@@ -26,6 +26,7 @@ from lanqi.games.xiangqi.core import (
     square_name,
     square_rank,
 )
+from lanqi.games.xiangqi.variant import VARIANT
 
 __all__ = [
     "ADVISOR",
@@ -36,6 +37,7 @@ __all__ = [
     "PAWN",
     "ROOK",
     "STARTING_FEN",
+    "VARIANT",
     "Board",
     "Color",
     "Move",

@@ -21,14 +21,18 @@ import random
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from lanqi.games.base import (
+    Game,
+    GameRecord,
     IllegalMoveError,
     InvalidMoveError,
     InvalidPositionError,
     Outcome,
+    Position,
     Termination,
+    Token,
 )
 
 __all__ = [
@@ -991,12 +995,12 @@ class Board:
                 append(code)
         return legal
 
-    def legal_moves(self) -> Iterator[Move]:
+    def legal_moves(self) -> list[Move]:
         """The legal moves of the side to move; none once the game is over by rule."""
         codes = self._current_codes()
         if self._outcome(bool(codes)) is not None:
-            return iter(())
-        return (_move_of(c) for c in codes)
+            return []
+        return [_move_of(c) for c in codes]
 
     def generate_legal_moves(self) -> Iterator[Move]:
         """The legal moves by the movement rules, even if a draw rule has ended the game."""
@@ -1259,8 +1263,8 @@ class Board:
 
         return parse_any(self, text)
 
-    def push_move(self, text: str) -> Move:
-        """Parse ``text`` (any notation) and play it."""
+    def push_text(self, text: str) -> Move:
+        """Parse ``text`` (any notation) and play it; returns the move."""
         move = self.parse_move(text)
         self.push(move)
         return move
@@ -1271,7 +1275,7 @@ class Board:
 
         return wxf(self, move)
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> GameRecord:
         """Start position, options and moves: enough for the registry to restore."""
         return {
             "variant": self.variant,
@@ -1279,6 +1283,45 @@ class Board:
             "start": self._start_fen,
             "moves": [str(m) for m in self.move_stack],
         }
+
+    def position(self) -> Position:
+        """The position to draw: pieces by their upper-case FEN letter, the last
+        move's two points, and ``check`` marking the general in check.
+
+        >>> board = Board()
+        >>> _ = board.push_text("h2e2")
+        >>> position = board.position()
+        >>> position.cells[(4, 2)], position.last_move
+        (Token(seat=0, kind='C'), ((7, 2), (4, 2)))
+        """
+        cells = {
+            (sq % 9, sq // 9): Token(code >> 3, _FEN_LETTERS[code & 7])
+            for sq, code in enumerate(self._squares)
+            if code
+        }
+        last: tuple[tuple[int, int], ...] = ()
+        if self.move_stack:
+            move = self.move_stack[-1]
+            last = (
+                (move.from_square % 9, move.from_square // 9),
+                (move.to_square % 9, move.to_square // 9),
+            )
+        markers: dict[str, tuple[tuple[int, int], ...]] = {}
+        if self.is_check():
+            king = self._kings[self._turn]
+            markers["check"] = ((king % 9, king // 9),)
+        outcome = self.outcome()
+        return Position(
+            variant=self.variant,
+            files=9,
+            ranks=10,
+            file_names=tuple(FILES),
+            rank_names=tuple(str(r) for r in range(10)),
+            cells=cells,
+            to_move=None if outcome is not None else self._turn,
+            last_move=last,
+            markers=markers,
+        )
 
     def unicode(self) -> str:
         """A text diagram, Black at the top."""
@@ -1425,3 +1468,7 @@ class SearchBoard(Board):
 
 
 __all__ += ["SearchBoard"]
+
+
+if TYPE_CHECKING:
+    _IS_A_GAME: Game[Move] = Board()

@@ -8,7 +8,7 @@ notation.  Moves may be in ICCS, WXF or Chinese (one game may even mix them).
 >>> from lanqi.games.xiangqi.core import Board
 >>> board = Board()
 >>> for text in ("h2e2", "h9g7"):
-...     board.push_move(text)
+...     board.push_text(text)
 Move.from_iccs('h2e2')
 Move.from_iccs('h9g7')
 >>> text = write_pgn(board, {"Red": "Lü Qin"})
@@ -111,7 +111,7 @@ def write_pgn(
     ``chinese`` or ``chinese-traditional``).
 
     >>> board = Board("3k5/9/9/9/9/9/9/9/4A4/3AK1R2 b")
-    >>> board.push_move("d9e9")
+    >>> board.push_text("d9e9")
     Move.from_iccs('d9e9')
     >>> print(write_pgn(board, {"Event": "Demo"}, notation="chinese"), end="")
     [Game "Chinese Chess"]

@@ -105,7 +105,7 @@ def main() -> None:
                 _say("info depth 1 score cp 12 nodes 3 time 1 pv")
             board, moves = _board(position)
             for text in moves:
-                board.push_move(_from_fairy(text) if fairy else text)
+                board.push_text(_from_fairy(text) if fairy else text)
             if mode == "illegal":
                 _say("bestmove a0a5")  # a rook jumping over its own soldier
                 continue

@@ -1,0 +1,23 @@
+"""Gomoku as the registry knows it (:class:`~lanqi.games.base.VariantSpec`).
+
+The record format has no termination tag: the moves and the result say it.
+
+>>> VARIANT.seat_names, VARIANT.ply_label(3)
+(('Black', 'White'), 'stone 3')
+"""
+
+from lanqi.games.base import VariantSpec
+from lanqi.games.gomoku.board import Board
+from lanqi.games.gomoku.record import write_record
+
+__all__ = ["VARIANT"]
+
+VARIANT = VariantSpec(
+    name="gomoku",
+    board=Board,
+    create=Board.from_options,
+    seat_names=("Black", "White"),
+    record_suffix="txt",
+    write=lambda board, headers, _termination: write_record(board, headers),
+    ply_label=lambda ply: f"stone {ply}",
+)

@@ -1,0 +1,34 @@
+"""Xiangqi as the registry knows it (:class:`~lanqi.games.base.VariantSpec`).
+
+>>> VARIANT.seat_names, VARIANT.ply_label(3)
+(('Red', 'Black'), 'move 2')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from lanqi.games.base import VariantSpec
+from lanqi.games.xiangqi.core import Board
+from lanqi.games.xiangqi.pgn import write_pgn
+
+__all__ = ["VARIANT"]
+
+
+def _write_pgn(board: Board, headers: Mapping[str, str], termination: str | None) -> str:
+    tags = dict(headers)
+    if termination is not None:
+        tags["Termination"] = termination
+    return write_pgn(board, tags)
+
+
+VARIANT = VariantSpec(
+    name="xiangqi",
+    board=Board,
+    create=Board.from_options,
+    seat_names=("Red", "Black"),
+    record_suffix="pgn",
+    write=_write_pgn,
+    ply_label=lambda ply: f"move {(ply + 1) // 2}",
+    termination_notes={"stalemate": "stalemate (in xiangqi the side that cannot move loses)"},
+)
