@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple, TypeVar
 
-from lanqi.games.base import winner_of
+from lanqi.games.base import ResultText, winner_of
 from lanqi.protocol import (
     MAX_CHAT_HISTORY,
     ChatLine,
@@ -35,6 +35,7 @@ from lanqi.protocol import (
     GameEnded,
     GameEvent,
     GameStarted,
+    GameStatus,
     MoveMade,
     PlayerJoined,
     Presence,
@@ -86,8 +87,8 @@ class GameState(NamedTuple):
     clock: ClockInfo
     seq: int = 0
     moves: tuple[str, ...] = ()
-    status: str = "waiting"
-    result: str | None = None
+    status: GameStatus = "waiting"
+    result: ResultText | None = None
     termination: str | None = None
     winner: int | None = None
     joined: tuple[bool, ...] | None = (False, False)

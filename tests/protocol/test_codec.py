@@ -3,22 +3,40 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import Any, get_args
 
 import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lanqi.games.base import (
+    RESULTS,
+    ResultText,
+    Termination,
+    TerminationText,
+    parse_result,
+    parse_termination,
+    result_for,
+    score_of,
+    termination_text,
+    winner_of,
+)
 from lanqi.protocol import (
     MAX_MESSAGE_BYTES,
     ClockInfo,
     CreateGame,
     ErrorReply,
+    GameEnded,
+    LobbyEvent,
+    LobbyPaired,
+    LobbyPresence,
     MoveMade,
     ProtocolError,
     Snapshot,
     TimeControl,
+    TourJoined,
+    TournamentEvent,
     decode,
     decode_payload,
     encode,
@@ -26,6 +44,7 @@ from lanqi.protocol import (
     error_for,
     message_types,
 )
+from lanqi.protocol.schema import family_members, to_wire
 
 
 def raw(data: Any) -> list[bytes]:
@@ -168,3 +187,69 @@ def test_random_maps_with_real_tags_are_validated(tag: str, fields: dict[str, An
     else:
         assert tag == message.T
         assert decode(encode(message)) == message
+
+
+def _ended(**fields: Any) -> dict[str, Any]:
+    base = {"v": 1, "t": "ended", "game_id": "g", "seq": 3, "result": "1-0"}
+    base.update(termination="checkmate", winner=0, fen="x", clock={"remaining_ms": []})
+    base.update(fields)
+    return base
+
+
+def test_closed_words_are_checked_at_decode_and_stay_strings_on_the_wire() -> None:
+    ended = decode(raw(_ended()))
+    assert isinstance(ended, GameEnded) and ended.result == "1-0"
+    assert msgpack.unpackb(encode_event("game/g", ended)[1])["result"] == "1-0"
+    for field, word in (("result", "2-0"), ("result", "draw")):
+        error = refused(raw(_ended(**{field: word})))
+        assert error.code == "bad_message" and f"'{field}' must be one of" in error.msg
+    assert refused(raw(_ended(result=5))).code == "bad_message"
+    # a termination is open text (a seat's resign reason), not a closed word
+    crashed = decode(raw(_ended(termination="crash")))
+    assert isinstance(crashed, GameEnded) and crashed.termination == "crash"
+
+
+def test_termination_words_are_the_rules_cores_terminations() -> None:
+    assert set(get_args(TerminationText)) == {t.value for t in Termination}
+    assert [termination_text(t) for t in Termination] == [t.value for t in Termination]
+    assert get_args(ResultText) == RESULTS == ("1-0", "0-1", "1/2-1/2", "*")
+    assert [score_of(r) for r in RESULTS] == [1.0, 0.0, 0.5, None]
+    assert [winner_of(r) for r in RESULTS] == [0, 1, None, None]
+    assert [result_for(w) for w in (0, 1, None)] == ["1-0", "0-1", "1/2-1/2"]
+    assert parse_termination("five_in_a_row") == "five_in_a_row"
+    with pytest.raises(ValueError):
+        parse_result("1:0")
+
+
+def test_lobby_and_tournament_events_are_one_class_per_kind_on_the_old_wire() -> None:
+    presence = LobbyPresence(player="ann", online=True)
+    assert to_wire(presence) == {
+        "t": "lobby",
+        "kind": "presence",
+        "player": "ann",
+        "online": True,
+        "seek_id": None,
+        "seek": None,
+        "to": None,
+        "game_id": None,
+        "players": [],
+    }
+    assert list(to_wire(presence)) == ["t", *(name for name, _ in LobbyEvent.FAMILY_WIRE)]
+    again = decode(encode_event("lobby", presence)[1:])
+    assert type(again) is LobbyPresence and again == presence and again.kind == "presence"
+    paired = decode(raw({"v": 1, **to_wire(LobbyPaired(game_id="g", players=["a", "b"]))}))
+    assert isinstance(paired, LobbyPaired) and paired.players == ["a", "b"]
+    joined = TourJoined(tournament_id="t1", player="bob")
+    assert list(to_wire(joined)) == ["t", *(name for name, _ in TournamentEvent.FAMILY_WIRE)]
+    assert to_wire(joined)["round"] == 0 and to_wire(joined)["pairings"] == []
+    assert decode(raw({"v": 1, **to_wire(joined)})) == joined
+    for tag in ("lobby", "tour_event"):
+        members = family_members(tag)
+        assert len(members) >= 5 and all(kind == cls.KIND for kind, cls in members.items())
+    unknown = refused(raw({"v": 1, "t": "lobby", "kind": "weather", "player": "x"}))
+    assert unknown.code == "bad_message" and "'kind'" in unknown.msg
+    assert refused(raw({"v": 1, "t": "tour_event", "tournament_id": "t"})).code == "bad_message"
+    # a member's own fields are required: a presence without "online" is refused
+    assert refused(raw({"v": 1, "t": "lobby", "kind": "presence", "player": "x"})).code == (
+        "bad_message"
+    )

@@ -22,7 +22,13 @@ from lanqi.games.registry import create_game
 from lanqi.matchmaker.referees import GameOrder, RefereeLink
 from lanqi.matchmaker.service import MatchmakerConfig, MatchmakerService
 from lanqi.protocol import PROTOCOL_VERSION, GameEvent, Message, TimeControl, decode, message_types
-from lanqi.protocol.schema import DEFAULT_MAX_ITEMS, DEFAULT_MAX_STR, Struct, to_wire
+from lanqi.protocol.schema import (
+    DEFAULT_MAX_ITEMS,
+    DEFAULT_MAX_STR,
+    Struct,
+    family_members,
+    to_wire,
+)
 from lanqi.referee.service import RefereeConfig, RefereeService
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -188,6 +194,8 @@ def type_text(tp: Any) -> str:
         return "map"
     if isinstance(tp, type) and issubclass(tp, Message):
         return f"{tp.T} maps"  # a message nested in a reply (results_since)
+    if typing.get_origin(tp) is typing.Literal:
+        return "str"  # one of the values the table lists, checked at decode
     return {str: "str", int: "int", bool: "bool", float: "number"}.get(tp) or tp.__name__
 
 
@@ -198,7 +206,7 @@ def limit_numbers(tp: Any, meta: dict[str, Any]) -> list[int]:
     if typing.get_origin(tp) in (list, dict):
         item_len = [meta["item_len"]] if "item_len" in meta else []
         return [meta.get("max_len", DEFAULT_MAX_ITEMS), *item_len]
-    if tp is str:
+    if tp is str or typing.get_origin(tp) is typing.Literal:
         return [meta.get("max_len", DEFAULT_MAX_STR)]
     if tp is int:
         return [v for v in (meta.get("min"), meta.get("max")) if v]
@@ -228,8 +236,11 @@ def test_field_tables_match_the_code() -> None:
         cls = documented_class(name)
         if cls is None:
             continue  # e.g. the error reply's table lives under "Errors"
-        fields = documented_fields(cls)
         listed = [row["field"].strip("`") for row in rows]
+        if issubclass(cls, Message) and family_members(cls.T):
+            check_family_table(cls, rows)
+            continue
+        fields = documented_fields(cls)
         assert listed == [f.name for f in fields], f"the table of {name} lists {listed}"
         hints = typing.get_type_hints(cls)
         for row, f in zip(rows, fields, strict=True):
@@ -250,6 +261,31 @@ def test_field_tables_match_the_code() -> None:
                     assert row["default"] != "required", f"{where}: has a default"
                 else:
                     assert row["default"] == expected, f"{where}: default {row['default']!r}"
+
+
+def check_family_table(base: type[Message], rows: list[dict[str, str]]) -> None:
+    """A family's table is its wire: every field any member sends, with the value a
+    member that does not use it sends; each member's own fields are in it with their
+    limits, and its section names every member's kind with its class."""
+    listed = [row["field"].strip("`") for row in rows]
+    wire = dict(base.FAMILY_WIRE)
+    assert listed == list(wire), f"the table of {base.T} lists {listed}, the wire {list(wire)}"
+    by_name = dict(zip(listed, rows, strict=True))
+    text = sections()[base.T]
+    for kind, member in family_members(base.T).items():
+        assert re.search(rf"^\| `{kind}` \| `{member.__name__}` \|", text, flags=re.M), (
+            f"the {base.T} section does not list kind {kind} as class {member.__name__}"
+        )
+        hints = typing.get_type_hints(member)
+        for f in dataclasses.fields(member):  # type: ignore[arg-type]
+            row = by_name[f.name]
+            cell = re.sub(r"[\s\u202f\u00a0,]", "", row["limit"])
+            for number in limit_numbers(hints[f.name], dict(f.metadata)):
+                assert re.search(rf"(?<!\d){number}(?!\d)", cell), f"{member.__name__}.{f.name}"
+    every = {"kind"} | {f.name for f in dataclasses.fields(base)}  # type: ignore[arg-type]
+    for name, row in by_name.items():
+        expected = "required" if name in every else f"`{json.dumps(wire[name])}`"
+        assert row["default"] == expected, f"{base.T}.{name}: default {row['default']!r}"
 
 
 def test_every_message_with_fields_has_a_table_or_shares_one() -> None:

@@ -325,7 +325,7 @@ def _follow(
     if it does not finish in time or a process dies.  The standings are asked for
     only at the end (and every few seconds, in case the ``finished`` event is lost),
     so following costs the server next to nothing."""
-    from lanqi.protocol import TournamentEvent
+    from lanqi.protocol import TourFinished, TournamentEvent, TourResult, TourRound
 
     results, last_round = 0, 0
     next_check = time.monotonic() + CHECK_S
@@ -335,15 +335,15 @@ def _follow(
         event = client.next_event(500)
         while event is not None:
             if isinstance(event, TournamentEvent):
-                if event.kind == "result":
+                if isinstance(event, TourResult):
                     results += 1
-                elif event.kind == "round" and event.round > last_round:
+                elif isinstance(event, TourRound) and event.round > last_round:
                     last_round = event.round
                     say(
                         f"round {last_round}/{config.expected_rounds} paired; {results}/"
                         f"{config.expected_games} games done, {time.perf_counter() - started:.1f} s"
                     )
-                elif event.kind == "finished":
+                elif isinstance(event, TourFinished):
                     finished = True
             event = client.next_event(0)
         now = time.monotonic()

@@ -174,9 +174,12 @@ def run(args: argparse.Namespace) -> int:
         Standings,
         StartTournament,
         TimeControl,
+        TourFinished,
         TournamentCreated,
         TournamentEvent,
         TournamentSpec,
+        TourResult,
+        TourRound,
     )
     from lanqi.server.embedded import EmbeddedServer
 
@@ -268,12 +271,12 @@ def run(args: argparse.Namespace) -> int:
             if not isinstance(event, TournamentEvent):
                 continue
             variant = tournaments.get(event.tournament_id, "?")
-            if event.kind == "round":
+            if isinstance(event, TourRound):
                 progress.say(
                     f"[{variant}] round {event.round}: "
                     + ", ".join(f"{p.first} - {p.second or '(bye)'}" for p in event.pairings)
                 )
-            for p in event.pairings if event.kind == "result" else []:
+            for p in event.pairings if isinstance(event, TourResult) else []:
                 if p.result and p.game_id and p.game_id not in seen:
                     seen.add(p.game_id)
                     snap = referee.sync(p.game_id)
@@ -286,7 +289,7 @@ def run(args: argparse.Namespace) -> int:
                         ply=snap.ply,
                     )
                     progress.say(f"[{variant}] round {p.round}: {text}")
-            if event.kind == "finished":
+            if isinstance(event, TourFinished):
                 done.add(event.tournament_id)
         elapsed = time.monotonic() - started
         progress.say(f"\nall {len(seen)} games finished in {elapsed:.0f} s\n")

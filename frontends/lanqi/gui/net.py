@@ -52,6 +52,7 @@ from lanqi.protocol import (
     ListSeeks,
     ListTournaments,
     LobbyEvent,
+    LobbySeekRemoved,
     Message,
     Ok,
     Ping,
@@ -65,6 +66,7 @@ from lanqi.protocol import (
     TournamentEvent,
     TournamentInfo,
     TournamentsList,
+    TourRound,
     Welcome,
     WithdrawTournament,
 )
@@ -487,11 +489,11 @@ class LobbyAgent(_Agent):
     def _on_event(self, message: Message) -> None:
         if isinstance(message, LobbyEvent):
             self._dirty = True
-            if message.kind == "seek_removed" and message.seek_id in self._my_seeks:
+            if isinstance(message, LobbySeekRemoved) and message.seek_id in self._my_seeks:
                 self._my_seeks.remove(message.seek_id)
         elif isinstance(message, TournamentEvent):
             self._dirty = True
-            if message.kind == "round" and message.tournament_id in self._watched:
+            if isinstance(message, TourRound) and message.tournament_id in self._watched:
                 self.events.put(Note(f"tournament round {message.round} is paired"))
 
     # ------------------------------------------------------------ requests

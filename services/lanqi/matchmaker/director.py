@@ -19,7 +19,6 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from lanqi.games.registry import restore_game, variant_spec
 from lanqi.matchmaker.claims import claim_hash, new_code
@@ -54,11 +53,21 @@ from lanqi.protocol import (
     StandingInfo,
     Standings,
     StartTournament,
+    TourCreated,
+    TourFinished,
+    TourGame,
+    TourJoined,
     TournamentCreated,
     TournamentEvent,
     TournamentInfo,
     TournamentsList,
     TournamentSpec,
+    TourPaused,
+    TourResult,
+    TourResumed,
+    TourRound,
+    TourStarted,
+    TourWithdrawn,
     WithdrawTournament,
 )
 from lanqi.protocol.endpoints import tour_topic
@@ -221,11 +230,8 @@ class Director:
                 before.setdefault(pid, round(rating, 1))
         return before
 
-    def _publish(self, tournament_id: str, kind: str, **fields: Any) -> None:
-        self.host.publish(
-            tour_topic(tournament_id),
-            TournamentEvent(tournament_id=tournament_id, kind=kind, **fields),
-        )
+    def _publish(self, event: TournamentEvent) -> None:
+        self.host.publish(tour_topic(event.tournament_id), event)
 
     # ------------------------------------------------------------ requests
 
@@ -239,7 +245,7 @@ class Director:
         check_game(spec.variant, spec.options, spec.time_control)
         tournament_id = uuid.uuid4().hex[:10]
         self.store.add_tournament(TournamentRecord(tournament_id, spec, "open", 0, int(now)))
-        self._publish(tournament_id, "created")
+        self._publish(TourCreated(tournament_id=tournament_id))
         log.info("tournament %s created: %s (%s)", tournament_id, spec.name, spec.format)
         return TournamentCreated(re=request.id, tournament_id=tournament_id)
 
@@ -283,7 +289,7 @@ class Director:
         if not self.store.add_entrant(record.tournament_id, player_id, record.round):
             raise _error("already_joined", "already entered")
         name = self._name(player_id) or ""
-        self._publish(record.tournament_id, "joined", player=name)
+        self._publish(TourJoined(tournament_id=record.tournament_id, player=name))
         if code is not None:
             return ClaimCode(
                 re=request.id, tournament_id=record.tournament_id, player=name, code=code
@@ -322,7 +328,11 @@ class Director:
             raise _error("closed", "the tournament is over")
         if not self.store.withdraw(record.tournament_id, player_id):
             raise _error("not_entered", "not entered in this tournament")
-        self._publish(record.tournament_id, "withdrawn", player=self._name(player_id))
+        self._publish(
+            TourWithdrawn(
+                tournament_id=record.tournament_id, player=self._name(player_id) or player_id
+            )
+        )
         return Ok(re=request.id)
 
     def start(self, request: StartTournament, identity: bytes, now: float) -> Message:
@@ -340,7 +350,7 @@ class Director:
         )
         self.store.set_seeds(record.tournament_id, [e.player_id for e in by_rating])
         self.store.set_tournament_status(record.tournament_id, "running")
-        self._publish(record.tournament_id, "started")
+        self._publish(TourStarted(tournament_id=record.tournament_id))
         self.advance(record.tournament_id, now)
         return Ok(re=request.id)
 
@@ -358,9 +368,13 @@ class Director:
         if record.status != want:
             raise _error("not_allowed", f"the tournament is {record.status}, not {want}")
         self.store.set_tournament_status(record.tournament_id, to)
-        kind = "resumed" if to == "running" else to
+        event = TourResumed if to == "running" else TourPaused
         self._publish(
-            record.tournament_id, kind, round=record.round, standings=self._standing_rows(record)
+            event(
+                tournament_id=record.tournament_id,
+                round=record.round,
+                standings=self._standing_rows(record),
+            )
         )
         return Ok(re=request.id)
 
@@ -379,10 +393,11 @@ class Director:
             raise _error("not_allowed", "the tournament is already finished")
         self.store.set_tournament_status(record.tournament_id, "finished")
         self._publish(
-            record.tournament_id,
-            "finished",
-            round=record.round,
-            standings=self._standing_rows(record),
+            TourFinished(
+                tournament_id=record.tournament_id,
+                round=record.round,
+                standings=self._standing_rows(record),
+            )
         )
         return Ok(re=request.id)
 
@@ -490,11 +505,12 @@ class Director:
         if record is not None:
             pairings = self.store.pairings(tournament_id, record.round)
             self._publish(
-                tournament_id,
-                "result",
-                round=record.round,
-                pairings=[self._pairing_info(p) for p in pairings],
-                standings=self._standing_rows(record),
+                TourResult(
+                    tournament_id=tournament_id,
+                    round=record.round,
+                    pairings=[self._pairing_info(p) for p in pairings],
+                    standings=self._standing_rows(record),
+                )
             )
         self.advance(tournament_id, 0.0)
 
@@ -503,18 +519,19 @@ class Director:
         key = (game.tournament_id, game.round, game.board, game.game_no)
         self._creating.discard(key)
         self._publish(
-            game.tournament_id,
-            "game",
-            round=game.round,
-            pairings=[
-                PairingInfo(
-                    round=game.round,
-                    board=game.board,
-                    first=game.names[0],
-                    second=game.names[1],
-                    game_id=game.game_id,
-                )
-            ],
+            TourGame(
+                tournament_id=game.tournament_id,
+                round=game.round,
+                pairings=[
+                    PairingInfo(
+                        round=game.round,
+                        board=game.board,
+                        first=game.names[0],
+                        second=game.names[1],
+                        game_id=game.game_id,
+                    )
+                ],
+            )
         )
 
     def game_failed(self, order: GameOrder, why: str) -> None:
@@ -548,10 +565,11 @@ class Director:
             if upcoming is None:
                 self.store.set_tournament_status(tournament_id, "finished")
                 self._publish(
-                    tournament_id,
-                    "finished",
-                    round=record.round,
-                    standings=self._standing_rows(record),
+                    TourFinished(
+                        tournament_id=tournament_id,
+                        round=record.round,
+                        standings=self._standing_rows(record),
+                    )
                 )
                 log.info("tournament %s finished", tournament_id)
                 return
@@ -597,10 +615,11 @@ class Director:
         else:
             self.store.add_pairings(rows)
         self._publish(
-            record.tournament_id,
-            "round",
-            round=round_no,
-            pairings=[self._pairing_info(r) for r in rows],
+            TourRound(
+                tournament_id=record.tournament_id,
+                round=round_no,
+                pairings=[self._pairing_info(r) for r in rows],
+            )
         )
         log.info(
             "tournament %s: round %d paired (%d pairings)",

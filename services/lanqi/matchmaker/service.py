@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import zmq
 
@@ -71,12 +71,17 @@ from lanqi.protocol import (
     ListPlayers,
     ListSeeks,
     ListTournaments,
-    LobbyEvent,
+    LobbyChallenge,
+    LobbyPaired,
+    LobbyPresence,
+    LobbySeekAdded,
+    LobbySeekRemoved,
     Message,
     Ok,
     PauseTournament,
     Ping,
     PlayerInfo,
+    PlayerKind,
     PlayersList,
     ProtocolError,
     ReclaimTournament,
@@ -371,7 +376,7 @@ class MatchmakerService:
                 client.online = True
                 self.publish(
                     TOPIC_LOBBY,
-                    LobbyEvent(kind="presence", player=self._name(player_id), online=True),
+                    LobbyPresence(player=self._name(player_id), online=True),
                 )
 
     def _name(self, player_id: str | None) -> str:
@@ -384,7 +389,7 @@ class MatchmakerService:
         name = request.name.strip()
         if not name or not name.isprintable():
             raise MatchmakerError("bad_request", "a name must be printable and not empty")
-        if request.kind not in ("human", "bot"):
+        if request.kind not in get_args(PlayerKind):
             raise MatchmakerError("bad_request", "kind must be human or bot")
         record = None
         if request.claim is not None:
@@ -422,7 +427,7 @@ class MatchmakerService:
             self.clients.pop(previous, None)  # this connection now speaks for another player
         self.clients[record.player_id] = _Client(record.player_id, identity, now)
         self.by_identity[identity] = record.player_id
-        self.publish(TOPIC_LOBBY, LobbyEvent(kind="presence", player=record.name, online=True))
+        self.publish(TOPIC_LOBBY, LobbyPresence(player=record.name, online=True))
         games = [
             self._assignment(g, g.player_ids.index(record.player_id))
             for g in self.store.games(status="playing")
@@ -487,7 +492,7 @@ class MatchmakerService:
                 PlayerInfo(
                     player_id=record.player_id,
                     name=record.name,
-                    kind=record.kind,
+                    kind="bot" if record.kind == "bot" else "human",  # hello allows only these
                     online=bool(client and client.online),
                     ratings={
                         variant: round(r.rating, 1)
@@ -512,8 +517,7 @@ class MatchmakerService:
                 del self.seeks[open_seek.seek_id]
                 self.publish(
                     TOPIC_LOBBY,
-                    LobbyEvent(
-                        kind="seek_removed",
+                    LobbySeekRemoved(
                         seek_id=open_seek.seek_id,
                         player=self._name(open_seek.player_id),
                     ),
@@ -528,7 +532,7 @@ class MatchmakerService:
         self.seeks[seek_id] = OpenSeek(seek_id, player.player_id, request.seek, now)
         self.publish(
             TOPIC_LOBBY,
-            LobbyEvent(kind="seek_added", seek_id=seek_id, player=player.name, seek=request.seek),
+            LobbySeekAdded(seek_id=seek_id, player=player.name, seek=request.seek),
         )
         return SeekCreated(re=request.id, seek_id=seek_id, paired=False)
 
@@ -540,7 +544,7 @@ class MatchmakerService:
         del self.seeks[request.seek_id]
         self.publish(
             TOPIC_LOBBY,
-            LobbyEvent(kind="seek_removed", seek_id=request.seek_id, player=player.name),
+            LobbySeekRemoved(seek_id=request.seek_id, player=player.name),
         )
         return Ok(re=request.id)
 
@@ -587,7 +591,7 @@ class MatchmakerService:
         )
         self.publish(
             TOPIC_LOBBY,
-            LobbyEvent(kind="challenge", player=player.name, to=target.name, seek=request.seek),
+            LobbyChallenge(player=player.name, to=target.name, seek=request.seek),
         )
         return ChallengeCreated(re=request.id, challenge_id=challenge_id)
 
@@ -781,7 +785,7 @@ class MatchmakerService:
             self.push(player_id, GameAssigned(game=self._assignment(record, seat)))
         self.publish(
             TOPIC_LOBBY,
-            LobbyEvent(kind="paired", game_id=record.game_id, players=list(record.names)),
+            LobbyPaired(game_id=record.game_id, players=list(record.names)),
         )
         if order.tournament_id is not None:
             self.director.game_started(record)
@@ -869,12 +873,12 @@ class MatchmakerService:
             if client.online and now - client.last_seen > self.config.presence_timeout_ms:
                 client.online = False
                 name = self._name(client.player_id)
-                self.publish(TOPIC_LOBBY, LobbyEvent(kind="presence", player=name, online=False))
+                self.publish(TOPIC_LOBBY, LobbyPresence(player=name, online=False))
                 for seek in [s for s in self.seeks.values() if s.player_id == client.player_id]:
                     del self.seeks[seek.seek_id]
                     self.publish(
                         TOPIC_LOBBY,
-                        LobbyEvent(kind="seek_removed", seek_id=seek.seek_id, player=name),
+                        LobbySeekRemoved(seek_id=seek.seek_id, player=name),
                     )
         for challenge in [c for c in self.challenges.values() if now >= c.expires_at]:
             self._close_challenge(challenge, "expired")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lanqi.protocol import TimeControl, TournamentSpec
+from lanqi.protocol.messages import TournamentStatus
 from lanqi.protocol.schema import struct_from_wire, struct_to_wire
 from lanqi.server.database import StoreOpenError, connect, explain
 from lanqi.tournament.model import ResultKind
@@ -37,7 +38,6 @@ __all__ = [
 ]
 
 GameStatus = Literal["playing", "finished"]
-TournamentStatus = Literal["open", "running", "paused", "finished"]
 
 log = logging.getLogger(__name__)
 

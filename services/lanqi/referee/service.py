@@ -622,13 +622,14 @@ class RefereeService:
                 options=dict(row.options),
                 players=list(row.players),
                 result=row.result or "*",
-                termination=row.termination or "",
+                termination=row.termination,
                 winner=row.winner,
                 start_fen=row.start_fen,
                 moves=list(row.moves),
                 tag=row.tag,
             )
             for row in rows
+            if row.termination is not None  # always set with the result_seq
         ]
         return _Outcome(ResultsList(re=request.id, results=results))
 

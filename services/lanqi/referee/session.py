@@ -27,20 +27,24 @@ from lanqi.games.base import (
     IllegalMoveError,
     InvalidMoveError,
     Outcome,
+    ResultText,
     Termination,
     first_seat,
     result_for,
+    termination_text,
 )
 from lanqi.games.registry import UnknownVariantError, create_game
 from lanqi.gamestate import GameState, apply, to_snapshot
 from lanqi.protocol import (
     ChatPosted,
+    ChatRoom,
     ClockInfo,
     DrawDeclined,
     DrawOffered,
     GameEnded,
     GameEvent,
     GameStarted,
+    GameStatus,
     GameSummary,
     MoveMade,
     PlayerJoined,
@@ -246,7 +250,7 @@ class GameSession:
     # ------------------------------------------------------------ state
 
     @property
-    def status(self) -> str:
+    def status(self) -> GameStatus:
         return self.state.status
 
     @property
@@ -430,11 +434,16 @@ class GameSession:
     # ------------------------------------------------------------ endings
 
     def _end(self, outcome: Outcome[Any], now: float, events: list[GameEvent]) -> None:
-        result, termination = outcome.result(), outcome.termination.value
-        self._finish(result, termination, outcome.winner_seat, now, events)
+        termination = termination_text(outcome.termination)
+        self._finish(outcome.result(), termination, outcome.winner_seat, now, events)
 
     def _finish(
-        self, result: str, termination: str, winner: int | None, now: float, events: list[GameEvent]
+        self,
+        result: ResultText,
+        termination: str,
+        winner: int | None,
+        now: float,
+        events: list[GameEvent],
     ) -> None:
         self.clock.stop(now)
         ended = GameEnded(
@@ -560,7 +569,8 @@ class GameSession:
         if token is not None:
             seat: int | None = self.seat_of(token)
             assert seat is not None
-            room, speaker = "players", self.setup.players[seat] or f"seat {seat}"
+            room: ChatRoom = "players"
+            speaker = self.setup.players[seat] or f"seat {seat}"
             key = f"seat:{seat}"
         else:
             seat, room = None, "spectators"

@@ -51,8 +51,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, get_args
 
+from lanqi.games.base import ResultText, parse_result
+from lanqi.protocol import GameStatus
 from lanqi.server.database import StoreOpenError, connect, explain
 
 __all__ = [
@@ -86,7 +88,7 @@ CHECKPOINT_POLL_S = 0.05
 CHECKPOINT_RETRY_S = 0.1
 CHECKPOINT_RETRY_MAX_S = 5.0
 
-STATUSES = ("waiting", "active", "finished")
+STATUSES: tuple[GameStatus, ...] = get_args(GameStatus)
 _LIST_FILTERS = {
     "all": STATUSES,
     "active": ("waiting", "active"),
@@ -183,9 +185,9 @@ class GameRow:
     time_control: dict[str, Any]
     casual: bool
     tag: str
-    status: str
+    status: GameStatus
     created_ms: int
-    result: str | None = None
+    result: ResultText | None = None
     termination: str | None = None
     winner: int | None = None
     result_seq: int | None = None
@@ -200,7 +202,7 @@ class Finish:
     ``winner`` is the winning seat or ``None`` for a draw; ``moves`` the final move list.
     """
 
-    result: str
+    result: ResultText
     termination: str
     winner: int | None
     moves: list[str]
@@ -208,6 +210,13 @@ class Finish:
 
 def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+def _status(text: str) -> GameStatus:
+    for status in STATUSES:
+        if text == status:
+            return status
+    raise ValueError(f"not a game status: {text!r}")
 
 
 def _game_from_row(row: Sequence[Any]) -> GameRow:
@@ -221,9 +230,9 @@ def _game_from_row(row: Sequence[Any]) -> GameRow:
         time_control=json.loads(row[6]),
         casual=bool(row[7]),
         tag=row[8],
-        status=row[9],
+        status=_status(row[9]),
         created_ms=row[10],
-        result=row[11],
+        result=None if row[11] is None else parse_result(row[11]),
         termination=row[12],
         winner=row[13],
         result_seq=row[14],

@@ -45,11 +45,15 @@ __all__ = [
     "Position",
     "ResultText",
     "Termination",
+    "TerminationText",
     "Token",
     "VariantSpec",
     "first_seat",
+    "parse_result",
+    "parse_termination",
     "result_for",
     "score_of",
+    "termination_text",
     "winner_of",
 ]
 
@@ -102,6 +106,53 @@ def result_for(winner: int | None) -> ResultText:
     if winner is None:
         return "1/2-1/2"
     return "1-0" if winner == 0 else "0-1"
+
+
+#: The wire text of a :class:`Termination` (its ``value``).
+TerminationText = Literal[
+    "checkmate",
+    "stalemate",
+    "repetition",
+    "perpetual_check",
+    "perpetual_chase",
+    "move_limit",
+    "insufficient_material",
+    "five_in_a_row",
+    "board_full",
+    "forbidden_move",
+    "resignation",
+    "timeout",
+    "agreement",
+    "abandoned",
+    "aborted",
+]
+
+
+def termination_text(termination: Termination) -> TerminationText:
+    """The wire text of ``termination``, typed.
+
+    >>> termination_text(Termination.PERPETUAL_CHECK)
+    'perpetual_check'
+    """
+    text: TerminationText = termination.value
+    return text
+
+
+def parse_result(text: str) -> ResultText:
+    """``text`` as a result; raises ``ValueError`` for anything else.
+
+    >>> parse_result("0-1")
+    '0-1'
+    """
+    for result in RESULTS:
+        if text == result:
+            return result
+    raise ValueError(f"not a result: {text!r} (want one of {', '.join(RESULTS)})")
+
+
+def parse_termination(text: str) -> TerminationText:
+    """``text`` as a termination; raises ``ValueError`` for anything else."""
+    return termination_text(Termination(text))
 
 
 C = TypeVar("C", bound=enum.IntEnum)

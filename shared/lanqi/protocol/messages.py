@@ -9,8 +9,9 @@ See ``docs/protocol.md`` for every message with an example.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from lanqi.games.base import ResultText
 from lanqi.protocol.schema import Message, Struct, limit, register
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "ChatLine",
     "ChatPosted",
     "ChatRequest",
+    "ChatRoom",
     "ClaimCode",
     "ClockInfo",
     "CreateGame",
@@ -52,6 +54,7 @@ __all__ = [
     "GameEvent",
     "GameResult",
     "GameStarted",
+    "GameStatus",
     "GameSummary",
     "GamesList",
     "GetServerInfo",
@@ -64,7 +67,12 @@ __all__ = [
     "ListPlayers",
     "ListSeeks",
     "ListTournaments",
+    "LobbyChallenge",
     "LobbyEvent",
+    "LobbyPaired",
+    "LobbyPresence",
+    "LobbySeekAdded",
+    "LobbySeekRemoved",
     "MoveAccepted",
     "MoveMade",
     "MoveRequest",
@@ -75,6 +83,7 @@ __all__ = [
     "Ping",
     "PlayerInfo",
     "PlayerJoined",
+    "PlayerKind",
     "PlayersList",
     "Presence",
     "ReclaimTournament",
@@ -100,14 +109,35 @@ __all__ = [
     "TakebackRequested",
     "TakenBack",
     "TimeControl",
+    "TourCreated",
+    "TourDeleted",
+    "TourFinished",
+    "TourGame",
+    "TourJoined",
+    "TourPaused",
+    "TourResult",
+    "TourResumed",
+    "TourRound",
+    "TourStarted",
+    "TourWithdrawn",
     "TournamentCreated",
     "TournamentEvent",
     "TournamentInfo",
     "TournamentSpec",
+    "TournamentStatus",
     "TournamentsList",
     "Welcome",
     "WithdrawTournament",
 ]
+
+#: A game's state on the referee: not both seats joined yet, being played, over.
+GameStatus = Literal["waiting", "active", "finished"]
+#: Who a chat line is for: the two players, or the spectators.
+ChatRoom = Literal["players", "spectators"]
+#: Who a player is, as its ``hello`` said.
+PlayerKind = Literal["human", "bot"]
+#: A tournament's state.
+TournamentStatus = Literal["open", "running", "paused", "finished"]
 
 MAX_MOVES = 4000  # plies in one game record
 MAX_CHAT_LEN = 500
@@ -155,7 +185,7 @@ class ChatLine(Struct):
     ``seat`` (None for a spectator)."""
 
     seq: int
-    room: str = field(metadata=limit(16))
+    room: ChatRoom = field(metadata=limit(16))
     name: str = field(metadata=limit(40))
     text: str = field(metadata=limit(MAX_CHAT_LEN))
     seat: int | None = field(default=None, metadata=limit(max_value=1))
@@ -166,9 +196,9 @@ class GameSummary(Struct):
     game_id: str = field(metadata=ID)
     variant: str = field(metadata=limit(32))
     players: list[str] = field(metadata=limit(2, min_value=0))
-    status: str = field(metadata=limit(16))
+    status: GameStatus = field(metadata=limit(16))
     ply: int
-    result: str | None = field(default=None, metadata=limit(8))
+    result: ResultText | None = field(default=None, metadata=limit(8))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -182,7 +212,7 @@ class GameResult(Message):
     variant: str = field(metadata=limit(32))
     options: dict[str, Any] = field(default_factory=dict, metadata=limit(16))
     players: list[str] = field(metadata=limit(2))
-    result: str = field(metadata=limit(8))
+    result: ResultText = field(metadata=limit(8))
     termination: str = field(metadata=limit(32))
     winner: int | None = field(default=None, metadata=limit(max_value=1))
     start_fen: str | None = field(default=None, metadata=FEN)
@@ -429,8 +459,8 @@ class Snapshot(Reply):
     moves: list[str] = field(default_factory=list, metadata=limit(MAX_MOVES, min_value=0))
     fen: str = field(metadata=FEN)
     ply: int
-    status: str = field(metadata=limit(16))
-    result: str | None = field(default=None, metadata=limit(8))
+    status: GameStatus = field(metadata=limit(16))
+    result: ResultText | None = field(default=None, metadata=limit(8))
     termination: str | None = field(default=None, metadata=limit(32))
     players: list[str] = field(metadata=limit(2))
     connected: list[bool] = field(default_factory=list, metadata=limit(2))
@@ -550,7 +580,7 @@ class TakenBack(GameEvent):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ChatPosted(GameEvent):
     T = "chat_posted"
-    room: str = field(metadata=limit(16))
+    room: ChatRoom = field(metadata=limit(16))
     name: str = field(metadata=limit(40))
     text: str = field(metadata=limit(MAX_CHAT_LEN))
     seat: int | None = field(default=None, metadata=limit(max_value=1))
@@ -560,7 +590,7 @@ class ChatPosted(GameEvent):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GameEnded(GameEvent):
     T = "ended"
-    result: str = field(metadata=limit(8))
+    result: ResultText = field(metadata=limit(8))
     termination: str = field(metadata=limit(32))
     winner: int | None = field(default=None, metadata=limit(max_value=1))
     fen: str = field(metadata=FEN)
@@ -594,7 +624,7 @@ class Seek(Struct):
 class PlayerInfo(Struct):
     player_id: str = field(metadata=ID)
     name: str = field(metadata=NAME)
-    kind: str = field(metadata=limit(8))
+    kind: PlayerKind = field(metadata=limit(8))
     online: bool = False
     #: the player's rating in each game, by variant (``{"xiangqi": 1512.3, ...}``)
     ratings: dict[str, float] = field(default_factory=dict, metadata=limit(8))
@@ -818,18 +848,80 @@ class GameAssigned(Reply):
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LobbyEvent(Message):
-    """On topic ``lobby``: ``kind`` is ``presence``, ``seek_added``,
-    ``seek_removed``, ``challenge`` (``to`` names the addressee) or ``paired``."""
+    """News of the lobby, on topic ``lobby``: one class per ``kind``.
+
+    On the wire every lobby event carries all the fields below; those its kind does
+    not use are empty.
+    """
 
     T = "lobby"
-    kind: str = field(metadata=limit(16))
-    player: str = field(default="", metadata=NAME)
-    online: bool | None = None
-    seek_id: str | None = field(default=None, metadata=ID)
-    seek: Seek | None = None
-    to: str | None = field(default=None, metadata=NAME)
-    game_id: str | None = field(default=None, metadata=ID)
-    players: list[str] = field(default_factory=list, metadata=limit(2))
+    FAMILY_WIRE = (
+        ("kind", ""),
+        ("player", ""),
+        ("online", None),
+        ("seek_id", None),
+        ("seek", None),
+        ("to", None),
+        ("game_id", None),
+        ("players", []),
+    )
+
+    @property
+    def kind(self) -> str:
+        """What happened: the wire field ``kind`` (the class says it)."""
+        return self.KIND
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbyPresence(LobbyEvent):
+    """``presence``: ``player`` came online or went offline."""
+
+    KIND = "presence"
+    player: str = field(metadata=NAME)
+    online: bool
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbySeekAdded(LobbyEvent):
+    """``seek_added``: ``player`` opened a seek that is waiting."""
+
+    KIND = "seek_added"
+    player: str = field(metadata=NAME)
+    seek_id: str = field(metadata=ID)
+    seek: Seek
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbySeekRemoved(LobbyEvent):
+    """``seek_removed``: ``player``'s seek was cancelled, paired or dropped."""
+
+    KIND = "seek_removed"
+    player: str = field(metadata=NAME)
+    seek_id: str = field(metadata=ID)
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbyChallenge(LobbyEvent):
+    """``challenge``: ``player`` challenged ``to`` to the game ``seek``."""
+
+    KIND = "challenge"
+    player: str = field(metadata=NAME)
+    to: str = field(metadata=NAME)
+    seek: Seek
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbyPaired(LobbyEvent):
+    """``paired``: a game was created for ``players`` (names by seat)."""
+
+    KIND = "paired"
+    game_id: str = field(metadata=ID)
+    players: list[str] = field(metadata=limit(2))
 
 
 # ---------------------------------------------------------------- tournaments
@@ -883,7 +975,7 @@ class PairingInfo(Struct):
 class TournamentInfo(Struct):
     tournament_id: str = field(metadata=ID)
     spec: TournamentSpec
-    status: str = field(metadata=limit(16))
+    status: TournamentStatus = field(metadata=limit(16))
     round: int = 0
     players: list[str] = field(default_factory=list, metadata=limit(256))
 
@@ -1039,14 +1131,130 @@ class Exported(Reply):
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TournamentEvent(Message):
-    """On topic ``tour/<id>``: ``kind`` is ``created``, ``joined``, ``withdrawn``,
-    ``started``, ``round``, ``game``, ``result``, ``paused``, ``resumed``,
-    ``finished`` or ``deleted``; the other fields fill in what changed."""
+    """News of one tournament, on topic ``tour/<id>``: one class per ``kind``.
+
+    On the wire every tournament event carries all the fields below; those its
+    kind does not use are empty (``round`` 0).
+    """
 
     T = "tour_event"
+    FAMILY_WIRE = (
+        ("tournament_id", ""),
+        ("kind", ""),
+        ("round", 0),
+        ("player", None),
+        ("pairings", []),
+        ("standings", []),
+    )
     tournament_id: str = field(metadata=ID)
-    kind: str = field(metadata=limit(16))
+
+    @property
+    def kind(self) -> str:
+        """What happened: the wire field ``kind`` (the class says it)."""
+        return self.KIND
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _TourPlayer(TournamentEvent):
+    player: str = field(metadata=NAME)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _TourPairings(TournamentEvent):
+    round: int
+    pairings: list[PairingInfo] = field(metadata=limit(256))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _TourStandings(TournamentEvent):
     round: int = 0
-    player: str | None = field(default=None, metadata=NAME)
-    pairings: list[PairingInfo] = field(default_factory=list, metadata=limit(256))
-    standings: list[StandingInfo] = field(default_factory=list, metadata=limit(256))
+    standings: list[StandingInfo] = field(metadata=limit(256))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourCreated(TournamentEvent):
+    """``created``: ``tour_create``."""
+
+    KIND = "created"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourJoined(_TourPlayer):
+    """``joined``: ``player`` entered."""
+
+    KIND = "joined"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourWithdrawn(_TourPlayer):
+    """``withdrawn``: ``player`` withdrew."""
+
+    KIND = "withdrawn"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourStarted(TournamentEvent):
+    """``started``: ``tour_start`` (a ``round`` follows)."""
+
+    KIND = "started"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourRound(_TourPairings):
+    """``round``: round ``round`` was paired; ``pairings`` is all of it."""
+
+    KIND = "round"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourGame(_TourPairings):
+    """``game``: the game of the one pairing in ``pairings`` was created."""
+
+    KIND = "game"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourResult(_TourPairings):
+    """``result``: a game's result was recorded; the round and standings as they stand."""
+
+    KIND = "result"
+    standings: list[StandingInfo] = field(metadata=limit(256))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourPaused(_TourStandings):
+    """``paused``: ``tour_pause``."""
+
+    KIND = "paused"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourResumed(_TourStandings):
+    """``resumed``: ``tour_resume``."""
+
+    KIND = "resumed"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourFinished(_TourStandings):
+    """``finished``: ``tour_finish``, or the last round is complete."""
+
+    KIND = "finished"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourDeleted(TournamentEvent):
+    """``deleted``: ``tour_delete`` (the tournament had not started)."""
+
+    KIND = "deleted"

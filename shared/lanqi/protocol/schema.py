@@ -21,6 +21,7 @@ __all__ = [
     "Message",
     "ProtocolError",
     "Struct",
+    "family_members",
     "from_wire",
     "limit",
     "register",
@@ -80,12 +81,25 @@ class Struct:
 
 
 class Message(Struct):
-    """Base of every message; ``T`` is the tag sent as ``t`` on the wire."""
+    """Base of every message; ``T`` is the tag sent as ``t`` on the wire.
+
+    A *family* of messages shares one tag and tells its members apart by the wire
+    field ``kind`` (the lobby's and tournaments' events): the family's base class is
+    registered with ``T`` and declares in ``FAMILY_WIRE`` every wire field of the
+    family with the value a member that does not use it sends; each member sets
+    ``KIND`` and is registered with :func:`register` too.  A member is a class of
+    its own, decoded by its ``kind`` and dispatched on by type like any message.
+    """
 
     T: ClassVar[str] = ""
+    #: a family member's ``kind`` on the wire ("" outside families)
+    KIND: ClassVar[str] = ""
+    #: on a family's base: (wire field, value when unused), in wire order
+    FAMILY_WIRE: ClassVar[tuple[tuple[str, Any], ...]] = ()
 
 
 _REGISTRY: dict[str, type[Message]] = {}
+_KINDS: dict[str, dict[str, type[Message]]] = {}
 M = TypeVar("M", bound=Message)
 S = TypeVar("S", bound=Struct)
 
@@ -152,6 +166,19 @@ def _check_any_map(max_len: int) -> Checker:
     return check
 
 
+def _check_choice(choices: tuple[Any, ...], max_len: int) -> Checker:
+    """A string that must be one of ``choices`` (a ``Literal`` field)."""
+    text = _check_str(max_len)
+    wanted = ", ".join(map(str, choices))
+
+    def check(value: Any, path: str) -> Any:
+        if text(value, path) not in choices:
+            raise ProtocolError("bad_message", f"field {path!r} must be one of {wanted}")
+        return value
+
+    return check
+
+
 def _optional(inner: Checker) -> Checker:
     def check(value: Any, path: str) -> Any:
         return None if value is None else inner(value, path)
@@ -207,6 +234,11 @@ def _checker_for(tp: Any, meta: dict[str, Any]) -> Checker:
         return _check_any_map(meta.get("max_len", DEFAULT_MAX_ITEMS))
     if tp is str:
         return _check_str(meta.get("item_len", meta.get("max_len", DEFAULT_MAX_STR)))
+    if origin is typing.Literal:
+        choices = typing.get_args(tp)
+        if not all(type(c) is str for c in choices):
+            raise TypeError(f"unsupported literal {tp}: strings only")
+        return _check_choice(choices, meta.get("item_len", meta.get("max_len", DEFAULT_MAX_STR)))
     if tp is bool:
         return _check_bool
     if tp is int:
@@ -240,11 +272,24 @@ def _build(cls: type[S], data: dict[str, Any], prefix: str = "") -> S:
 
 
 def register(cls: type[M]) -> type[M]:
-    """Class decorator: make ``cls`` decodable by its tag ``T``."""
+    """Class decorator: make ``cls`` decodable by its tag ``T`` (and, for a family
+    member, its ``KIND``)."""
+    if cls.KIND:
+        family = _REGISTRY.get(cls.T)
+        members = _KINDS.setdefault(cls.T, {})
+        if family is None or not issubclass(cls, family) or cls.KIND in members:
+            raise TypeError(f"{cls.__name__}: no family {cls.T!r}, or kind {cls.KIND!r} taken")
+        members[cls.KIND] = cls
+        return cls
     if not cls.T or cls.T in _REGISTRY:
         raise TypeError(f"message tag {cls.T!r} is empty or taken")
     _REGISTRY[cls.T] = cls
     return cls
+
+
+def family_members(tag: str) -> dict[str, type[Message]]:
+    """The members of the family with tag ``tag`` by kind (empty if it is none)."""
+    return dict(_KINDS.get(tag, {}))
 
 
 def message_types() -> dict[str, type[Message]]:
@@ -277,6 +322,16 @@ def from_wire(
         raise ProtocolError("unknown_type", f"unknown message type {tag!r}", request_id)
     if accepted is not None and cls not in accepted:
         raise ProtocolError("unknown_type", f"the {receiver} does not handle {tag!r}", request_id)
+    members = _KINDS.get(cls.T)
+    if members is not None:
+        kind = data.get("kind")
+        member = members.get(kind) if type(kind) is str else None
+        if member is None:
+            known = ", ".join(members)
+            raise ProtocolError(
+                "bad_message", f"field 'kind' of {tag!r} must be one of {known}", request_id
+            )
+        cls = member
     try:
         return _build(cls, data)
     except ProtocolError as exc:
@@ -327,6 +382,9 @@ def to_wire(message: Message) -> dict[str, Any]:
     """The wire map of ``message`` (without the version field)."""
     names, nested = _wire_plan(type(message))
     out: dict[str, Any] = {"t": message.T}
+    if message.KIND:  # a family member sends every field of its family
+        out.update(message.FAMILY_WIRE)
+        out["kind"] = message.KIND
     for name in names:
         out[name] = getattr(message, name)
     for name in nested:
