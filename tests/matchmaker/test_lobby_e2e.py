@@ -32,7 +32,12 @@ from lanqi.protocol import (
     GameAssigned,
     ListPlayers,
     ListSeeks,
+    LobbyChallenge,
     LobbyEvent,
+    LobbyPaired,
+    LobbyPresence,
+    LobbySeekAdded,
+    LobbySeekRemoved,
     Message,
     Ok,
     Ping,
@@ -45,6 +50,7 @@ from lanqi.protocol import (
 )
 
 M = TypeVar("M", bound=Message)
+E = TypeVar("E", bound=LobbyEvent)
 _per_move = itertools.count(7_001)
 
 
@@ -72,14 +78,18 @@ def expect_push(
 
 
 def expect_event(
-    client: MatchmakerClient, where: Callable[[LobbyEvent], bool], timeout_ms: int = 5000
-) -> LobbyEvent:
+    client: MatchmakerClient,
+    kind: type[E],
+    where: Callable[[E], bool] = lambda event: True,
+    timeout_ms: int = 5000,
+) -> E:
+    """The next lobby event of class ``kind`` that ``where`` accepts."""
     deadline = time.monotonic() + timeout_ms / 1000
     while (left := deadline - time.monotonic()) > 0:
         event = client.next_event(int(left * 1000) + 1)
-        if isinstance(event, LobbyEvent) and where(event):
+        if isinstance(event, kind) and where(event):
             return event
-    raise AssertionError(f"no matching lobby event within {timeout_ms} ms")
+    raise AssertionError(f"no matching {kind.__name__} within {timeout_ms} ms")
 
 
 def refused(client: MatchmakerClient, request: Any) -> str:
@@ -120,7 +130,7 @@ def lobby_watcher(
         probe.call(CancelSeek(seek_id=seek_id), Ok)
         event = watcher.next_event(200)
         while event is not None:
-            if isinstance(event, LobbyEvent) and event.seek_id == seek_id:
+            if isinstance(event, LobbySeekAdded | LobbySeekRemoved) and event.seek_id == seek_id:
                 while watcher.next_event(0) is not None:  # drain the probe's events
                     pass
                 return watcher
@@ -151,7 +161,7 @@ def test_accepted_challenge_is_played_through_the_referee(
         dataclasses.replace(seek, options={"size": 15, "rule": "freestyle"}),
     )
     bob_name = bob.welcome.name
-    expect_event(lobby_watcher, lambda e: e.kind == "challenge" and e.to == bob_name)
+    expect_event(lobby_watcher, LobbyChallenge, lambda e: e.to == bob_name)
     bob.call(AcceptChallenge(challenge_id=challenge_id), Ok)
     mine = expect_push(ann, GameAssigned).game
     theirs = expect_push(bob, GameAssigned).game
@@ -159,7 +169,7 @@ def test_accepted_challenge_is_played_through_the_referee(
     assert mine.token != theirs.token and mine.variant == "gomoku" and mine.rated
     assert mine.players == theirs.players
     assert mine.players[mine.seat] == ann.welcome.name
-    paired = expect_event(lobby_watcher, lambda e: e.kind == "paired")
+    paired = expect_event(lobby_watcher, LobbyPaired)
     assert paired.game_id == mine.game_id
 
     # both seats join with their tokens and play; the first mover then resigns
@@ -257,7 +267,7 @@ def test_compatible_seeks_pair(
     tc = fresh_tc()
     opened = ann.call(CreateSeek(seek=Seek(variant="gomoku", time_control=tc)), SeekCreated)
     assert not opened.paired
-    added = expect_event(lobby_watcher, lambda e: e.seek_id == opened.seek_id)
+    added = expect_event(lobby_watcher, LobbySeekAdded, lambda e: e.seek_id == opened.seek_id)
     assert (added.kind, added.player) == ("seek_added", ann.welcome.name)
     # ann wants to move second; bob's "any" fits
     matched = bob.call(CreateSeek(seek=Seek(variant="gomoku", time_control=tc)), SeekCreated)
@@ -266,9 +276,9 @@ def test_compatible_seeks_pair(
     theirs = expect_push(bob, GameAssigned).game
     assert mine.game_id == theirs.game_id and {mine.seat, theirs.seat} == {0, 1}
     assert mine.time_control == tc
-    removed = expect_event(lobby_watcher, lambda e: e.kind == "seek_removed")
+    removed = expect_event(lobby_watcher, LobbySeekRemoved)
     assert removed.seek_id == opened.seek_id
-    assert expect_event(lobby_watcher, lambda e: e.kind == "paired").game_id == mine.game_id
+    assert expect_event(lobby_watcher, LobbyPaired).game_id == mine.game_id
     open_ids = {s.seek_id for s in ann.call(ListSeeks(), SeeksList).seeks}
     assert opened.seek_id not in open_ids
 
@@ -337,7 +347,7 @@ def test_incompatible_seeks_stay_open_until_cancelled(
     mine_and_theirs = {one.seek_id, two.seek_id}
     while len(gone) < 2:  # other tests' seeks come and go on the shared server
         event = expect_event(
-            lobby_watcher, lambda e: e.kind == "seek_removed" and e.seek_id in mine_and_theirs
+            lobby_watcher, LobbySeekRemoved, lambda e: e.seek_id in mine_and_theirs
         )
         assert event.seek_id is not None
         gone.add(event.seek_id)
@@ -400,7 +410,7 @@ def test_presence_and_reconnect_with_the_session(
     name = names(1, "carol")[0]
     first = mm(module_server)
     welcome = first.hello(name)
-    seen = expect_event(lobby_watcher, lambda e: e.kind == "presence" and e.player == name)
+    seen = expect_event(lobby_watcher, LobbyPresence, lambda e: e.player == name)
     assert seen.online is True
     listed = {p.name: p for p in first.call(ListPlayers(), PlayersList).players}
     assert listed[name].online and listed[name].player_id == welcome.player_id
@@ -422,7 +432,7 @@ def test_presence_and_reconnect_with_the_session(
     )
     assert [g.game_id for g in back.games] == [game.game_id]
     assert back.games[0] == game  # same seat, same token
-    back_online = expect_event(lobby_watcher, lambda e: e.kind == "presence" and e.player == name)
+    back_online = expect_event(lobby_watcher, LobbyPresence, lambda e: e.player == name)
     assert back_online.online is True
     # the new connection is carol: requests that need a session are served
     assert again.call(Ping(), Ok) is not None

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lanqi.games.base import ResultText
 from lanqi.referee import store as store_module
 from lanqi.referee.store import EventStore, Finish, GameRow, SchemaError, StoredEvent
 
@@ -43,7 +44,7 @@ def ev(seq: int, kind: str = "moved", at_ms: int | None = None) -> StoredEvent:
     return StoredEvent(seq, kind, f"payload {seq}".encode() + b"\x00\xff", at_ms or 1_000 + seq)
 
 
-def finish(result: str = "1-0", winner: int | None = 0) -> Finish:
+def finish(result: ResultText = "1-0", winner: int | None = 0) -> Finish:
     return Finish(result, "checkmate", winner, ["h2e2", "h9g7"])
 
 
@@ -337,7 +338,10 @@ def test_finish_assigns_increasing_result_seq_across_games(store: EventStore) ->
     assert store.max_result_seq() == 0
 
     assert store.append("g2", [ev(2, "ended", at_ms=9_000)], finish=finish()) == 1
-    assert store.append("g0", [ev(2), ev(3, "ended", at_ms=7_000)], finish=finish("½-½", None)) == 2
+    assert (
+        store.append("g0", [ev(2), ev(3, "ended", at_ms=7_000)], finish=finish("1/2-1/2", None))
+        == 2
+    )
     assert store.append("g3", [ev(2, "ended", at_ms=8_000)], finish=finish("0-1", 1)) == 3
     assert store.max_result_seq() == 3
 
@@ -345,7 +349,7 @@ def test_finish_assigns_increasing_result_seq_across_games(store: EventStore) ->
     assert g0 is not None
     assert (g0.status, g0.result, g0.termination, g0.winner, g0.result_seq, g0.ended_ms) == (
         "finished",
-        "½-½",
+        "1/2-1/2",
         "checkmate",
         None,
         2,
