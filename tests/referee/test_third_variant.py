@@ -179,8 +179,8 @@ def registered() -> Iterator[None]:
         yield
 
 
-def _session(counters: int) -> GameSession:
-    setup = SessionSetup(
+def _setup(counters: int) -> SessionSetup:
+    return SessionSetup(
         game_id="toy",
         variant="takeaway",
         options={"counters": counters},
@@ -190,7 +190,6 @@ def _session(counters: int) -> GameSession:
         time_control=TimeControl(),
         casual=True,
     )
-    return GameSession(setup, now=0.0)
 
 
 def _code(call: Any) -> str:
@@ -201,7 +200,7 @@ def _code(call: Any) -> str:
 
 @pytest.mark.usefixtures("registered")
 def test_a_registered_toy_variant_plays_through_the_referee_session() -> None:
-    session = _session(5)
+    session = GameSession(_setup(5), now=0.0)
     log: list[GameEvent] = [session.created_event(0.0)]
     log += session.join(0, TOKENS[0], 0.0)
     log += session.join(1, TOKENS[1], 0.0)
@@ -233,9 +232,7 @@ def test_a_registered_toy_variant_plays_through_the_referee_session() -> None:
     assert snapshot.moves == ["take2", "take1", "take2"] and snapshot.to_move is None
 
     # recovery after a restart: the stored events rebuild the same game
-    again = _session(5)
-    for event in log:
-        again.replay(event, 9.0)
+    again = GameSession.restore(_setup(5), [(event, 9.0) for event in log], 9.0)
     again.resumed(9.0)
     assert again.snapshot(None, None, 9.0) == session.snapshot(None, None, 9.0)
 
