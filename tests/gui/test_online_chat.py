@@ -9,7 +9,7 @@ pytest.importorskip("pygame")
 from lanqi.gamestate import GameState
 from lanqi.gui.net import ViewState
 from lanqi.gui.sessions import OnlineSession
-from lanqi.protocol import Assignment, ChatLine
+from lanqi.protocol import Assignment, ChatLine, ChatRoom, GameStatus
 
 
 class StubAgent:
@@ -30,12 +30,14 @@ class StubAgent:
         pass
 
 
-def line(seq: int, text: str, room: str = "spectators") -> ChatLine:
+def line(seq: int, text: str, room: ChatRoom = "spectators") -> ChatLine:
     seat = 0 if room == "players" else None
     return ChatLine(seq=seq, room=room, name="zoe", text=text, seat=seat)
 
 
-def view(seq: int, *chat: ChatLine, casual: bool = True, status: str = "active") -> ViewState:
+def view(
+    seq: int, *chat: ChatLine, casual: bool = True, status: GameStatus = "active"
+) -> ViewState:
     state = GameState.new(
         "g1", "gomoku", {}, None, ("ann", "bob"), fen="15/15 b", casual=casual
     )._replace(seq=seq, status=status, connected=(True, True), chat=chat)

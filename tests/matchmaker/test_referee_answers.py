@@ -19,6 +19,7 @@ import pytest
 import zmq
 
 from lanqi.client.matchmaker import MatchmakerClient
+from lanqi.games.base import ResultText
 from lanqi.matchmaker import service as service_module
 from lanqi.matchmaker.referees import SAME_REFEREE_ATTEMPTS, parse_referee
 from lanqi.matchmaker.service import MAX_CREATE_FAILURES, MatchmakerConfig, MatchmakerService
@@ -159,7 +160,7 @@ def matchmaker(
         yield service
 
 
-def _result(game_id: str, result_seq: int, result: str = "1-0") -> GameResult:
+def _result(game_id: str, result_seq: int, result: ResultText = "1-0") -> GameResult:
     return GameResult(
         game_id=game_id,
         result_seq=result_seq,

@@ -7,6 +7,7 @@ import itertools
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -191,7 +192,7 @@ def test_bad_rule() -> None:
 def test_implements_the_game_protocol() -> None:
     board = Board()
     assert isinstance(board, base.Game)
-    game: base.Game = board  # and statically, for mypy
+    game: base.Game[Any] = board  # and statically, for mypy
     assert game.variant == "gomoku"
 
 
