@@ -54,6 +54,7 @@ from lanqi.protocol import (
     Standings,
     StartTournament,
     TourCreated,
+    TourDeleted,
     TourFinished,
     TourGame,
     TourJoined,
@@ -410,7 +411,7 @@ class Director:
                 f"the tournament is {record.status}: only one that has not started can be "
                 "deleted (finish it instead)",
             )
-        self._publish(record.tournament_id, "deleted")
+        self._publish(TourDeleted(tournament_id=record.tournament_id))
         log.info("tournament %s deleted: %s", record.tournament_id, record.spec.name)
         return Ok(re=request.id)
 
