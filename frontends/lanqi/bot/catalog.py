@@ -31,12 +31,16 @@ class BuiltinBot(Bot):
     name: ClassVar[str] = "builtin"
     variants: ClassVar[tuple[str, ...]] = ("xiangqi", "gomoku")
 
-    def __init__(self, level: int = 5, seed: int | None = None) -> None:
+    def __init__(
+        self, level: int = 5, seed: int | None = None, move_time_ms: int | None = None
+    ) -> None:
         from lanqi.bot.gomoku_ai import GomokuAI
         from lanqi.bot.xiangqi_ai import XiangqiAI
 
-        self.xiangqi = XiangqiAI(level=max(1, min(8, level)), seed=seed)
-        self.gomoku = GomokuAI(level=max(1, min(5, (level + 1) // 2 + 1)), seed=seed)
+        self.xiangqi = XiangqiAI(level=max(1, min(8, level)), seed=seed, move_time_ms=move_time_ms)
+        self.gomoku = GomokuAI(
+            level=max(1, min(5, (level + 1) // 2 + 1)), seed=seed, time_ms=move_time_ms
+        )
         self._by_variant: dict[str, Bot] = {"xiangqi": self.xiangqi, "gomoku": self.gomoku}
 
     def _for(self, state: GameState) -> Bot:
@@ -74,7 +78,7 @@ def bot_factory(
     opts = {k: _number(v) for k, v in (options or {}).items()}
     kind, _, rest = spec.partition(":")
     if kind == "builtin":
-        return lambda: BuiltinBot(level=level, seed=seed)
+        return lambda: BuiltinBot(level=level, seed=seed, move_time_ms=movetime)
     if kind == "xiangqi-ai":
         from lanqi.bot.xiangqi_ai import XiangqiAI
 
@@ -82,7 +86,7 @@ def bot_factory(
     if kind == "gomoku-ai":
         from lanqi.bot.gomoku_ai import GomokuAI
 
-        return lambda: GomokuAI(level=max(1, min(5, level)), seed=seed)
+        return lambda: GomokuAI(level=max(1, min(5, level)), seed=seed, time_ms=movetime)
     if kind == "random":
         from lanqi.bot.simple import RandomBot
 

@@ -56,6 +56,7 @@ log = logging.getLogger(__name__)
 
 HEARTBEAT_MS = 1_000
 QUIET_RESYNC_MS = 2_000
+MIN_QUIET_RESYNC_MS = 100
 THINK_POLL_S = 0.02  # while the bot thinks, look at the network this often
 IDLE_POLL_MS = 200
 PING_MS = 3_000
@@ -217,8 +218,14 @@ class GamePlayer(threading.Thread):
             while not self.stop_event.is_set():
                 try:
                     with RefereeClient(a.referee, a.referee_pub, context=self.context) as client:
-                        client.join(a.game_id, a.seat, a.token)
+                        # Follow the game before taking the seat: the event connection is
+                        # up and subscribed, so the event that starts the clock (the
+                        # opponent's join, the first move) is not lost to a slow joiner
+                        # (a lost one was noticed only by the quiet-resync fallback,
+                        # after the first mover's per-move clock had run out).
+                        client.wait_connected()
                         view = GameView(client, a.game_id)
+                        view.take(client.join(a.game_id, a.seat, a.token))
                         self._play(client, view)
                         return
                 except (RefereeTimeout, zmq.ZMQError) as exc:
@@ -274,6 +281,7 @@ class GamePlayer(threading.Thread):
                 if state.board.outcome() is None:
                     self._move_deadline = state.deadline
                     thinking = self._worker.submit(self.bot.choose_move, state)
+                    thinking.add_done_callback(lambda f: setattr(f, "done_at", time.monotonic()))
                     thinking_ply = view.ply
                 else:  # the game is over by rule; the referee's "ended" is on its way
                     view.wait_for(partial(_moved_on, ply=state.board.ply), 1000)
@@ -299,7 +307,7 @@ class GamePlayer(threading.Thread):
             if view.poll(0 if thinking is not None else IDLE_POLL_MS):
                 last_event = now
                 last_event_at = time.monotonic()
-            elif now - last_event > QUIET_RESYNC_MS:
+            elif now - last_event > self._quiet_ms(view):
                 last_event = now  # a lost last event must not stall us: ask for a snapshot
                 view.resync()
                 last_event_at = time.monotonic()
@@ -313,6 +321,20 @@ class GamePlayer(threading.Thread):
             if exc.code != "game_over":
                 raise
             view.resync()
+
+    def _quiet_ms(self, view: GameView) -> float:
+        """How long a silent game is trusted before a snapshot is asked for: a
+        lost event (PUB/SUB may drop) must be noticed while the clock it started
+        still has time to answer, so a quarter of the clock at stake, at most
+        :data:`QUIET_RESYNC_MS` and at least :data:`MIN_QUIET_RESYNC_MS`."""
+        tc = self.assignment.time_control
+        if tc.kind == "per_move":
+            clock_ms = float(tc.per_move_ms)
+        elif tc.kind == "fischer" and len(view.clock.remaining_ms) == 2:
+            clock_ms = float(view.clock.remaining_ms[self.assignment.seat])
+        else:
+            return QUIET_RESYNC_MS
+        return min(QUIET_RESYNC_MS, max(MIN_QUIET_RESYNC_MS, clock_ms / 4))
 
     def _log_end(self, view: GameView) -> None:
         """Say at INFO how the game ended, and why it was lost if it was."""

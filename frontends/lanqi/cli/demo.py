@@ -24,6 +24,11 @@ ENDINGS = {
     "forbidden_move": "forbidden move (renju)",
 }
 
+#: The share of the per-move clock the bots think for (``lanqi bot --movetime``).  The
+#: rest is headroom: on a machine loaded to three times its cores a process can wait
+#: hundreds of milliseconds for a CPU, and the move must still reach the referee in time.
+THINK_SHARE = 0.3
+
 #: name, bot spec, level: a field from strong to weak
 FIELD = [
     ("Tiger", "builtin", 6),
@@ -54,8 +59,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--move-time",
         type=float,
-        default=0.5,
-        help="seconds per move (per-move clock; default 0.5)",
+        default=1.0,
+        help="seconds per move (per-move clock; default 1); the bots think "
+        f"{THINK_SHARE * 100:.0f}%% of it and keep the rest for a busy machine",
     )
     parser.add_argument(
         "--format",
@@ -76,7 +82,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _spawn_bot(
-    entry: tuple[str, str, int], server: str, tournaments: list[str], folder: Path
+    entry: tuple[str, str, int],
+    server: str,
+    tournaments: list[str],
+    folder: Path,
+    think_ms: int,
 ) -> subprocess.Popen[bytes]:
     name, spec, level = entry
     args = [
@@ -92,6 +102,8 @@ def _spawn_bot(
         spec,
         "--level",
         str(level),
+        "--movetime",
+        str(think_ms),
         "--max-games",
         "2",
         "--session-dir",
@@ -197,7 +209,8 @@ def run(args: argparse.Namespace) -> int:
     kind = args.format.replace("_", " ")
     print(
         f"lanqi demo: {len(field)} bots play a {kind} of {' and one of '.join(variants)} "
-        f"on this machine, {args.move_time:g} s per move",
+        f"on this machine, {args.move_time:g} s per move (the bots think "
+        f"{THINK_SHARE * args.move_time:.2g} s of it)",
         flush=True,
     )
     key = "demo-director"
@@ -222,8 +235,10 @@ def run(args: argparse.Namespace) -> int:
         created = client.call(CreateTournament(director_key=key, spec=spec), TournamentCreated)
         tournaments[created.tournament_id] = variant
         client.subscribe(f"tour/{created.tournament_id}")
+    think_ms = max(10, int(args.move_time * 1000 * THINK_SHARE))
     bots = [
-        _spawn_bot(entry, server.matchmaker_endpoint, list(tournaments), folder) for entry in field
+        _spawn_bot(entry, server.matchmaker_endpoint, list(tournaments), folder, think_ms)
+        for entry in field
     ]
     print("players: " + ", ".join(_describe(entry) for entry in field))
     print("starting the bots: each checks that it can play, then joins...", flush=True)

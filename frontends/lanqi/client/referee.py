@@ -442,10 +442,16 @@ class GameView:
 
     def resync(self) -> None:
         """Replace the state by a fresh snapshot (unless it is older than the view)."""
-        snapshot = self.client.sync(self.game_id)
         self.resyncs += 1
-        if snapshot.seq >= self.seq:
-            self._reset(snapshot)
+        self.take(self.client.sync(self.game_id))
+
+    def take(self, snapshot: Snapshot) -> bool:
+        """Start again from ``snapshot`` (a ``join`` or ``sync`` reply) unless it is
+        older than the view; True if it was taken."""
+        if snapshot.game_id != self.game_id or snapshot.seq < self.seq:
+            return False
+        self._reset(snapshot)
+        return True
 
     # ------------------------------------------------------------ events
 
