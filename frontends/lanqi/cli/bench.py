@@ -124,6 +124,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     referee.add_argument(
         "--seed", type=int, default=1, help="seed of the random scripted games (default 1)"
     )
+    _configure_flood(referee)
     _configure_tournament(sub)
 
 
@@ -193,7 +194,45 @@ def run(args: argparse.Namespace) -> int:
     return 0 if all(f.problem is None for f in report.figures) else 1
 
 
+def _configure_flood(referee: argparse.ArgumentParser) -> None:
+    referee.add_argument(
+        "--flood",
+        action="store_true",
+        help="instead: time another client's requests without and with one client "
+        "flooding the referee with bad messages (fairness; see docs/bench.md)",
+    )
+    referee.add_argument(
+        "--flood-probes",
+        type=int,
+        default=500,
+        metavar="N",
+        help="with --flood: timed requests in each phase (default 500)",
+    )
+    referee.add_argument(
+        "--flood-window",
+        type=int,
+        default=500,
+        metavar="N",
+        help="with --flood: bad requests kept in flight (default 500)",
+    )
+
+
+def _run_flood(args: argparse.Namespace) -> int:
+    from lanqi.bench.flood import FloodConfig, format_flood_report, run_flood_bench
+
+    try:
+        config = FloodConfig(probes=args.flood_probes, window=args.flood_window, seed=args.seed)
+    except ValueError as exc:
+        print(f"lanqi bench referee: {exc}", file=sys.stderr)
+        return 2
+    report = run_flood_bench(config, lambda line: print(f"  {line}", file=sys.stderr, flush=True))
+    print(format_flood_report(report))
+    return 0 if report.ok else 1
+
+
 def _run_referee(args: argparse.Namespace) -> int:
+    if args.flood:
+        return _run_flood(args)
     from lanqi.bench.referee import RefereeBenchConfig, format_report, run_referee_bench
 
     try:
