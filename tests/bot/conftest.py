@@ -4,8 +4,10 @@
   shared by a test module (stopped with SIGTERM, then SIGKILL, at the end).
 - ``play_game``: create a game on that referee, give each seat to a
   :class:`~lanqi.bot.runner.GamePlayer` running a bot, and wait (by events) until
-  the game ends or reaches a number of plies.  The referee's clock decides whether
-  a move was in time, so a test asserts on the game's result, never on wall time.
+  the game ends or reaches a number of plies.  A seat's runner can be given a
+  silent event endpoint instead of the referee's, so it hears no event at all.
+  The referee's clock decides whether a move was in time, so a test asserts on the
+  game's result, never on wall time.
 """
 
 from __future__ import annotations
@@ -94,7 +96,10 @@ def play_game(referee_endpoints: tuple[str, str]) -> Iterator[PlayGame]:
         options: dict[str, Any] | None = None,
         max_plies: int = 1000,
         timeout_s: float = 300.0,
+        events_for: dict[int, str] | None = None,
     ) -> Played:
+        """``events_for`` gives a seat's runner another event endpoint than the
+        referee's (a silent PUB: every event lost)."""
         stop = threading.Event()
         stops.append(stop)
         names = [f"{type(first).__name__}-a", f"{type(second).__name__}-b"]
@@ -106,7 +111,7 @@ def play_game(referee_endpoints: tuple[str, str]) -> Iterator[PlayGame]:
                 assignment = Assignment(
                     game_id=created.game_id,
                     referee=requests,
-                    referee_pub=events,
+                    referee_pub=(events_for or {}).get(seat, events),
                     seat=seat,
                     token=created.tokens[seat],
                     variant=variant,

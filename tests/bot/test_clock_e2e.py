@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import zmq
 
 from lanqi.bot.engines.gomocup import GomocupEngine
 from lanqi.bot.engines.ucci import UcciEngine
@@ -112,3 +113,28 @@ def test_gomocup_brain_that_uses_its_whole_turn_moves_in_time(
     brain = GomocupEngine(_fake("gomocup_fake.py", "fullturn"), env=_env())
     played = play_game(brain, RandomBot(seed=4), "gomoku", time_control, max_plies=16)
     _in_time(played.termination, played.status, played.ply, 16)
+
+
+def test_a_runner_that_hears_no_event_still_moves_in_time(play_game: PlayGame) -> None:
+    """PUB/SUB may drop events: a runner whose subscription hears nothing at all (its
+    event endpoint is a PUB that never publishes) learns of its turns from the
+    snapshots it asks for when the game is quiet, soon enough for the clock.  With
+    the old fixed 2 s of quiet before a snapshot, a 2 s per-move clock always fell
+    before the first mover even knew the game had started."""
+    context = zmq.Context.instance()
+    silent = context.socket(zmq.PUB)
+    silent.setsockopt(zmq.LINGER, 0)
+    try:
+        port = silent.bind_to_random_port("tcp://127.0.0.1")
+        deaf = f"tcp://127.0.0.1:{port}"
+        played = play_game(
+            RandomBot(seed=1),
+            RandomBot(seed=2),
+            "xiangqi",
+            TimeControl(kind="per_move", per_move_ms=2000),
+            max_plies=6,
+            events_for={0: deaf, 1: deaf},
+        )
+    finally:
+        silent.close(linger=0)
+    _in_time(played.termination, played.status, played.ply, 6)

@@ -1,7 +1,7 @@
 """``lanqi demo`` as a newcomer runs it: real processes, every game ends by the rules.
 
 The README's first command starts a server and bot processes and plays a round robin
-of each game on a 0.5 s per-move clock.  Every game must end the way its rules end a
+of each game on a 2 s per-move clock (the bots think 0.3 s of it).  Every game must end the way its rules end a
 game (checkmate, five in a row, ...): a timeout, forfeit or abandonment means a bot
 could not keep to the clock, which the demo must never show.
 """
@@ -61,6 +61,7 @@ def test_the_demo_plays_every_game_to_a_rules_ending(tmp_path: Path) -> None:
     ]
     output = done.stdout + "\nbot logs:\n" + "\n".join(lost)
     assert done.returncode == 0, output + done.stderr
+    assert "2 s per move (the bots think 0.3 s of it)" in done.stdout.splitlines()[0]
     assert "Traceback" not in output + done.stderr
     results = RESULT.findall(output)
     finished = [(variant, text) for variant, text in results if " beat " in text or " drew" in text]

@@ -24,10 +24,13 @@ ENDINGS = {
     "forbidden_move": "forbidden move (renju)",
 }
 
-#: The share of the per-move clock the bots think for (``lanqi bot --movetime``).  The
-#: rest is headroom: on a machine loaded to three times its cores a process can wait
-#: hundreds of milliseconds for a CPU, and the move must still reach the referee in time.
-THINK_SHARE = 0.3
+#: The demo's clock and how long its bots think: the clock is a limit, the think time
+#: sets the pace.  What is left is headroom for a busy machine: loaded to three times
+#: its cores (or more), a process can wait a second for a CPU now and then, and the
+#: move must still reach the referee in time.  A longer clock costs an idle machine
+#: nothing.
+MOVE_TIME_S = 2.0
+THINK_TIME_S = 0.3
 
 #: name, bot spec, level: a field from strong to weak
 FIELD = [
@@ -59,9 +62,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--move-time",
         type=float,
-        default=1.0,
-        help="seconds per move (per-move clock; default 1); the bots think "
-        f"{THINK_SHARE * 100:.0f}%% of it and keep the rest for a busy machine",
+        default=MOVE_TIME_S,
+        help=f"seconds per move (per-move clock; default {MOVE_TIME_S:g})",
+    )
+    parser.add_argument(
+        "--think-time",
+        type=float,
+        default=THINK_TIME_S,
+        help=f"seconds the bots think per move (default {THINK_TIME_S:g}; less than "
+        "--move-time, the rest is headroom for a busy machine)",
     )
     parser.add_argument(
         "--format",
@@ -201,6 +210,9 @@ def run(args: argparse.Namespace) -> int:
     if args.move_time <= 0:
         print("lanqi demo: --move-time must be positive", file=sys.stderr)
         return 2
+    if not 0 < args.think_time < args.move_time:
+        print("lanqi demo: --think-time must be positive and below --move-time", file=sys.stderr)
+        return 2
     logging.getLogger().setLevel(logging.WARNING)  # the demo prints its own progress
     folder = args.data_dir or data_dir(None) / time.strftime("demo-%Y%m%d-%H%M%S")
     folder.mkdir(parents=True, exist_ok=True)
@@ -210,7 +222,7 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"lanqi demo: {len(field)} bots play a {kind} of {' and one of '.join(variants)} "
         f"on this machine, {args.move_time:g} s per move (the bots think "
-        f"{THINK_SHARE * args.move_time:.2g} s of it)",
+        f"{args.think_time:g} s of it)",
         flush=True,
     )
     key = "demo-director"
@@ -235,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
         created = client.call(CreateTournament(director_key=key, spec=spec), TournamentCreated)
         tournaments[created.tournament_id] = variant
         client.subscribe(f"tour/{created.tournament_id}")
-    think_ms = max(10, int(args.move_time * 1000 * THINK_SHARE))
+    think_ms = max(10, int(args.think_time * 1000))
     bots = [
         _spawn_bot(entry, server.matchmaker_endpoint, list(tournaments), folder, think_ms)
         for entry in field
