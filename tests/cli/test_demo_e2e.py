@@ -1,9 +1,9 @@
 """``lanqi demo`` as a newcomer runs it: real processes, every game ends by the rules.
 
 The README's first command starts a server and bot processes and plays a round robin
-of each game on a 2 s per-move clock (the bots think 0.3 s of it).  Every game must end the way its rules end a
-game (checkmate, five in a row, ...): a timeout, forfeit or abandonment means a bot
-could not keep to the clock, which the demo must never show.
+of each game on a 2 s per-move clock (the bots think 0.3 s of it).  Every game must
+end the way its rules end a game (checkmate, five in a row, ...): a timeout, forfeit
+or abandonment means a bot could not keep to the clock, which the demo must never show.
 """
 
 from __future__ import annotations
