@@ -29,7 +29,13 @@ def test_margin_is_a_quarter_within_bounds() -> None:
     assert clock_margin_ms(60_000) == 1000
 
 
-def _player() -> GamePlayer:
+def test_per_move_margin_is_a_half_within_bounds() -> None:
+    assert clock_margin_ms(500, per_move=True) == 250
+    assert clock_margin_ms(60, per_move=True) == 50
+    assert clock_margin_ms(10_000, per_move=True) == 1000
+
+
+def _player(time_control: TimeControl | None = None) -> GamePlayer:
     assignment = Assignment(
         game_id="g",
         referee="tcp://127.0.0.1:1",
@@ -37,7 +43,7 @@ def _player() -> GamePlayer:
         seat=0,
         token="t",
         variant="gomoku",
-        time_control=TimeControl(kind="per_move", per_move_ms=500),
+        time_control=time_control or TimeControl(kind="fischer", base_ms=500),
         players=["a", "b"],
     )
     return GamePlayer(RandomBot(), assignment)
@@ -47,10 +53,15 @@ def test_runner_deadline_keeps_the_margin_and_learns_its_delays() -> None:
     player = _player()
     seen = player._turn_seen
     sense = player.clock_sense
-    assert player._deadline(500) == seen + 0.375  # a quarter of the clock
+    assert player._deadline(500) == seen + 0.375  # a quarter of the clock (Fischer)
     sense.round_trips_ms.extend([20.0, 90.0, 40.0])
     assert player._deadline(500) == seen + 0.320  # twice the slowest round trip
     sense.overruns_ms.extend([0.0, 30.0])
     assert player._deadline(500) == seen + 0.290  # plus the worst overrun of the bot
     sense.round_trips_ms.append(400.0)
     assert player._deadline(500) == seen + 0.250  # but never more than half the clock
+
+
+def test_runner_keeps_half_of_a_per_move_clock() -> None:
+    player = _player(TimeControl(kind="per_move", per_move_ms=500))
+    assert player._deadline(500) == player._turn_seen + 0.250  # no bank pays for a stall

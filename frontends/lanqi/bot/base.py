@@ -111,11 +111,14 @@ class GameState:
         return (self.deadline - time.monotonic()) * 1000
 
 
-def clock_margin_ms(clock_ms: float) -> int:
+def clock_margin_ms(clock_ms: float, *, per_move: bool = False) -> int:
     """The safety margin the runner keeps back from a clock of ``clock_ms``: a
-    quarter of it, at least 50 ms and at most 1 s (the move still has to travel
-    to the referee, and a busy machine delays both directions)."""
-    return int(min(1000.0, max(50.0, clock_ms / 4)))
+    quarter of it, or half of a per-move clock, at least 50 ms and at most 1 s (the
+    move still has to travel to the referee, and a busy machine delays both
+    directions).  A per-move clock keeps more back because nothing absorbs a delay:
+    a Fischer clock's bank pays for a stall of the process, a per-move clock flags."""
+    share = 2 if per_move else 4
+    return int(min(1000.0, max(50.0, clock_ms / share)))
 
 
 def think_time_ms(state: GameState, *, overhead_ms: int = 100, default_ms: int = 1000) -> int:

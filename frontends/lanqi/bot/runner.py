@@ -110,13 +110,14 @@ class ClockSense:
     round_trips_ms: deque[float] = field(default_factory=lambda: deque(maxlen=16))
     overruns_ms: deque[float] = field(default_factory=lambda: deque(maxlen=16))
 
-    def margin_ms(self, clock_ms: float) -> float:
+    def margin_ms(self, clock_ms: float, *, per_move: bool = False) -> float:
         """The time kept back from a clock of ``clock_ms``: the base margin
         (:func:`~lanqi.bot.base.clock_margin_ms`) or twice the slowest recent round
         trip, whichever is more, plus the worst recent overrun; at most half the clock."""
         slowest = max(self.round_trips_ms, default=0.0)
         overrun = max(self.overruns_ms, default=0.0)
-        return min(max(clock_margin_ms(clock_ms), 2 * slowest) + overrun, clock_ms / 2)
+        base = clock_margin_ms(clock_ms, per_move=per_move)
+        return min(max(base, 2 * slowest) + overrun, clock_ms / 2)
 
 
 class GamePlayer(threading.Thread):
@@ -189,7 +190,9 @@ class GamePlayer(threading.Thread):
     def _deadline(self, clock_ms: int) -> float:
         """When the bot's move must be ready: the clock read when the turn was seen,
         less the margin :class:`ClockSense` keeps for the way to the referee."""
-        return self._turn_seen + (clock_ms - self.clock_sense.margin_ms(clock_ms)) / 1000
+        per_move = self.assignment.time_control.kind == "per_move"
+        margin = self.clock_sense.margin_ms(clock_ms, per_move=per_move)
+        return self._turn_seen + (clock_ms - margin) / 1000
 
     def _board_at(self, view: GameView) -> Game[Any]:
         """The board after the view's moves: the last one, brought up to date with the

@@ -173,7 +173,7 @@ def _self_check(make: Any, variants: tuple[str, ...]) -> None:
                 state = GameState.start(
                     variant, options=options, moves=moves, per_move_ms=SELF_CHECK_MOVE_MS
                 )
-                margin = clock_margin_ms(SELF_CHECK_MOVE_MS)
+                margin = clock_margin_ms(SELF_CHECK_MOVE_MS, per_move=True)
                 started = time.monotonic()
                 state.deadline = started + (SELF_CHECK_MOVE_MS - margin) / 1000
                 move = probe.choose_move(state)
