@@ -121,7 +121,7 @@ def test_a_runner_that_hears_no_event_still_moves_in_time(play_game: PlayGame) -
     snapshots it asks for when the game is quiet, soon enough for the clock.  With
     the old fixed 2 s of quiet before a snapshot, a 2 s per-move clock always fell
     before the first mover even knew the game had started."""
-    context = zmq.Context.instance()
+    context: zmq.Context[Any] = zmq.Context.instance()
     silent = context.socket(zmq.PUB)
     silent.setsockopt(zmq.LINGER, 0)
     try:
