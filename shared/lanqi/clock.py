@@ -2,9 +2,13 @@
 
 Times are in milliseconds (floats, from any monotonic source).
 
-- ``fischer``: each side starts with ``base_ms`` (or its own ``seat_base_ms``
-  entry: time odds) and gains ``increment_ms`` after each of its moves.
+- ``fischer``: each side starts with ``base_ms`` and gains ``increment_ms`` after
+  each of its moves.
 - ``per_move``: each move must be made within ``per_move_ms``; nothing carries over.
+
+Time odds: ``seat_base_ms``, ``seat_increment_ms`` (``fischer``) and
+``seat_per_move_ms`` (``per_move``) give each seat its own value instead, as two
+numbers (seat 0, seat 1); empty means both seats use the common one.
 - ``none``: untimed; nobody ever flags.
 
 >>> clock = GameClock("fischer", base_ms=60_000, increment_ms=2_000)
@@ -50,6 +54,8 @@ class GameClock:
         increment_ms: int = 0,
         per_move_ms: int = 0,
         seat_base_ms: Sequence[int] = (),
+        seat_increment_ms: Sequence[int] = (),
+        seat_per_move_ms: Sequence[int] = (),
     ) -> None:
         if kind not in CLOCK_KINDS:
             raise ClockError(f"time control kind must be one of {', '.join(CLOCK_KINDS)}")
@@ -59,14 +65,20 @@ class GameClock:
             raise ClockError("a per_move time control needs per_move_ms > 0")
         if min(base_ms, increment_ms, per_move_ms) < 0:
             raise ClockError("times cannot be negative")
-        if seat_base_ms and (kind != "fischer" or len(seat_base_ms) != 2 or min(seat_base_ms) <= 0):
-            raise ClockError("time odds (seat_base_ms) need a fischer clock and two times > 0")
+        _check_odds("seat_base_ms", seat_base_ms, kind, "fischer", least=1)
+        _check_odds("seat_increment_ms", seat_increment_ms, kind, "fischer", least=0)
+        _check_odds("seat_per_move_ms", seat_per_move_ms, kind, "per_move", least=1)
         self.kind = kind
         self.base_ms = base_ms
         self.increment_ms = increment_ms
         self.per_move_ms = per_move_ms
-        start = float(per_move_ms if kind == "per_move" else base_ms)
-        self._remaining = [float(t) for t in seat_base_ms] if seat_base_ms else [start, start]
+        #: each seat's increment (fischer) and time per move (per_move)
+        self.increments_ms = _per_seat(seat_increment_ms, increment_ms)
+        self.per_moves_ms = _per_seat(seat_per_move_ms, per_move_ms)
+        if kind == "per_move":
+            self._remaining = [float(t) for t in self.per_moves_ms]
+        else:
+            self._remaining = [float(t) for t in _per_seat(seat_base_ms, base_ms)]
         self._running: int | None = None
         self._since = 0.0
 
@@ -118,9 +130,9 @@ class GameClock:
         """
         self.stop(now)
         if self.kind == "fischer":
-            self._remaining[seat] += self.increment_ms
+            self._remaining[seat] += self.increments_ms[seat]
         elif self.kind == "per_move":
-            self._remaining[seat] = float(self.per_move_ms)
+            self._remaining[seat] = float(self.per_moves_ms[seat])
         self.start(1 - seat, now)
         return self._remaining[seat]
 
@@ -135,3 +147,15 @@ class GameClock:
         self._remaining = [float(remaining_ms[0]), float(remaining_ms[1])]
         self._running = running
         self._since = now
+
+
+def _per_seat(values: Sequence[int], common: int) -> tuple[int, int]:
+    return (values[0], values[1]) if values else (common, common)
+
+
+def _check_odds(name: str, values: Sequence[int], kind: str, wanted: str, *, least: int) -> None:
+    if not values:
+        return
+    if kind != wanted or len(values) != 2 or min(values) < least:
+        bound = "> 0" if least else ">= 0"
+        raise ClockError(f"time odds ({name}) need a {wanted} clock and two times {bound}")

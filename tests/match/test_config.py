@@ -125,8 +125,8 @@ score = 900
         (["games", "2"], "start with a -flag"),
         (
             ["-engine", "name=a", "proto=builtin", "tc=10+1", "-engine", "name=b",
-             "proto=builtin", "tc=5+2"],
-            "same increment",
+             "proto=builtin", "tc=move:2"],
+            "same kind of clock",
         ),
     ],
 )  # fmt: skip

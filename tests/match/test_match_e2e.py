@@ -17,7 +17,8 @@ from lanqi.match.runner import MatchSummary
 
 Runner = Callable[[list[str]], tuple[MatchSummary, list[str]]]
 DATA = Path(__file__).parent / "data"
-GOMOCUP_FAKE = Path(__file__).parents[1] / "bot" / "engines" / "fakes" / "gomocup_fake.py"
+ENGINE_FAKES = Path(__file__).parents[1] / "bot" / "engines" / "fakes"
+GOMOCUP_FAKE = ENGINE_FAKES / "gomocup_fake.py"
 ADJUDICATION = ["-resign", "movecount=3", "score=400", "-draw", "movenumber=25", "movecount=4",
                 "score=15", "-maxmoves", "45"]  # fmt: skip
 
@@ -154,6 +155,44 @@ def test_time_odds_give_each_engine_its_own_clock(tmp_path: Path, run_match: Run
         assert tags[f"{slow_side}TimeControl"] == "30+0.1"
         assert tags[f"{fast_side}TimeControl"] == "8+0.1"
         assert "TimeControl" not in tags
+
+
+def test_increment_odds_reach_the_referee_and_the_engines(
+    tmp_path: Path, run_match: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tc=10+0.1 against tc=5+0.05: each seat's clock gains its own increment on the
+    referee, and the engines are told both increments (winc/binc) by seat."""
+    sent = tmp_path / "sent.log"
+    monkeypatch.setenv("FAKE_LOG", str(sent))
+    fake = f"{sys.executable} {ENGINE_FAKES / 'uci_fake.py'} ok"
+    pgn = tmp_path / "odds.pgn"
+    summary, _ = run_match(
+        [
+            "-engine", "name=Ten", f"cmd={fake}", "tc=10+0.1",
+            "-engine", "name=Five", f"cmd={fake}", "tc=5+0.05",
+            "-games", "2", "-maxmoves", "4", "-pgnout", str(pgn),
+        ]
+    )  # fmt: skip
+    assert [g.time_control.seat_increment_ms for g in summary.games] == [[100, 50], [50, 100]]
+    assert [g.time_control.seat_base_ms for g in summary.games] == [
+        [10_000, 5_000],
+        [5_000, 10_000],
+    ]
+    assert all(g.termination == "adjudication: max moves" for g in summary.games), [
+        g.termination for g in summary.games
+    ]
+    gos = [line.split() for line in sent.read_text(encoding="utf-8").splitlines()]
+    incs = {(go[go.index("winc") + 1], go[go.index("binc") + 1]) for go in gos if "winc" in go}
+    assert incs == {("100", "50"), ("50", "100")}
+    # the referee's clocks: Five's (5 s + 0.05 s) never shows more than 5 s and its increments
+    for go in (go for go in gos if "winc" in go):
+        five = "btime" if go[go.index("binc") + 1] == "50" else "wtime"
+        assert int(go[go.index(five) + 1]) <= 5_000 + 4 * 50, go
+    for game in read_pgns(pgn.read_text(encoding="utf-8")):
+        tags = game.headers
+        ten = "Red" if tags["Red"] == "Ten" else "Black"
+        five = "Black" if ten == "Red" else "Red"
+        assert (tags[f"{ten}TimeControl"], tags[f"{five}TimeControl"]) == ("10+0.1", "5+0.05")
 
 
 FLAGGING = Path(__file__).parent / "fakes" / "flagging_ucci.py"

@@ -198,6 +198,26 @@ def test_time_odds_reach_the_clock() -> None:
     assert ended(flagged).termination == "timeout" and ended(flagged).winner == 0
 
 
+def test_increment_odds_reach_the_clock() -> None:
+    tc = TimeControl(
+        kind="fischer", base_ms=10_000, seat_base_ms=[10_000, 5_000], seat_increment_ms=[100, 50]
+    )
+    session = make(tc=tc)
+    session.move(TOKENS[0], 0, "h2e2", 1_000.0)
+    session.move(TOKENS[1], 1, "h9g7", 2_000.0)
+    # each seat gained its own increment
+    assert session.clock_info(2_000.0).remaining_ms == [9_100, 4_050]
+
+
+def test_per_move_odds_reach_the_clock() -> None:
+    tc = TimeControl(kind="per_move", per_move_ms=2_000, seat_per_move_ms=[2_000, 500])
+    session = make(tc=tc)
+    assert session.clock_info(0.0).remaining_ms == [2_000, 500]
+    session.move(TOKENS[0], 0, "h2e2", 1_000.0)
+    flagged = session.tick(1_501.0)  # seat 1 has 0.5 s a move
+    assert ended(flagged).termination == "timeout" and ended(flagged).winner == 0
+
+
 def test_a_seat_cannot_claim_a_referee_termination() -> None:
     session = make()
     assert code_of(lambda: session.resign(TOKENS[0], 1.0, "checkmate")) == "bad_request"

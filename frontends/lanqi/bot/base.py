@@ -41,6 +41,8 @@ class GameState:
     ``deadline`` (a ``time.monotonic()`` value, ``None`` when untimed) is when the
     move must be back in the runner's hands to reach the referee in time: the
     runner sets it from the clock when it sees the turn, less a safety margin.
+    ``increment_ms`` and ``per_move_ms`` are this bot's own; with time odds the
+    opponent's increment may differ: :attr:`opponent_increment_ms` (``None``: the same).
     """
 
     game_id: str
@@ -56,6 +58,7 @@ class GameState:
     opponent: str = ""
     rated: bool = False
     deadline: float | None = None
+    opponent_increment_ms: int | None = None
 
     @classmethod
     def start(
@@ -95,6 +98,12 @@ class GameState:
     @property
     def my_turn(self) -> bool:
         return self.board.seat_to_move == self.seat
+
+    def increment_of(self, seat: int) -> int:
+        """The increment ``seat`` gains per move (its own under time odds)."""
+        if seat == self.seat or self.opponent_increment_ms is None:
+            return self.increment_ms
+        return self.opponent_increment_ms
 
     @property
     def my_time_ms(self) -> int | None:

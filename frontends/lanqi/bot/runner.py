@@ -165,7 +165,7 @@ class GamePlayer(threading.Thread):
 
     def state(self, view: GameView) -> GameState:
         a = self.assignment
-        tc = a.time_control
+        tc, theirs = a.time_control.for_seat(a.seat), a.time_control.for_seat(1 - a.seat)
         remaining = None
         if tc.kind != "none" and len(view.clock.remaining_ms) == 2:
             remaining = (view.clock.remaining_ms[0], view.clock.remaining_ms[1])
@@ -180,6 +180,7 @@ class GamePlayer(threading.Thread):
             remaining_ms=remaining,
             increment_ms=tc.increment_ms,
             per_move_ms=tc.per_move_ms,
+            opponent_increment_ms=theirs.increment_ms,
         )
         state.opponent = a.players[1 - a.seat] if len(a.players) == 2 else ""
         state.rated = a.rated
@@ -367,7 +368,7 @@ class GamePlayer(threading.Thread):
 
     def _clock_note(self, view: GameView) -> str:
         a = self.assignment
-        tc = a.time_control
+        tc = a.time_control.for_seat(a.seat)
         kind = f"{tc.per_move_ms} ms per move" if tc.kind == "per_move" else tc.kind
         if self._late_move is not None:
             return f"{kind}; {self._late_move}"

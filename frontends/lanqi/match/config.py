@@ -258,27 +258,34 @@ class MatchConfig:
 
     def time_control(self, seats: Sequence[EngineConfig] = ()) -> TimeControl:
         """The clock of a game between ``seats`` (seat 0 first): the match's, or time
-        odds when the engines have their own ``tc``."""
+        odds when the engines have their own ``tc`` (each seat its own base time and
+        increment, or its own time per move)."""
         match_tc = parse_tc(self.tc)
         own = [parse_tc(e.tc) if e.tc else match_tc for e in seats]
         if len(own) != 2 or own[0] == own[1]:
             return own[0] if own else match_tc
+        first, second = own
+        if first.kind == "per_move":
+            return TimeControl(
+                kind="per_move",
+                per_move_ms=first.per_move_ms,
+                seat_per_move_ms=[first.per_move_ms, second.per_move_ms],
+            )
         return TimeControl(
             kind="fischer",
-            base_ms=own[0].base_ms,
-            increment_ms=own[0].increment_ms,
-            seat_base_ms=[own[0].base_ms, own[1].base_ms],
+            base_ms=first.base_ms,
+            increment_ms=first.increment_ms,
+            seat_base_ms=[first.base_ms, second.base_ms],
+            seat_increment_ms=[first.increment_ms, second.increment_ms],
         )
 
     def _check_odds(self) -> None:
         match_tc = parse_tc(self.tc)
         own = [parse_tc(e.tc) if e.tc else match_tc for e in self.engines]
-        if any(tc != own[0] for tc in own) and (
-            any(tc.kind != "fischer" for tc in own) or len({tc.increment_ms for tc in own}) > 1
-        ):
+        if len({tc.kind for tc in own}) > 1:
             raise MatchConfigError(
-                "time odds (an engine's own tc=) need BASE+INC clocks with the same increment "
-                "for every engine"
+                "time odds (an engine's own tc=) need the same kind of clock for every "
+                "engine: all BASE+INC, or all move:SECONDS (not inf)"
             )
 
 

@@ -55,13 +55,11 @@ def _headers(played: Played, event: str) -> dict[str, str]:
 
 def _time_tags(tc: TimeControl, first: str, second: str) -> dict[str, str]:
     """``TimeControl``, or with time odds ``RedTimeControl`` and ``BlackTimeControl``."""
-    if not tc.seat_base_ms:
+    if not tc.has_odds:
         return {"TimeControl": time_control_text(tc)}
     return {
-        f"{side}TimeControl": time_control_text(
-            TimeControl(kind="fischer", base_ms=base, increment_ms=tc.increment_ms)
-        )
-        for side, base in zip((first, second), tc.seat_base_ms, strict=True)
+        f"{side}TimeControl": time_control_text(tc.for_seat(seat))
+        for seat, side in enumerate((first, second))
     }
 
 

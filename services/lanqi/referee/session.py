@@ -155,6 +155,8 @@ def _make_clock(tc: TimeControl) -> GameClock:
         increment_ms=tc.increment_ms,
         per_move_ms=tc.per_move_ms,
         seat_base_ms=tc.seat_base_ms,
+        seat_increment_ms=tc.seat_increment_ms,
+        seat_per_move_ms=tc.seat_per_move_ms,
     )
 
 

@@ -156,7 +156,15 @@ class TimeControl(Struct):
     """``kind``: ``none`` (untimed), ``fischer`` (base + increment per move) or
     ``per_move`` (a fixed time for every move, nothing carried over).
     ``join_within_ms``: a seat that has not joined by then loses (0: referee default).
-    ``seat_base_ms``: time odds, each seat's own base time (empty: ``base_ms`` for both)."""
+    Time odds: ``seat_base_ms``, ``seat_increment_ms`` and ``seat_per_move_ms`` give
+    each seat its own value (empty: the common field for both); :meth:`for_seat`
+    reads one seat's clock.
+
+    >>> tc = TimeControl(kind="fischer", base_ms=10_000, increment_ms=100,
+    ...                  seat_base_ms=[10_000, 5_000], seat_increment_ms=[100, 50])
+    >>> (tc.for_seat(1).base_ms, tc.for_seat(1).increment_ms)
+    (5000, 50)
+    """
 
     kind: str = field(default="none", metadata=limit(16))
     base_ms: int = field(default=0, metadata=limit(max_value=24 * 3600 * 1000))
@@ -167,6 +175,29 @@ class TimeControl(Struct):
     join_within_ms: int = field(default=0, metadata=limit(max_value=24 * 3600 * 1000))
     #: time odds: each seat's own base time (``fischer``), instead of ``base_ms`` for both
     seat_base_ms: list[int] = field(default_factory=list, metadata=limit(2))
+    #: time odds: each seat's own increment (``fischer``), instead of ``increment_ms``
+    seat_increment_ms: list[int] = field(default_factory=list, metadata=limit(2))
+    #: time odds: each seat's own time per move (``per_move``), instead of ``per_move_ms``
+    seat_per_move_ms: list[int] = field(default_factory=list, metadata=limit(2))
+
+    @property
+    def has_odds(self) -> bool:
+        """Whether the seats' clocks differ in any way."""
+        return self.for_seat(0) != self.for_seat(1)
+
+    def for_seat(self, seat: int) -> TimeControl:
+        """``seat``'s own clock, without odds: its base, increment and time per move."""
+
+        def own(values: list[int], common: int) -> int:
+            return values[seat] if len(values) == 2 else common
+
+        return TimeControl(
+            kind=self.kind,
+            base_ms=own(self.seat_base_ms, self.base_ms),
+            increment_ms=own(self.seat_increment_ms, self.increment_ms),
+            per_move_ms=own(self.seat_per_move_ms, self.per_move_ms),
+            join_within_ms=self.join_within_ms,
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -93,6 +94,14 @@ def test_losing_repetition_is_banned(make: Callable[..., UcciEngine], fake_log: 
         (
             GameState.start("xiangqi", seat=1, moves=["h2e2"], remaining_ms=(30_000, 20_000)),
             "go time 19900 increment 0 opptime 30000 oppincrement 0",
+        ),
+        (  # time odds: Black has its own increment
+            replace(
+                GameState.start("xiangqi", seat=1, moves=["h2e2"], remaining_ms=(30_000, 20_000)),
+                increment_ms=50,
+                opponent_increment_ms=100,
+            ),
+            "go time 19900 increment 50 opptime 30000 oppincrement 100",
         ),
         (GameState.start("xiangqi", per_move_ms=3000), "go time 2900 movestogo 1"),
         (GameState.start("xiangqi"), "go time 1000 movestogo 1"),

@@ -207,6 +207,14 @@ def test_time_control_mapping(make: Callable[..., UciEngine]) -> None:
     assert fixed.last_go == "go depth 3 movetime 250"
 
 
+def test_time_odds_send_each_sides_own_increment(make: Callable[..., UciEngine]) -> None:
+    bot = make(overhead_ms=50)
+    black = GameState.start("xiangqi", seat=1, moves=["h2e2"], remaining_ms=(10_000, 5_000))
+    black.increment_ms, black.opponent_increment_ms = 50, 100
+    bot.choose_move(black)
+    assert bot.last_go == "go wtime 10000 btime 4950 winc 100 binc 50"
+
+
 def test_losing_repetition_moves_are_left_out(make: Callable[..., UciEngine]) -> None:
     board = xiangqi.Board(PERPETUAL_FEN)
     for text in PERPETUAL_MOVES:

@@ -116,6 +116,9 @@ class UcciEngine(XiangqiEngine):
             return str(max(1, ms))
         return str(max(1, ms // 1000))
 
+    def _increment(self, ms: int) -> str:
+        return self._time(ms) if ms else "0"
+
     def _go_command(self, state: GameState, board: xiangqi.Board, banned: list[str]) -> str:
         if self.depth is not None:
             return f"go depth {self.depth}"
@@ -128,10 +131,11 @@ class UcciEngine(XiangqiEngine):
             return f"go time {self._time(think)} movestogo 1"
         if state.remaining_ms is not None:
             me, them = state.seat, 1 - state.seat
-            inc = self._time(state.increment_ms) if state.increment_ms else "0"
             return (
-                f"go time {self._time(self._clock_ms(state, me))} increment {inc} "
-                f"opptime {self._time(self._clock_ms(state, them))} oppincrement {inc}"
+                f"go time {self._time(self._clock_ms(state, me))} "
+                f"increment {self._increment(state.increment_of(me))} "
+                f"opptime {self._time(self._clock_ms(state, them))} "
+                f"oppincrement {self._increment(state.increment_of(them))}"
             )
         return f"go time {self._time(self.default_movetime_ms)} movestogo 1"
 

@@ -753,7 +753,7 @@ class UciEngine(XiangqiEngine):
                 "btime",
                 str(self._clock_ms(state, 1)),
             ]
-            parts += ["winc", str(state.increment_ms), "binc", str(state.increment_ms)]
+            parts += ["winc", str(state.increment_of(0)), "binc", str(state.increment_of(1))]
         else:
             parts += ["movetime", str(self.default_movetime_ms)]
         if banned:
