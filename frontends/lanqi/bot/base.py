@@ -165,6 +165,10 @@ class Bot:
     def on_game_start(self, state: GameState) -> None:
         """A game begins (the bot may not be the first to move)."""
 
+    def on_opponent_turn(self, state: GameState) -> None:
+        """The opponent is to move (``state.my_turn`` is false); called once per
+        opponent turn, in the same thread as :meth:`choose_move`.  Engines ponder here."""
+
     def on_game_end(self, state: GameState, result: str, termination: str) -> None:
         """A game ended: ``result`` is ``1-0``, ``0-1``, ``1/2-1/2`` or ``*``."""
 

@@ -249,6 +249,7 @@ class GamePlayer(threading.Thread):
         started = False
         thinking: concurrent.futures.Future[str] | None = None
         thinking_ply = -1
+        told_ply = -1
         refused = 0
         answered_offer = False
         self._chat_lines = 0  # of this view's chat (it only grows)
@@ -268,6 +269,9 @@ class GamePlayer(threading.Thread):
             if my_turn and view.ply != self._turn_ply:
                 self._turn_ply = view.ply
                 self._turn_seen = last_event_at
+            if started and not my_turn and view.status == "active" and view.ply != told_ply:
+                told_ply = view.ply  # the opponent's turn: the bot may ponder (in its worker)
+                self._worker.submit(self._opponent_turn, self.state(view))
             if view.draw_offer == 1 - a.seat and not answered_offer:
                 answered_offer = True
                 accept = self.bot.on_draw_offer(self.state(view))
@@ -315,6 +319,12 @@ class GamePlayer(threading.Thread):
                 last_event = now  # a lost last event must not stall us: ask for a snapshot
                 view.resync()
                 last_event_at = time.monotonic()
+
+    def _opponent_turn(self, state: GameState) -> None:
+        try:
+            self.bot.on_opponent_turn(state)
+        except Exception:  # a bot's ponder failure costs it nothing more than the ponder
+            log.exception("game %s: %s failed on the opponent's turn", state.game_id, self.bot.name)
 
     def _resign(self, client: RefereeClient, view: GameView, reason: str) -> None:
         """Give up with ``reason``; a game that already ended (an earlier resignation

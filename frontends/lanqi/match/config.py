@@ -114,10 +114,10 @@ class EngineConfig:
             raise MatchConfigError(f"engine {self.name!r}: a Gomocup brain plays gomoku only")
         if self.proto in ("uci", "ucci") and variant != "xiangqi":
             raise MatchConfigError(f"engine {self.name!r}: {self.proto} engines play xiangqi only")
-        if self.ponder:
+        if self.ponder and self.proto not in ("uci", "ucci"):
             raise MatchConfigError(
-                f"engine {self.name!r}: pondering is not supported yet (lanqi's engine "
-                "adapters never ponder); drop 'ponder'"
+                f"engine {self.name or self.proto!r}: only uci and ucci engines ponder; "
+                "drop 'ponder'"
             )
         if self.tc is not None:
             parse_tc(self.tc)
@@ -149,7 +149,7 @@ class EngineConfig:
             if self.handshake_timeout is not None:
                 kwargs["start_timeout_s"] = self.handshake_timeout
         else:
-            kwargs.update(depth=self.depth, nodes=self.nodes, movetime=movetime)
+            kwargs.update(depth=self.depth, nodes=self.nodes, movetime=movetime, ponder=self.ponder)
             if self.handshake_timeout is not None:
                 kwargs["handshake_timeout_s"] = self.handshake_timeout
         return create_engine(f"{self.proto}:{self.cmd}", options=self.options, **kwargs)

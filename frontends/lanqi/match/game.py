@@ -183,6 +183,15 @@ class MatchSeat(Bot):
         )
         return move
 
+    def on_opponent_turn(self, state: GameState) -> None:
+        if not self.started or self.start_error is not None:
+            return
+        self.idle.clear()
+        try:
+            self.inner.on_opponent_turn(state)
+        finally:
+            self.idle.set()
+
     def _note(self, note: MoveNote) -> None:
         with self.lock:
             self.notes[:] = [n for n in self.notes if n.ply < note.ply]

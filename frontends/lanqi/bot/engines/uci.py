@@ -6,7 +6,10 @@
 :class:`UciEngine` starts the engine, does the ``uci``/``uciok`` handshake, sets
 the options, and for every move sends ``position fen <start> moves ...`` and a
 ``go`` built from the time control, then checks the ``bestmove`` against the
-rules before it returns it.  :class:`XiangqiEngine` holds what UCI and UCCI
+rules before it returns it.  With ``ponder=True`` it searches on the opponent's
+time: after its move, the position after the reply the engine expects (``bestmove
+X ponder Y``) with ``go ponder``; then ``ponderhit`` if the opponent played ``Y``,
+else ``stop`` and a fresh search.  :class:`XiangqiEngine` holds what UCI and UCCI
 (:mod:`lanqi.bot.engines.ucci`) share.  See ``docs/engines.md``.
 """
 
@@ -16,8 +19,9 @@ import contextlib
 import logging
 import re
 import shlex
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -243,6 +247,27 @@ def _stop_grace_ms(to_deadline_ms: float) -> float:
     return min(50.0, max(10.0, to_deadline_ms / 10))
 
 
+@dataclass(slots=True)
+class _Line:
+    """A line of play: a start position and the moves from it (ICCS)."""
+
+    start_fen: str
+    moves: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, board: xiangqi.Board) -> _Line:
+        return cls(board.start_fen, [str(m) for m in board.move_stack])
+
+
+@dataclass(slots=True)
+class _Ponder:
+    """A search on the opponent's time: of the position ``line`` (which ends with the
+    opponent's expected reply), with ``banned`` moves left out."""
+
+    line: _Line
+    banned: list[str]
+
+
 def _split_command(command: str | Sequence[str]) -> list[str]:
     argv = shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
     if not argv:
@@ -268,6 +293,9 @@ class XiangqiEngine(Bot):
       nodes search in an untimed game.
     - ``avoid_losing_repetition``: keep the engine from a move that loses by
       the repetition rules (perpetual check or chase).
+    - ``ponder``: think on the opponent's time (``go ponder`` after each move,
+      then ``ponderhit`` or ``stop``); the engine's ``Ponder`` option, if it has
+      one and ``options`` do not set it, is switched on.
     """
 
     name: ClassVar[str] = "xiangqi-engine"
@@ -290,6 +318,7 @@ class XiangqiEngine(Bot):
         search_timeout_ms: int = 60_000,
         handshake_timeout_s: float = 10.0,
         avoid_losing_repetition: bool = True,
+        ponder: bool = False,
     ) -> None:
         for label, limit in (("depth", depth), ("nodes", nodes), ("movetime", movetime)):
             if limit is not None and limit < 1:
@@ -305,6 +334,10 @@ class XiangqiEngine(Bot):
         self.search_timeout_ms = search_timeout_ms
         self.handshake_timeout_s = handshake_timeout_s
         self.avoid_losing_repetition = avoid_losing_repetition
+        self.ponder = ponder
+        #: searches on the opponent's time whose prediction came true, and the others
+        self.ponderhits = 0
+        self.pondermisses = 0
         self.process = EngineProcess(argv, cwd=cwd, env=env)
         self.engine_name = self.process.name
         self.engine_author = ""
@@ -320,6 +353,15 @@ class XiangqiEngine(Bot):
         self._best_so_far: str | None = None
         #: the engine was stopped and a move played for it: its late ``bestmove`` is due
         self._owes_bestmove = False
+        #: after a move: the line it made and the reply the engine expects (to ponder on)
+        self._expected: tuple[_Line, str] | None = None
+        #: the search running on the opponent's time
+        self._pondering: _Ponder | None = None
+        #: the game ended: no pondering until the next starts
+        self._game_over = False
+        #: the runner's thread (game start and end) and the bot's worker (moves and
+        #: pondering) both talk to the engine; this keeps the ponder hand-over whole
+        self._ponder_lock = threading.Lock()
         self._start()
 
     # -- protocol hooks (subclasses) --------------------------------------------
@@ -328,9 +370,14 @@ class XiangqiEngine(Bot):
         raise NotImplementedError
 
     def _configure(self) -> None:
-        """Send the options (after the handshake, before the first ``isready``)."""
+        """Send the options (after the handshake, before the first ``isready``); with
+        ``ponder``, the engine's ``Ponder`` option unless the options set it."""
         for key, value in self.options.items():
             self._set_option(key, value)
+        ponder_option = self._find_option("Ponder")
+        chosen = any(key.lower() == "ponder" for key in self.options)
+        if self.ponder and ponder_option is not None and not chosen:
+            self._set_option(ponder_option.name, True)
 
     def _option_command(self, option: EngineOption, value: str | None) -> str:
         raise NotImplementedError
@@ -436,6 +483,10 @@ class XiangqiEngine(Bot):
 
     def on_game_start(self, state: GameState) -> None:
         self._board_of(state)
+        with self._ponder_lock:
+            self._game_over = False
+            self._expected = None
+            self._stop_pondering()
         self._settle()
         self._ensure_running()
         self._banned = []
@@ -455,22 +506,126 @@ class XiangqiEngine(Bot):
         and a fresh one starts for the next game or move).
         """
         board = self._board_of(state)
+        with self._ponder_lock:
+            pondering, self._pondering = self._pondering, None
+            self._expected = None
+        banned = self._banned_moves(board)
+        hit = pondering is not None and self._end_pondering(pondering, board, banned)
         self._settle()
         self._ensure_running()
-        banned = self._banned_moves(board)
         wait_s = self.wait_limit_ms(state) / 1000
-        self.last_info = SearchInfo()
-        self._best_so_far = None
         try:
-            for command in self._position_commands(board, banned):
-                self.process.send(command)
-            self.last_go = self._go_command(state, board, banned)
-            self.process.send(self.last_go)
+            if not hit:
+                self.last_info = SearchInfo()
+                self._best_so_far = None
+                for command in self._position_commands(board, banned):
+                    self.process.send(command)
+                self.last_go = self._go_command(state, board, banned)
+                self.process.send(self.last_go)
             reply = self._await_bestmove(state, board, wait_s)
         except (EngineTimeout, EngineCrashed):
             self._fail()
             raise
-        return self._read_bestmove(reply, board)
+        move = self._read_bestmove(reply, board)
+        if self.ponder:
+            self._expected = self._expected_reply(reply, board, move)
+        return move
+
+    # -- pondering --------------------------------------------------------------------
+
+    def on_opponent_turn(self, state: GameState) -> None:
+        """With ``ponder`` on, and the engine's last move on the board with a reply it
+        expects: search the position after that reply on the opponent's time (``go
+        ponder`` with the clocks as they stand).  Engine failures here are only logged:
+        the next move restarts the engine."""
+        if not self.ponder:
+            return
+        board = self._board_of(state)
+        with self._ponder_lock:
+            expected, self._expected = self._expected, None
+            if self._game_over or self._pondering is not None or expected is None:
+                return
+            line, reply = expected
+            if line != _Line.of(board) or not board.is_legal(xiangqi.Move.from_iccs(reply)):
+                return
+            after = board.copy()
+            after.push(xiangqi.Move.from_iccs(reply))
+            try:
+                self._settle()
+                if self._broken or not self.process.running:
+                    return
+                banned = self._banned_for(after, self._banned)
+                self.last_info = SearchInfo()
+                self._best_so_far = None
+                for command in self._position_commands(after, banned):
+                    self.process.send(command)
+                ahead = replace(state, board=after, moves=[*state.moves, reply], deadline=None)
+                go = self._go_command(ahead, after, banned)
+                self.last_go = "go ponder" + go[len("go") :]
+                self.process.send(self.last_go)
+            except (EngineTimeout, EngineCrashed) as exc:
+                log.warning("%s failed to start pondering: %s", self.engine_name, exc)
+                self._fail()
+                return
+            self._pondering = _Ponder(_Line.of(after), banned)
+            log.debug("%s: pondering on %s", self.engine_name, reply)
+
+    def on_game_end(self, state: GameState, result: str, termination: str) -> None:
+        with self._ponder_lock:
+            self._game_over = True
+            self._expected = None
+            self._stop_pondering()
+
+    def _stop_pondering(self) -> None:
+        """End a ponder search that can no longer come true (the caller holds the lock)."""
+        pondering, self._pondering = self._pondering, None
+        if pondering is not None:
+            self._end_pondering(pondering, None, [])
+
+    def _end_pondering(
+        self, pondering: _Ponder, board: xiangqi.Board | None, banned: list[str]
+    ) -> bool:
+        """``ponderhit`` when ``board`` is the position pondered on (and the same moves
+        are banned): the search goes on as this move's.  Otherwise ``stop``, and the
+        ``bestmove`` of the wasted search is read and dropped.  True on a hit."""
+        if self._broken or not self.process.running:
+            return False
+        hit = board is not None and pondering.line == _Line.of(board) and pondering.banned == banned
+        try:
+            if hit:
+                self.ponderhits += 1
+                log.debug("%s: ponderhit", self.engine_name)
+                self.process.send("ponderhit")
+                return True
+            if board is not None:
+                self.pondermisses += 1
+            log.debug("%s: the opponent's move was not the one pondered on", self.engine_name)
+            self.process.send("stop")
+            self._expect_bestmove(self.timeout_margin_ms / 1000)
+        except (EngineTimeout, EngineCrashed) as exc:
+            log.warning("%s did not end its ponder search: %s", self.engine_name, exc)
+            self._fail()
+        return False
+
+    def _expected_reply(
+        self, reply: str, board: xiangqi.Board, move: str
+    ) -> tuple[_Line, str] | None:
+        """The line after ``move`` and the reply the engine expects to it: the word
+        after ``ponder`` in its ``bestmove``, else the second move of its principal
+        variation when that begins with ``move``."""
+        tokens = reply.split()
+        expected: str | None = None
+        if "ponder" in tokens[2:-1]:
+            with contextlib.suppress(ValueError):
+                expected = self._from_engine(tokens[tokens.index("ponder", 2) + 1].lower())
+        pv = self.last_info.pv
+        if expected is None and len(pv) >= 2 and pv[0] == move:
+            expected = pv[1]
+        if expected is None:
+            return None
+        line = _Line.of(board)
+        line.moves.append(move)
+        return line, expected
 
     def _await_bestmove(self, state: GameState, board: xiangqi.Board, wait_s: float) -> str:
         """Wait for ``bestmove``; on a clock, say ``stop`` shortly before the state's
@@ -531,8 +686,13 @@ class XiangqiEngine(Bot):
             self._fail()
 
     def _banned_moves(self, board: xiangqi.Board) -> list[str]:
-        banned = list(self._banned)
+        banned = self._banned_for(board, self._banned)
         self._banned = []
+        return banned
+
+    def _banned_for(self, board: xiangqi.Board, chosen: list[str]) -> list[str]:
+        """The moves to ban at ``board``: ``chosen`` and the losing repetitions."""
+        banned = list(chosen)
         if self.avoid_losing_repetition:
             banned += [m for m in losing_repetition_moves(board) if m not in banned]
         if banned and len(banned) >= sum(1 for _ in board.legal_moves()):

@@ -13,7 +13,10 @@ Modes:
 - ``deaf``: ignores ``quit`` and the end of its input;
 - ``spawn``: starts a ``sleep`` helper and names its pid in ``id name``;
 - ``slow``: whatever the clock says, thinks until ``stop`` (an ``info ... pv`` line
-  with its move first), then answers; ``stubborn``: the same, but ignores ``stop``.
+  with its move first), then answers; ``stubborn``: the same, but ignores ``stop``;
+- ``ponder``: plays the first legal move with ``ponder <the first legal reply>``;
+  after ``go ponder`` it answers nothing until ``ponderhit`` or ``stop`` (as UCI
+  wants), then its move.
 
 Every line received is appended to the file named by ``$FAKE_LOG``, if set.
 """
@@ -93,6 +96,7 @@ def main() -> None:
             position = tokens
         elif command == "go":
             searches += 1
+            pondering = tokens[1:2] == ["ponder"]
             if mode == "crash" and searches >= crash_at:
                 sys.stderr.write("fake engine: segmentation fault (pretend)\n")
                 sys.stderr.flush()
@@ -116,12 +120,22 @@ def main() -> None:
             if fairy:
                 best = f"{best[0]}{int(best[1]) + 1}{best[2]}{int(best[3]) + 1}"
             _say(f"info depth 1 score cp 5 nodes 1 time 1 pv {best}")
-            if mode in ("slow", "stubborn"):
+            if mode in ("slow", "stubborn") or pondering:
                 pending = best
+                continue
+            if mode == "ponder":
+                board.push_move(best)
+                reply = sorted(str(m) for m in board.legal_moves())[0]
+                _say(f"info depth 2 score cp 5 nodes 2 time 1 pv {best} {reply}")
+                _say(f"bestmove {best} ponder {reply}")
                 continue
             _say(f"bestmove {best}")
         elif command == "stop":
-            if mode == "slow" and pending is not None:
+            if mode in ("slow", "ponder") and pending is not None:
+                _say(f"bestmove {pending}")
+            pending = None
+        elif command == "ponderhit":
+            if pending is not None:
                 _say(f"bestmove {pending}")
             pending = None
         elif command == "quit":
