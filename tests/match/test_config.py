@@ -98,6 +98,30 @@ score = 900
     assert config.variant == "gomoku" and [e.name for e in config.engines] == ["A", "B"]
 
 
+def test_engines_own_clocks_give_time_odds_of_every_kind() -> None:
+    config = parse_args(
+        ["-engine", "name=a", "cmd=sf", "tc=10+0.1", "ponder", "-engine", "name=b", "cmd=sf",
+         "proto=ucci", "tc=5+0.05"]
+    )  # fmt: skip
+    assert [e.ponder for e in config.engines] == [True, False]
+    tc = config.time_control(config.engines)
+    assert (tc.seat_base_ms, tc.seat_increment_ms) == ([10_000, 5_000], [100, 50])
+    assert tc.for_seat(1) == TimeControl(kind="fischer", base_ms=5_000, increment_ms=50)
+    reverse = config.time_control(config.engines[::-1])
+    assert (reverse.seat_base_ms, reverse.seat_increment_ms) == ([5_000, 10_000], [50, 100])
+    per_move = parse_args(
+        ["-engine", "name=a", "proto=builtin", "tc=move:2", "-engine", "name=b",
+         "proto=builtin", "tc=move:0.5"]
+    )  # fmt: skip
+    tc = per_move.time_control(per_move.engines)
+    assert (tc.kind, tc.seat_per_move_ms) == ("per_move", [2_000, 500])
+    assert (
+        not parse_args(["-engine", "name=a", "cmd=sf", "-engine", "name=b", "cmd=sf"])
+        .time_control([])
+        .has_odds
+    )
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -106,7 +130,15 @@ score = 900
         (["-engine", "proto=builtin", "-engine", "proto=builtin"], "names must differ"),
         (["-engine", "name=a", "proto=xboard", "-engine", "name=b", "proto=builtin"], "proto"),
         (["-engine", "name=a", "proto=builtin", "wat=1", "-engine", "proto=builtin"], "wat"),
-        (["-engine", "name=a", "proto=builtin", "ponder", "-engine", "proto=builtin"], "ponder"),
+        (
+            ["-engine", "name=a", "proto=builtin", "ponder", "-engine", "proto=builtin"],
+            "only uci and ucci engines ponder",
+        ),
+        (
+            ["-variant", "gomoku", "-engine", "name=a", "cmd=x", "proto=gomocup", "ponder",
+             "-engine", "proto=builtin"],
+            "only uci and ucci engines ponder",
+        ),
         (
             ["-engine", "name=a", "proto=builtin", "-engine", "name=b", "proto=builtin",
              "-tc", "40/60"],

@@ -1,5 +1,5 @@
 """lanqi match with pondering engines, through a real referee: Fairy-Stockfish as a
-UCI and as a UCCI engine, both with ``ponder``, on a fast clock.  Every game ends
+UCI and as a UCCI engine, both with ``ponder``, on a 5+0.1 clock.  Every game ends
 by the rules or by adjudication (never on time), and the engines' transcript shows
 them pondering: ``go ponder``, then ``ponderhit`` or ``stop``."""
 
@@ -27,8 +27,8 @@ def test_pondering_engines_play_whole_games_without_losing_on_time(
         [
             "-engine", "name=SF-uci", f"cmd={fsf}", "proto=uci", "ponder",
             "-engine", "name=SF-ucci", f"cmd={fsf}", "proto=ucci", "ponder",
-            "-each", "option.Threads=1", "option.Hash=16", "tc=3+0.05",
-            "-games", "2", "-maxmoves", "40", "-pgnout", str(pgn),
+            "-each", "option.Threads=1", "option.Hash=16", "tc=5+0.1",
+            "-games", "2", "-maxmoves", "30", "-pgnout", str(pgn),
         ]
     )  # fmt: skip
     games = read_pgns(pgn.read_text(encoding="utf-8"))  # every game replays legally

@@ -3,6 +3,7 @@ ponder miss and a game that ends while the engine ponders."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -21,8 +22,8 @@ START = xiangqi.STARTING_FEN
 def make(fake: Fake, fake_env: dict[str, str]) -> Iterator[Callable[..., UciEngine]]:
     bots: list[UciEngine] = []
 
-    def build(mode: str = "ponder", **kwargs: Any) -> UciEngine:
-        bot = UciEngine(fake("uci_fake.py", mode), env=fake_env, **kwargs)
+    def build(mode: str = "ponder", *args: str, **kwargs: Any) -> UciEngine:
+        bot = UciEngine(fake("uci_fake.py", mode, *args), env=fake_env, **kwargs)
         bots.append(bot)
         return bot
 
@@ -73,20 +74,34 @@ def test_a_ponder_miss_stops_and_searches_afresh(
 ) -> None:
     bot = make(ponder=True)
     move, expected = opening(bot)
-    other = next(m for m in GameState.start("xiangqi", moves=[move]).legal_moves()[1:])
-    assert other != expected
+    other = GameState.start("xiangqi", moves=[move]).legal_moves()[1]  # not the expected
     reply = bot.choose_move(red([move, other], (10_100, 9_500)))
     assert reply == first_legal([move, other])  # not the pondered search's move
     assert (bot.ponderhits, bot.pondermisses) == (0, 1)
-    assert fake_log()[5:] == [
+    sent = fake_log()
+    assert sent[5:11] == [
         f"position fen {START}",
         "go wtime 9900 btime 10000 winc 100 binc 100",
         f"position fen {START} moves {move} {expected}",
         "go ponder wtime 10000 btime 10000 winc 100 binc 100",
         "stop",
         f"position fen {START} moves {move} {other}",
-        "go wtime 10000 btime 9500 winc 100 binc 100",
     ]
+    # the engine's own clock, less the wait for the stopped search (here: none to speak of)
+    go = re.fullmatch(r"go wtime (\d+) btime 9500 winc 100 binc 100", sent[11])
+    assert go is not None and 9_000 < int(go.group(1)) <= 10_000 and len(sent) == 12
+
+
+def test_the_wait_for_a_stopped_ponder_search_comes_off_the_clock(
+    make: Callable[..., UciEngine], fake_log: Log
+) -> None:
+    bot = make("ponder", "400", ponder=True)  # answers stop 400 ms late
+    move, _ = opening(bot)
+    other = GameState.start("xiangqi", moves=[move]).legal_moves()[1]
+    bot.choose_move(red([move, other], (10_100, 9_500)))
+    assert fake_log()[-3] == "stop"
+    go = re.fullmatch(r"go wtime (\d+) btime 9500 winc 100 binc 100", bot.last_go)
+    assert go is not None and int(go.group(1)) <= 10_000 - 400, bot.last_go
 
 
 def test_the_end_of_the_game_stops_pondering(make: Callable[..., UciEngine], fake_log: Log) -> None:

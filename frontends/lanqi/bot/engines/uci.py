@@ -20,6 +20,7 @@ import logging
 import re
 import shlex
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -268,6 +269,17 @@ class _Ponder:
     banned: list[str]
 
 
+def _less_time(state: GameState, spent_ms: float) -> GameState:
+    """``state`` with ``spent_ms`` gone from the mover's clock (or its time per move)."""
+    spent = round(spent_ms)
+    if state.remaining_ms is None or spent <= 0:
+        return state
+    left = list(state.remaining_ms)
+    left[state.seat] = max(1, left[state.seat] - spent)
+    per_move = max(1, state.per_move_ms - spent) if state.per_move_ms else 0
+    return replace(state, remaining_ms=(left[0], left[1]), per_move_ms=per_move)
+
+
 def _split_command(command: str | Sequence[str]) -> list[str]:
     argv = shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
     if not argv:
@@ -510,7 +522,13 @@ class XiangqiEngine(Bot):
             pondering, self._pondering = self._pondering, None
             self._expected = None
         banned = self._banned_moves(board)
-        hit = pondering is not None and self._end_pondering(pondering, board, banned)
+        if pondering is not None:
+            began = time.monotonic()
+            hit = self._end_pondering(pondering, board, banned)
+            if not hit:  # the wait for the stopped search came off this move's time
+                state = _less_time(state, (time.monotonic() - began) * 1000)
+        else:
+            hit = False
         self._settle()
         self._ensure_running()
         wait_s = self.wait_limit_ms(state) / 1000

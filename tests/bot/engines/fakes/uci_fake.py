@@ -14,9 +14,9 @@ Modes:
 - ``spawn``: starts a ``sleep`` helper and names its pid in ``id name``;
 - ``slow``: whatever the clock says, thinks until ``stop`` (an ``info ... pv`` line
   with its move first), then answers; ``stubborn``: the same, but ignores ``stop``;
-- ``ponder``: plays the first legal move with ``ponder <the first legal reply>``;
+- ``ponder [MS]``: plays the first legal move with ``ponder <the first legal reply>``;
   after ``go ponder`` it answers nothing until ``ponderhit`` or ``stop`` (as UCI
-  wants), then its move.
+  wants), then its move (after ``stop``, MS milliseconds later: default 0).
 
 Every line received is appended to the file named by ``$FAKE_LOG``, if set.
 """
@@ -131,6 +131,8 @@ def main() -> None:
                 continue
             _say(f"bestmove {best}")
         elif command == "stop":
+            if mode == "ponder" and pending is not None and len(sys.argv) > 2:
+                time.sleep(int(sys.argv[2]) / 1000)
             if mode in ("slow", "ponder") and pending is not None:
                 _say(f"bestmove {pending}")
             pending = None
