@@ -617,7 +617,7 @@ class XiangqiEngine(Bot):
                 return True
             if board is not None:
                 self.pondermisses += 1
-            log.debug("%s: the opponent's move was not the one pondered on", self.engine_name)
+            log.debug("%s: stopping its ponder search (no hit)", self.engine_name)
             self.process.send("stop")
             self._expect_bestmove(self.timeout_margin_ms / 1000)
         except (EngineTimeout, EngineCrashed) as exc:
