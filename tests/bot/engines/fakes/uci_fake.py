@@ -124,7 +124,7 @@ def main() -> None:
                 pending = best
                 continue
             if mode == "ponder":
-                board.push_move(best)
+                board.push_text(best)
                 reply = sorted(str(m) for m in board.legal_moves())[0]
                 _say(f"info depth 2 score cp 5 nodes 2 time 1 pv {best} {reply}")
                 _say(f"bestmove {best} ponder {reply}")
