@@ -28,17 +28,6 @@ KNOWN_CYCLES = {
             "lanqi.games.xiangqi.repetition",
         ]
     ],
-    # the GUI's scenes navigate by importing each other (issue 11, part 5)
-    "lanqi.gui": [
-        [
-            "lanqi.gui.app",
-            "lanqi.gui.scenes.connect",
-            "lanqi.gui.scenes.game",
-            "lanqi.gui.scenes.lobby",
-            "lanqi.gui.scenes.menu",
-            "lanqi.gui.scenes.review",
-        ]
-    ],
 }
 
 

@@ -107,10 +107,11 @@ class Driver:
         self.frames()
 
     def button(self, action_id: str) -> Any:
-        for button in self.scene.buttons:
+        for button in self.scene.panel.buttons:
             if button.id == action_id:
                 return button
-        raise AssertionError(f"no button {action_id!r}: {[b.id for b in self.scene.buttons]}")
+        ids = [b.id for b in self.scene.panel.buttons]
+        raise AssertionError(f"no button {action_id!r}: {ids}")
 
     def press(self, action_id: str, *, frames: int = 1) -> None:
         button = self.button(action_id)
@@ -141,10 +142,11 @@ class Driver:
         """Walk the keyboard cursor to ``point`` with the arrow keys."""
         pygame = self._pygame()
         scene = self.scene
-        if scene.cursor is None or not scene.keyboard:
+        controller = scene.controller
+        if controller.cursor is None or not controller.keyboard:
             self.key(pygame.K_UP)  # the first arrow shows the cursor
         for _ in range(40):
-            col, row = scene.view.col_row(scene.cursor)
+            col, row = scene.view.col_row(controller.cursor)
             goal_col, goal_row = scene.view.col_row(point)
             if (col, row) == (goal_col, goal_row):
                 return

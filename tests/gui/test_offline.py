@@ -23,10 +23,10 @@ MATE_LINE = [
 
 
 def start_local(gui: Callable[..., Driver], variant: str, **kwargs: Any) -> Driver:
-    from lanqi.gui.scenes.menu import start_offline
+    from lanqi.gui.scenes.base import ToOfflineGame
 
     driver = gui()
-    driver.app.switch(start_offline(driver.app, variant, **kwargs))
+    driver.app.go(ToOfflineGame(variant, **kwargs))
     driver.frames(2)
     return driver
 
@@ -57,7 +57,7 @@ def test_two_players_xiangqi_to_checkmate(gui: Callable[..., Driver]) -> None:
     assert any(driver.pixel((cx, cy - ring + d)) == theme.CHECK for d in range(-2, 3)), (
         "no check ring"
     )
-    line, _, detail = scene._status_lines()
+    line, _, detail = scene.panel.status_lines()
     assert "红胜" in line and "Red wins" in line and "checkmate" in detail
     driver.shot("xiangqi-checkmate", docs=True)
     # further clicks cannot move anything
@@ -70,7 +70,7 @@ def test_illegal_moves_are_refused_with_the_reason(gui: Callable[..., Driver]) -
     scene = driver.scene
     # a horse cannot move straight ahead
     driver.play_xiangqi("b0b2")  # own cannon there: picking it up instead
-    assert scene.selected == xiangqi.parse_square("b2")
+    assert scene.controller.selected == xiangqi.parse_square("b2")
     driver.key(pygame.K_ESCAPE)
     driver.play_xiangqi("b0b1")
     assert scene.model.ply == 0
@@ -80,7 +80,7 @@ def test_illegal_moves_are_refused_with_the_reason(gui: Callable[..., Driver]) -
     assert "not your piece" in scene.session.notices[-1].text
     # legal targets are shown for a picked-up piece
     driver.click_point(xiangqi.parse_square("h2"))
-    targets = set(scene.legal_targets(xiangqi.parse_square("h2")))
+    targets = set(scene.controller.legal_targets(xiangqi.parse_square("h2")))
     assert xiangqi.parse_square("e2") in targets and xiangqi.parse_square("h9") in targets
     driver.frames()
     center = scene.view.center(xiangqi.parse_square("h3"))
@@ -88,9 +88,9 @@ def test_illegal_moves_are_refused_with_the_reason(gui: Callable[..., Driver]) -
     driver.shot("xiangqi-targets", docs=True)
     # a pinned rook may not leave the file
     board = "4k4/9/9/9/4r4/9/9/9/4R4/4K4 w - - 0 1"
-    from lanqi.gui.scenes.menu import start_offline
+    from lanqi.gui.scenes.base import ToOfflineGame
 
-    driver.app.switch(start_offline(driver.app, "xiangqi", fen=board))
+    driver.app.go(ToOfflineGame("xiangqi", fen=board))
     driver.frames(2)
     driver.play_xiangqi("e1d1")
     assert driver.scene.model.ply == 0
@@ -171,7 +171,7 @@ def test_against_the_ai_xiangqi_to_the_end_with_takeback(gui: Callable[..., Driv
 
 
 def test_live_clock_and_time_out(gui: Callable[..., Driver]) -> None:
-    from lanqi.gui.scenes.game import format_clock
+    from lanqi.gui.panel import format_clock
 
     driver = start_local(gui, "xiangqi", time_control="0.03+0")  # 1.8 s each
     scene = driver.scene
@@ -245,7 +245,7 @@ def test_moves_slide_into_place(gui: Callable[..., Driver]) -> None:
     driver.play_xiangqi("h2e2")
     assert scene._anim is not None
     frm, to = xiangqi.parse_square("h2"), xiangqi.parse_square("e2")
-    marks = scene._marks(scene.model.board)
+    marks = scene.marks(scene.model.board)
     assert marks.sliding is not None and marks.sliding[0] == to
     x = marks.sliding[1][0]
     assert scene.view.center(to)[0] < x < scene.view.center(frm)[0]

@@ -272,7 +272,7 @@ def test_spectate_a_live_game(
     driver.until(lambda: scene.model.finished, 40, "the end of the game")
     driver.frames(2)
     driver.check_xiangqi_board(scene.model.board)
-    assert scene._status_lines()[0]
+    assert scene.panel.status_lines()[0]
 
 
 def test_tournament_calls_every_game(
@@ -356,7 +356,7 @@ def test_offers_takebacks_and_clocks_with_a_scripted_opponent(
 ) -> None:
     """Draw and takeback buttons, and a live Fischer clock, against a scripted seat."""
     from lanqi.client.referee import RefereeClient
-    from lanqi.gui.scenes.game import open_assignment
+    from lanqi.gui.scenes.base import ToSeat
     from lanqi.protocol import Assignment, TimeControl
 
     referee, referee_pub = server.referee.endpoint, server.referee.pub_endpoint
@@ -377,7 +377,7 @@ def test_offers_takebacks_and_clocks_with_a_scripted_opponent(
             players=["Alice", "Script"],
         )
         driver = gui()
-        driver.app.switch(open_assignment(driver.app, seat))
+        driver.app.go(ToSeat(seat))
         driver.frames()
         scene = driver.scene
         script.join(game_id, 1, tokens[1])
@@ -390,7 +390,7 @@ def test_offers_takebacks_and_clocks_with_a_scripted_opponent(
             driver.until(check, 10, what)
 
         def buttons() -> set[str]:
-            return {b.id for b in scene.buttons if b.enabled}
+            return {b.id for b in scene.panel.buttons if b.enabled}
 
         wait(lambda: scene.model.status == "active", "the start")
         driver.play_xiangqi("h2e2")

@@ -57,7 +57,7 @@ def test_review_a_pgn_step_flip_and_save(gui: Callable[..., Driver], tmp_path: P
     driver.key(pygame.K_HOME)
     assert scene.view_ply == 0
     # a click on a move in the list shows the position after it
-    cell = next(c for c, p in scene._move_cells if p == 7)
+    cell = next(c for c, p in scene.panel.move_cells if p == 7)
     driver.click(cell.center)
     assert scene.view_ply == 7
     driver.check_xiangqi_board(scene.model.board_at(7))

@@ -4,7 +4,10 @@ One :class:`App` owns the window.  Each frame it takes the events with ONE
 ``pygame.event.get()``, hands them to the current scene, lets the lobby link
 collect what its agent thread said, then updates and draws the scene.  A scene
 is a small object with ``startup``, ``handle_event``, ``update(dt)``, ``draw``
-and ``cleanup``; :meth:`App.switch` swaps scenes between frames.
+and ``cleanup`` (:class:`~lanqi.gui.scenes.base.Scene`).  Scenes navigate by
+destination: ``app.go(ToLobby())`` looks the destination's type up in
+:data:`ROUTES`, makes the scene, and swaps it in between frames.  The app is the
+only module that knows every scene; no scene imports another.
 
 Nothing happens at import: :class:`App` calls ``pygame.init()`` when it is made.
 Tests drive :meth:`App.step` themselves with posted events.
@@ -14,70 +17,65 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pygame
 
 from lanqi.gui import fonts, theme
+from lanqi.gui.model import load_record
 from lanqi.gui.net import LobbyAgent, LobbyLink, Note, Refused, derive_endpoint
-from lanqi.gui.settings import Settings
+from lanqi.gui.scenes import connect, game, lobby, menu, review
+from lanqi.gui.scenes.base import (
+    Destination,
+    Host,
+    Scene,
+    ToConnect,
+    ToLobby,
+    ToMenu,
+    ToOfflineGame,
+    ToOpenRecord,
+    ToReview,
+    ToSeat,
+    ToWatch,
+)
+from lanqi.gui.settings import DEFAULT_SIZE, AppConfig, Settings
 from lanqi.gui.widgets import draw_text, reset_cache
 
-__all__ = ["App", "AppConfig", "Scene"]
+__all__ = ["DEFAULT_SIZE", "ROUTES", "App", "AppConfig", "Scene"]
 
 log = logging.getLogger(__name__)
 
 FPS = 60
-DEFAULT_SIZE = (1180, 780)
 MIN_SIZE = (640, 480)
 
-
-@dataclass(slots=True)
-class AppConfig:
-    """How the GUI starts (the ``lanqi gui`` flags)."""
-
-    data_dir: Path
-    server: str | None = None
-    events: str | None = None
-    referee: str | None = None
-    referee_events: str | None = None
-    name: str | None = None
-    offline: str | None = None  # "xiangqi" or "gomoku"
-    ai: int | None = None
-    side: str = "first"  # the human's side against the AI: first or second
-    fen: str | None = None
-    time: str | None = None
-    ai_time_ms: int | None = None
-    review: Path | None = None
-    size: tuple[int, int] = DEFAULT_SIZE
-    connect: bool = False  # go straight to the lobby
-    options: dict[str, object] = field(default_factory=dict)
+D = TypeVar("D", bound=Destination)
+Route = Callable[[Host, Destination], Scene]
 
 
-class Scene:
-    """One screen of the GUI."""
+def _route(kind: type[D], make: Callable[[Host, D], Scene]) -> tuple[type[Destination], Route]:
+    def made(app: Host, destination: Destination) -> Scene:
+        assert isinstance(destination, kind)
+        return make(app, destination)
 
-    app: App
+    return kind, made
 
-    def startup(self, app: App) -> None:
-        self.app = app
-        self.layout(app.screen.get_size())
 
-    def layout(self, size: tuple[int, int]) -> None:
-        """Place everything for a window of ``size`` (also after a resize)."""
-
-    def handle_event(self, event: pygame.event.Event) -> None:
-        """One input event."""
-
-    def update(self, dt: float) -> None:
-        """Advance ``dt`` seconds."""
-
-    def draw(self, surface: pygame.Surface) -> None:
-        surface.fill(theme.BACKGROUND)
-
-    def cleanup(self) -> None:
-        """The scene is left: stop what it started."""
+#: destination type -> the function that makes its scene: the one place that
+#: knows every scene
+ROUTES: dict[type[Destination], Route] = dict(
+    [
+        _route(ToMenu, lambda app, to: menu.MenuScene()),
+        _route(ToConnect, lambda app, to: connect.ConnectScene(auto=to.auto)),
+        _route(ToLobby, lambda app, to: lobby.LobbyScene()),
+        _route(ToOfflineGame, game.offline_game),
+        _route(ToSeat, game.seated_game),
+        _route(ToWatch, game.watched_game),
+        _route(ToReview, game.review_game),
+        _route(ToOpenRecord, lambda app, to: review.OpenScene(error=to.error)),
+    ]
+)
 
 
 class App:
@@ -121,6 +119,17 @@ class App:
         """Show ``scene`` from the next frame on."""
         self._next = scene
 
+    def make(self, destination: Destination) -> Scene:
+        """The scene for ``destination`` (not shown yet); raises what its route raises."""
+        return ROUTES[type(destination)](self, destination)
+
+    def go(self, destination: Destination) -> None:
+        """Show the scene for ``destination`` from the next frame on."""
+        self.switch(self.make(destination))
+
+    def quit(self) -> None:
+        self.running = False
+
     def _swap(self) -> None:
         scene, self._next = self._next, None
         if scene is None:
@@ -132,16 +141,18 @@ class App:
 
     def first_scene(self) -> Scene:
         """The scene the command line asks for."""
-        from lanqi.gui.scenes.connect import ConnectScene
-        from lanqi.gui.scenes.menu import MenuScene, start_offline
-        from lanqi.gui.scenes.review import open_review
+        return self.make(self.first_destination())
 
+    def first_destination(self) -> Destination:
         config = self.config
         if config.review is not None:
-            return open_review(self, config.review)
+            try:
+                games = load_record(config.review)
+            except (OSError, ValueError) as exc:
+                return ToOpenRecord(error=f"{config.review}: {exc}")
+            return ToReview(tuple(games), source=config.review.name)
         if config.offline:
-            return start_offline(
-                self,
+            return ToOfflineGame(
                 config.offline,
                 ai=config.ai,
                 side=config.side,
@@ -150,8 +161,8 @@ class App:
                 ai_time_ms=config.ai_time_ms,
             )
         if config.connect or config.server:
-            return ConnectScene(auto=config.connect)
-        return MenuScene()
+            return ToConnect(auto=config.connect)
+        return ToMenu()
 
     # ------------------------------------------------------------ lobby
 
@@ -225,7 +236,7 @@ class App:
                 self.scene.handle_event(event)
         if self.lobby is not None:
             self.lobby.pump()
-            if self.scene is not None and not getattr(self.scene, "shows_lobby_notes", False):
+            if self.scene is not None and not self.scene.shows_lobby_notes:
                 while self.lobby.notes:
                     note = self.lobby.notes.popleft()
                     error = isinstance(note, Refused) or (isinstance(note, Note) and note.error)

@@ -21,8 +21,9 @@ from lanqi.games import gomoku, xiangqi
 from lanqi.games.base import Game
 from lanqi.gui import theme
 from lanqi.gui.fonts import BOARD_FONT, UI_FONT, font
+from lanqi.gui.widgets import draw_text
 
-__all__ = ["BoardView", "GomokuBoardView", "Marks", "XiangqiBoardView", "make_view"]
+__all__ = ["BoardView", "GomokuBoardView", "Marks", "XiangqiBoardView"]
 
 #: index = piece type (KING = 1 ... PAWN = 7)
 RED_CHARS = " 帥仕相傌俥炮兵"
@@ -140,6 +141,31 @@ class BoardView:
         raise NotImplementedError
 
     def draw(self, surface: pygame.Surface, board: Game[Any], marks: Marks) -> None:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ what differs by variant
+
+    def move_points(self, text: str) -> tuple[int, ...]:
+        """The points a move (in wire notation) touches: from and to, or the one stone."""
+        raise NotImplementedError
+
+    def slide(self, text: str) -> tuple[int, int] | None:
+        """(from, to) of a move whose piece slides across the board, else None."""
+        points = self.move_points(text)
+        return (points[0], points[1]) if len(points) == 2 else None
+
+    def position_marks(self, board: Game, marks: Marks) -> None:
+        """Mark what the position itself shows (a general in check, five in a row)."""
+        raise NotImplementedError
+
+    def draw_seat_icon(
+        self, surface: pygame.Surface, center: tuple[int, int], radius: int, seat: int
+    ) -> None:
+        """The small piece or stone that stands for ``seat`` on a player card."""
+        raise NotImplementedError
+
+    def banner_center(self) -> tuple[int, int]:
+        """Where a banner over the board goes (clear of the pieces' usual places)."""
         raise NotImplementedError
 
     # ------------------------------------------------------------ test probes
@@ -418,6 +444,28 @@ class XiangqiBoardView(BoardView):
                 self._blit_piece(surface, held, self.center(sq), ghost=True)
                 self._blit_piece(surface, held, pos, lifted=True)
 
+    def move_points(self, text: str) -> tuple[int, ...]:
+        move = xiangqi.Move.from_iccs(text)
+        return move.from_square, move.to_square
+
+    def position_marks(self, board: Game, marks: Marks) -> None:
+        assert isinstance(board, xiangqi.Board)
+        if board.is_check():
+            marks.check = board.king(board.turn)
+
+    def draw_seat_icon(
+        self, surface: pygame.Surface, center: tuple[int, int], radius: int, seat: int
+    ) -> None:
+        ink = theme.RED if seat == 0 else theme.BLACK
+        pygame.draw.circle(surface, theme.PIECE_RIM, center, radius)
+        pygame.draw.circle(surface, theme.PIECE_FACE, center, radius - 2)
+        pygame.draw.circle(surface, ink, center, radius - 4, 2)
+        char = "K" if self.latin else ("帥" if seat == 0 else "將")
+        draw_text(surface, char, center, 22, ink, anchor="center", name=BOARD_FONT)
+
+    def banner_center(self) -> tuple[int, int]:
+        return self.rect.centerx, round(self.y0 + 4.5 * self.cell)
+
     def _mark_geometry(self) -> tuple[int, int, int]:
         c = self.cell
         return round(theme.MARK_OFFSET * c), round(theme.MARK_ARM * c), max(2, round(c / 18))
@@ -609,17 +657,30 @@ class GomokuBoardView(BoardView):
             box = pygame.Rect(cx - half, cy - half, 2 * half, 2 * half)
             pygame.draw.rect(surface, theme.CURSOR, box, max(2, round(c / 20)), border_radius=3)
 
+    def move_points(self, text: str) -> tuple[int, ...]:
+        stone = gomoku.Move.from_text(text, self.size)
+        return (stone.y * self.size + stone.x,)
+
+    def position_marks(self, board: Game, marks: Marks) -> None:
+        assert isinstance(board, gomoku.Board)
+        line = board.winning_line()
+        if line:
+            marks.win_line = tuple(m.y * self.size + m.x for m in line)
+
+    def draw_seat_icon(
+        self, surface: pygame.Surface, center: tuple[int, int], radius: int, seat: int
+    ) -> None:
+        color = theme.STONE_BLACK if seat == 0 else theme.STONE_WHITE
+        pygame.draw.circle(surface, color, center, radius - 2)
+        pygame.draw.circle(surface, theme.PANEL_LINE, center, radius - 2, 1)
+
+    def banner_center(self) -> tuple[int, int]:
+        n = self.size
+        return self.rect.centerx, round(self.y0 + (n - 1) * self.cell + 0.55 * self.cell)
+
     def piece_probe(self, point: int) -> tuple[int, int]:
         cx, cy = self.center(point)
         return cx + round(self.radius * 0.3), cy + round(self.radius * 0.55)
 
     def last_move_probe(self, point: int) -> tuple[int, int]:
         return self.center(point)
-
-
-def make_view(variant: str, options: dict[str, object] | None = None) -> BoardView:
-    """The view for ``variant`` (gomoku: the board size from ``options``)."""
-    if variant == "gomoku":
-        size = (options or {}).get("size", 15)
-        return GomokuBoardView(size if isinstance(size, int) else 15)
-    return XiangqiBoardView()

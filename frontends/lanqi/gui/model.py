@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from lanqi.games import gomoku, xiangqi
@@ -22,6 +23,7 @@ __all__ = [
     "GameModel",
     "Pending",
     "describe_result",
+    "load_record",
     "seat_name",
     "termination_text",
 ]
@@ -370,3 +372,9 @@ class GameModel:
             self.finish(result, termination, winner)
         if result == "*" and outcome is None:
             self.result = None
+
+
+def load_record(path: Path) -> list[GameModel]:
+    """Every game in the record file at ``path``; raises ValueError (or OSError) if it cannot."""
+    text = path.read_text(encoding="utf-8-sig")
+    return GameModel.from_record(text)

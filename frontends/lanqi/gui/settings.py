@@ -15,11 +15,34 @@ from typing import Any
 
 from lanqi.protocol.endpoints import MATCHMAKER_PORT
 
-__all__ = ["SETTINGS_FILE", "Settings"]
+__all__ = ["DEFAULT_SIZE", "SETTINGS_FILE", "AppConfig", "Settings"]
 
 log = logging.getLogger(__name__)
 
 SETTINGS_FILE = "gui.json"
+DEFAULT_SIZE = (1180, 780)
+
+
+@dataclass(slots=True)
+class AppConfig:
+    """How the GUI starts (the ``lanqi gui`` flags)."""
+
+    data_dir: Path
+    server: str | None = None
+    events: str | None = None
+    referee: str | None = None
+    referee_events: str | None = None
+    name: str | None = None
+    offline: str | None = None  # "xiangqi" or "gomoku"
+    ai: int | None = None
+    side: str = "first"  # the human's side against the AI: first or second
+    fen: str | None = None
+    time: str | None = None
+    ai_time_ms: int | None = None
+    review: Path | None = None
+    size: tuple[int, int] = DEFAULT_SIZE
+    connect: bool = False  # go straight to the lobby
+    options: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

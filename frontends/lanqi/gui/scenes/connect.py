@@ -7,7 +7,7 @@ import time
 import pygame
 
 from lanqi.gui import theme
-from lanqi.gui.app import App, Scene
+from lanqi.gui.scenes.base import Host, Scene, ToLobby, ToMenu
 from lanqi.gui.widgets import Button, TextInput, draw_text
 from lanqi.protocol.endpoints import normalise_endpoint
 
@@ -26,7 +26,7 @@ class ConnectScene(Scene):
         self.fields: list[tuple[str, TextInput]] = []
         self.buttons: list[Button] = []
 
-    def startup(self, app: App) -> None:
+    def startup(self, app: Host) -> None:
         settings = app.settings
         self.server = TextInput(
             settings.server, placeholder="tcp://host:5050", on_enter=self._enter
@@ -97,10 +97,8 @@ class ConnectScene(Scene):
         self.app.connect(server, name, claim=self.claim.text.strip() or None)
 
     def back(self) -> None:
-        from lanqi.gui.scenes.menu import MenuScene
-
         self.app.disconnect()
-        self.app.switch(MenuScene())
+        self.app.go(ToMenu())
 
     def handle_event(self, event: pygame.event.Event) -> None:
         for _, field in self.fields:
@@ -136,10 +134,8 @@ class ConnectScene(Scene):
             self.connecting_since = None
             self.app.disconnect()
         elif lobby.welcome is not None:
-            from lanqi.gui.scenes.lobby import LobbyScene
-
             self.connecting_since = None
-            self.app.switch(LobbyScene())
+            self.app.go(ToLobby())
         elif time.monotonic() - self.connecting_since > CONNECT_TIMEOUT_S:
             self.error = f"no answer from {lobby.server}"
             self.connecting_since = None

@@ -12,9 +12,10 @@ import functools
 import pygame
 
 from lanqi.gui import theme
-from lanqi.gui.app import App, Scene
 from lanqi.gui.net import LobbyLink, Note, Refused
+from lanqi.gui.scenes.base import Host, Scene, ToMenu, ToSeat, ToWatch
 from lanqi.gui.sessions import parse_time_control
+from lanqi.gui.variants import VARIANTS, variant_ui
 from lanqi.gui.widgets import Button, ScrollList, draw_text
 from lanqi.protocol import Seek, SeekInfo, TimeControl
 
@@ -46,7 +47,8 @@ def describe_time(tc: TimeControl) -> str:
 
 
 def describe_seek(seek: Seek) -> str:
-    name = "象棋 xiangqi" if seek.variant == "xiangqi" else "五子棋 gomoku"
+    ui = VARIANTS.get(seek.variant)
+    name = f"{ui.chinese} {seek.variant}" if ui is not None else seek.variant
     rated = " rated" if seek.rated else ""
     return f"{name} · {describe_time(seek.time_control)}{rated}"
 
@@ -69,7 +71,7 @@ class LobbyScene(Scene):
         self.buttons: list[Button] = []
         self.challenge_buttons: list[Button] = []
         self.time_choice = "5+3"
-        self.variant = "xiangqi"
+        self.variant = next(iter(VARIANTS))
         self.selected_player: str | None = None
         self.selected_tournament: str | None = None
         self.message = ""
@@ -80,7 +82,7 @@ class LobbyScene(Scene):
     def link(self) -> LobbyLink | None:
         return self.app.lobby
 
-    def startup(self, app: App) -> None:
+    def startup(self, app: Host) -> None:
         self.players.empty_text = "nobody yet"
         self.seeks.empty_text = "no open seek: make one below"
         self.games.empty_text = "no game being played"
@@ -117,7 +119,7 @@ class LobbyScene(Scene):
         }
         y = bottom + 12
         bw = (col_w - 8) // 2
-        variant = "象棋 Xiangqi" if self.variant == "xiangqi" else "五子棋 Gomoku"
+        variant = variant_ui(self.variant).title
         self.buttons = [
             Button(
                 f"游戏 {variant}", self._toggle_variant, rect=pygame.Rect(x2, y, bw, 34), key="v"
@@ -172,7 +174,8 @@ class LobbyScene(Scene):
         return Seek(variant=self.variant, time_control=parse_time_control(self.time_choice))
 
     def _toggle_variant(self) -> None:
-        self.variant = "gomoku" if self.variant == "xiangqi" else "xiangqi"
+        names = list(VARIANTS)
+        self.variant = names[(names.index(self.variant) + 1) % len(names)]
         self.layout(self.app.screen.get_size())
 
     def _toggle_time(self) -> None:
@@ -194,10 +197,8 @@ class LobbyScene(Scene):
             self.link.send("join_tournament", self.selected_tournament)
 
     def _back(self) -> None:
-        from lanqi.gui.scenes.menu import MenuScene
-
         self.app.disconnect()
-        self.app.switch(MenuScene())
+        self.app.go(ToMenu())
 
     def _refresh(self) -> None:
         if self.link is not None:
@@ -248,14 +249,12 @@ class LobbyScene(Scene):
         self.say(f"playing {info.player}…")
 
     def _pick_game(self, index: int) -> None:
-        from lanqi.gui.scenes.game import open_spectate
-
         link = self.link
         if link is None or index >= len(link.state.games):
             return
         game = link.state.games[index]
         try:
-            self.app.switch(open_spectate(self.app, game))
+            self.app.go(ToWatch(game))
         except ValueError as exc:
             self.say(str(exc), error=True)
 
@@ -301,9 +300,7 @@ class LobbyScene(Scene):
                 self.say(note.text, error=note.error)
         game = link.next_assignment()
         if game is not None:
-            from lanqi.gui.scenes.game import open_assignment
-
-            self.app.switch(open_assignment(self.app, game))
+            self.app.go(ToSeat(game))
             return
         self._fill(link)
 

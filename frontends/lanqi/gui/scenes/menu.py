@@ -7,50 +7,16 @@ from collections.abc import Callable
 import pygame
 
 from lanqi.gui import theme
-from lanqi.gui.app import App, Scene
 from lanqi.gui.fonts import BOARD_FONT
-from lanqi.gui.sessions import AISession, LocalSession, Session
+from lanqi.gui.scenes.base import Host, Scene, ToConnect, ToLobby, ToOfflineGame, ToOpenRecord
+from lanqi.gui.variants import VARIANTS, variant_ui
 from lanqi.gui.widgets import Button, draw_text
 
-__all__ = ["MenuScene", "start_offline"]
+__all__ = ["MenuScene"]
 
 TIME_CHOICES = ("none", "5+3", "10+5", "15+10", "move:30")
-XIANGQI_LEVELS = 8
-GOMOKU_LEVELS = 5
-
-
-def start_offline(
-    app: App,
-    variant: str,
-    *,
-    ai: int | None = None,
-    side: str = "first",
-    fen: str | None = None,
-    time_control: str | None = None,
-    ai_time_ms: int | None = None,
-    seed: int | None = None,
-) -> Scene:
-    """A game screen for a game on this computer: two players, or one against the AI."""
-    from lanqi.gui.scenes.game import GameScene
-
-    tc = time_control or app.settings.local_time
-    options = dict(app.config.options)
-    session: Session
-    if ai is None:
-        session = LocalSession(variant, options=options, start_fen=fen, time_control=tc)
-    else:
-        session = AISession(
-            variant,
-            level=ai,
-            human_seat=0 if side in ("first", "red", "black-stones") else 1,
-            options=options,
-            start_fen=fen,
-            time_control=tc,
-            ai_time_ms=ai_time_ms,
-            seed=seed,
-            human_name=app.settings.name or "You",
-        )
-    return GameScene(session, back=MenuScene)
+#: the level selector's top: the strongest level any variant's AI has
+MAX_LEVEL = max(ui.ai_levels for ui in VARIANTS.values())
 
 
 class MenuScene(Scene):
@@ -61,19 +27,16 @@ class MenuScene(Scene):
         self.focus = 0
         self.human_first = True
 
-    def startup(self, app: App) -> None:
+    def startup(self, app: Host) -> None:
         super().startup(app)
         pygame.key.set_repeat(300, 40)
 
     def _offline(self, variant: str, ai: bool) -> Callable[[], None]:
         def start() -> None:
             settings = self.app.settings
-            level = settings.ai_level
-            if variant == "gomoku":
-                level = min(level, GOMOKU_LEVELS)
-            self.app.switch(
-                start_offline(
-                    self.app,
+            level = min(settings.ai_level, variant_ui(variant).ai_levels)
+            self.app.go(
+                ToOfflineGame(
                     variant,
                     ai=level if ai else None,
                     side="first" if self.human_first else "second",
@@ -84,32 +47,27 @@ class MenuScene(Scene):
         return start
 
     def _online(self) -> None:
-        from lanqi.gui.scenes.connect import ConnectScene
-        from lanqi.gui.scenes.lobby import LobbyScene
-
         lobby = self.app.lobby
         if lobby is not None and lobby.connected:
-            self.app.switch(LobbyScene())
+            self.app.go(ToLobby())
         else:
-            self.app.switch(ConnectScene())
+            self.app.go(ToConnect())
 
     def _review(self) -> None:
-        from lanqi.gui.scenes.review import OpenScene
-
-        self.app.switch(OpenScene())
+        self.app.go(ToOpenRecord())
 
     def _quit(self) -> None:
-        self.app.running = False
+        self.app.quit()
 
     def _level(self, delta: int) -> None:
         settings = self.app.settings
-        settings.ai_level = max(1, min(XIANGQI_LEVELS, settings.ai_level + delta))
+        settings.ai_level = max(1, min(MAX_LEVEL, settings.ai_level + delta))
         settings.save()
         self.layout(self.app.screen.get_size())
 
     def _next_level(self) -> None:
         settings = self.app.settings
-        settings.ai_level = settings.ai_level % XIANGQI_LEVELS + 1
+        settings.ai_level = settings.ai_level % MAX_LEVEL + 1
         settings.save()
         self.layout(self.app.screen.get_size())
 

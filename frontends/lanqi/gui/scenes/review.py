@@ -1,60 +1,32 @@
-"""Opening records for review: PGN (xiangqi) and the gomoku record format."""
+"""Finding a record to review: PGN (xiangqi) and the gomoku record format."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pygame
 
 from lanqi.gui import theme
-from lanqi.gui.app import App, Scene
-from lanqi.gui.model import GameModel
-from lanqi.gui.sessions import ReviewSession
+from lanqi.gui.model import load_record
+from lanqi.gui.scenes.base import Host, Scene, ToMenu, ToReview
 from lanqi.gui.widgets import Button, ScrollList, TextInput, draw_text
 
-__all__ = ["OpenScene", "load_record", "open_review"]
+__all__ = ["OpenScene"]
 
 SUFFIXES = (".pgn", ".txt", ".gmk", ".rec")
-
-
-def load_record(path: Path) -> list[GameModel]:
-    """Every game in the file at ``path``; raises ValueError (or OSError) if it cannot."""
-    text = path.read_text(encoding="utf-8-sig")
-    return GameModel.from_record(text)
-
-
-def open_review(app: App, path: Path, *, back: Callable[[], Scene] | None = None) -> Scene:
-    """The game screen reviewing ``path``, or the open screen saying why it cannot.
-
-    ``back`` makes the scene that Esc returns to (the menu by default).
-    """
-    from lanqi.gui.scenes.game import GameScene
-    from lanqi.gui.scenes.menu import MenuScene
-
-    try:
-        games = load_record(path)
-    except (OSError, ValueError) as exc:
-        failed = OpenScene()
-        failed.error = f"{path}: {exc}"
-        return failed
-    session = ReviewSession(games, source=path.name)
-    scene = GameScene(session, back=back or MenuScene)
-    scene.view_ply = 0 if games[0].ply else None
-    return scene
 
 
 class OpenScene(Scene):
     """A path field and the records found in the data directory and here."""
 
-    def __init__(self) -> None:
-        self.error = ""
+    def __init__(self, *, error: str = "") -> None:
+        self.error = error
         self.files: list[Path] = []
         self.list = ScrollList(row_height=26, columns=2, on_pick=self._pick)
         self.path = TextInput(placeholder="path to a .pgn or gomoku record", on_enter=self._open)
         self.buttons: list[Button] = []
 
-    def startup(self, app: App) -> None:
+    def startup(self, app: Host) -> None:
         super().startup(app)
         self.files = self._scan(app)
         self.list.set_rows([(p.name, str(p.parent)) for p in self.files])
@@ -62,7 +34,7 @@ class OpenScene(Scene):
         self.path.focus(True)
 
     @staticmethod
-    def _scan(app: App) -> list[Path]:
+    def _scan(app: Host) -> list[Path]:
         found: list[Path] = []
         for folder in (app.games_dir, Path.cwd()):
             try:
@@ -97,16 +69,15 @@ class OpenScene(Scene):
             self.error = "type a path or pick a file"
             return
         path = Path(text.strip()).expanduser()
-        scene = open_review(self.app, path)
-        if isinstance(scene, OpenScene):
-            self.error = scene.error
+        try:
+            games = load_record(path)
+        except (OSError, ValueError) as exc:
+            self.error = f"{path}: {exc}"
             return
-        self.app.switch(scene)
+        self.app.go(ToReview(tuple(games), source=path.name))
 
     def _back(self) -> None:
-        from lanqi.gui.scenes.menu import MenuScene
-
-        self.app.switch(MenuScene())
+        self.app.go(ToMenu())
 
     def handle_event(self, event: pygame.event.Event) -> None:
         if self.path.handle_event(event):
