@@ -19,6 +19,7 @@ from lanqi.bot.base import GameState  # noqa: E402
 from lanqi.bot.runner import BotRunner, Policy  # noqa: E402
 from lanqi.bot.simple import GreedyGomokuBot, RandomBot  # noqa: E402
 from lanqi.games import gomoku, xiangqi  # noqa: E402
+from lanqi.gui import commands  # noqa: E402
 from lanqi.protocol import Seek  # noqa: E402
 
 if TYPE_CHECKING:
@@ -337,7 +338,7 @@ def test_tournament_calls_every_game(
         assert isinstance(driver.scene, LobbyScene)
         lobby = driver.scene
         lobby.selected_tournament = tid
-        link.send("watch_tournament", tid)
+        link.send(commands.FollowTournament(tid))
         driver.until(
             lambda: any(
                 s.tournament.tournament_id == tid and sum(r.games for r in s.rows) == 4

@@ -2,7 +2,8 @@
 
 The GUI thread never touches a socket.  Each agent owns its ZeroMQ sockets
 (they belong to one thread) and talks to the GUI through two thread-safe
-queues: commands in, immutable snapshots and notices out.  The GUI drains the
+queues: commands in (:mod:`lanqi.gui.commands`, one class a command, handled
+through a table by type), immutable snapshots and notices out.  The GUI drains the
 out-queue without waiting, once per frame, so a slow or dead server never
 blocks a frame.
 
@@ -27,13 +28,14 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import zmq
 
 from lanqi.client.matchmaker import MatchmakerClient, MatchmakerRefused, MatchmakerTimeout
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
 from lanqi.gamestate import GameState
+from lanqi.gui import commands
 from lanqi.protocol import (
     AcceptChallenge,
     Assignment,
@@ -76,7 +78,6 @@ __all__ = [
     "Assigned",
     "ChallengeGone",
     "ChallengeIn",
-    "Command",
     "Failed",
     "GameAgent",
     "LobbyAgent",
@@ -118,14 +119,6 @@ def derive_endpoint(endpoint: str, port_offset: int = 0, port: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
-class Command:
-    """A request from the GUI to an agent: ``action`` and its arguments."""
-
-    action: str
-    args: tuple[Any, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class ViewState:
     """One game as the agent's :class:`GameView` has it: its state (folded by
     :func:`lanqi.gamestate.apply`), read at ``at`` (monotonic, for the clocks)."""
@@ -136,9 +129,9 @@ class ViewState:
 
 @dataclass(frozen=True, slots=True)
 class Refused:
-    """The server said no to ``action``: ``code`` is stable, ``msg`` for people."""
+    """The server said no to ``command``: ``code`` is stable, ``msg`` for people."""
 
-    action: str
+    command: commands.Command
     code: str
     msg: str
 
@@ -187,8 +180,11 @@ class LobbyState:
     referee_ok: bool = True
 
 
-def _drain(q: queue.SimpleQueue[Command]) -> list[Command]:
-    items: list[Command] = []
+C = TypeVar("C", bound=commands.Command)
+
+
+def _drain(q: queue.SimpleQueue[C]) -> list[C]:
+    items: list[C] = []
     while True:
         try:
             items.append(q.get_nowait())
@@ -196,18 +192,18 @@ def _drain(q: queue.SimpleQueue[Command]) -> list[Command]:
             return items
 
 
-class _Agent(threading.Thread):
+class _Agent(threading.Thread, Generic[C]):
     """A thread with a command queue in, an event queue out and a stop flag."""
 
     def __init__(self, name: str, context: zmq.Context[Any] | None) -> None:
         super().__init__(name=name, daemon=True)
         self.context = context or zmq.Context.instance()
-        self.commands: queue.SimpleQueue[Command] = queue.SimpleQueue()
+        self.commands: queue.SimpleQueue[C] = queue.SimpleQueue()
         self.events: queue.SimpleQueue[object] = queue.SimpleQueue()
         self.stop_event = threading.Event()
 
-    def send(self, action: str, *args: Any) -> None:
-        self.commands.put(Command(action, args))
+    def send(self, command: C) -> None:
+        self.commands.put(command)
 
     def stop(self, wait: float = 0.0) -> None:
         self.stop_event.set()
@@ -227,7 +223,7 @@ class _Agent(threading.Thread):
 # ================================================================ game agent
 
 
-class GameAgent(_Agent):
+class GameAgent(_Agent[commands.GameCommand]):
     """Plays (``seat`` + ``token``) or watches one game on a referee."""
 
     def __init__(
@@ -305,43 +301,53 @@ class GameAgent(_Agent):
             if (view.seq, len(view.chat), view.resyncs) != before:
                 self._emit(view)
 
-    def _do(self, client: RefereeClient, view: GameView, command: Command) -> None:
-        game_id, token = self.game_id, self.token
-        action, args = command.action, command.args
+    def _do(self, client: RefereeClient, view: GameView, command: commands.GameCommand) -> None:
+        if command.seated and self.token is None:
+            self.events.put(Refused(command, "spectator", "spectators cannot do that"))
+            return
         try:
-            if action == "chat":
-                client.chat(game_id, str(args[0]), token=token, name=self.name)
-                return
-            if token is None:
-                self.events.put(Refused(action, "spectator", "spectators cannot do that"))
-                return
-            if action == "move":
-                client.move(game_id, token, int(args[0]), str(args[1]))
-            else:
-                calls: dict[str, Callable[[str, str], Ok]] = {
-                    "resign": client.resign,
-                    "offer_draw": client.offer_draw,
-                    "accept_draw": client.accept_draw,
-                    "decline_draw": client.decline_draw,
-                    "takeback": client.request_takeback,
-                    "accept_takeback": client.accept_takeback,
-                    "decline_takeback": client.decline_takeback,
-                    "abort": client.abort,
-                }
-                call = calls.get(action)
-                if call is None:
-                    log.error("unknown game command %r", action)
-                    return
-                call(game_id, token)
+            GAME_HANDLERS[type(command)](self, client, command)
         except RequestRefused as exc:
-            self.events.put(Refused(action, exc.code, exc.msg))
+            self.events.put(Refused(command, exc.code, exc.msg))
             view.resync()
+
+    def _token(self) -> str:
+        assert self.token is not None  # seated commands only reach here with a token
+        return self.token
+
+    def _move(self, client: RefereeClient, command: commands.PlayMove) -> None:
+        client.move(self.game_id, self._token(), command.ply, command.move)
+
+    def _say(self, client: RefereeClient, command: commands.Say) -> None:
+        client.chat(self.game_id, command.text, token=self.token, name=self.name)
+
+    def _seat_call(self, client: RefereeClient, command: commands.GameCommand) -> None:
+        SEAT_CALLS[type(command)](client, self.game_id, self._token())
+
+
+#: the seat's requests without arguments: command type -> the referee client's call
+SEAT_CALLS: dict[type[commands.GameCommand], Callable[[RefereeClient, str, str], Ok]] = {
+    commands.Resign: RefereeClient.resign,
+    commands.OfferDraw: RefereeClient.offer_draw,
+    commands.AcceptDraw: RefereeClient.accept_draw,
+    commands.DeclineDraw: RefereeClient.decline_draw,
+    commands.AskTakeback: RefereeClient.request_takeback,
+    commands.AcceptTakeback: RefereeClient.accept_takeback,
+    commands.DeclineTakeback: RefereeClient.decline_takeback,
+}
+
+#: command type -> what the game agent does with it
+GAME_HANDLERS: dict[type[commands.GameCommand], Callable[[GameAgent, RefereeClient, Any], None]] = {
+    commands.PlayMove: GameAgent._move,
+    commands.Say: GameAgent._say,
+    **dict.fromkeys(SEAT_CALLS, GameAgent._seat_call),
+}
 
 
 # ================================================================ lobby agent
 
 
-class LobbyAgent(_Agent):
+class LobbyAgent(_Agent[commands.LobbyCommand]):
     """The player's connection to the matchmaker (and a referee, for the game list)."""
 
     def __init__(
@@ -531,46 +537,67 @@ class LobbyAgent(_Agent):
         )
         self.events.put(self._state)
 
-    def _do(self, client: MatchmakerClient, command: Command) -> None:
-        action, args = command.action, command.args
+    def _do(self, client: MatchmakerClient, command: commands.LobbyCommand) -> None:
         try:
-            if action == "seek":
-                reply = client.call(CreateSeek(seek=args[0]), SeekCreated)
-                if not reply.paired:
-                    self._my_seeks.append(reply.seek_id)
-            elif action == "cancel_seek":
-                client.call(CancelSeek(seek_id=str(args[0])), Ok)
-                if args[0] in self._my_seeks:
-                    self._my_seeks.remove(args[0])
-            elif action == "challenge":
-                client.call(Challenge(to=str(args[0]), seek=args[1]), ChallengeCreated)
-                self.events.put(Note(f"challenge sent to {args[0]}"))
-            elif action == "accept":
-                client.call(AcceptChallenge(challenge_id=str(args[0])), Ok)
-            elif action == "decline":
-                client.call(DeclineChallenge(challenge_id=str(args[0])), Ok)
-            elif action == "join_tournament":
-                tournament_id = str(args[0])
-                self._watch(client, tournament_id)
-                client.call(JoinTournament(tournament_id=tournament_id), Ok)
-                self.events.put(Note("you are in the tournament: your games will be called"))
-            elif action == "withdraw_tournament":
-                client.call(WithdrawTournament(tournament_id=str(args[0])), Ok)
-            elif action == "watch_tournament":
-                self._watch(client, str(args[0]))
-            elif action == "refresh":
-                pass
-            else:
-                log.error("unknown lobby command %r", action)
-                return
+            LOBBY_HANDLERS[type(command)](self, client, command)
         except MatchmakerRefused as exc:
-            self.events.put(Refused(action, exc.code, exc.msg))
+            self.events.put(Refused(command, exc.code, exc.msg))
         self._dirty = True
+
+    def _post_seek(self, client: MatchmakerClient, command: commands.PostSeek) -> None:
+        reply = client.call(CreateSeek(seek=command.seek), SeekCreated)
+        if not reply.paired:
+            self._my_seeks.append(reply.seek_id)
+
+    def _drop_seek(self, client: MatchmakerClient, command: commands.DropSeek) -> None:
+        client.call(CancelSeek(seek_id=command.seek_id), Ok)
+        if command.seek_id in self._my_seeks:
+            self._my_seeks.remove(command.seek_id)
+
+    def _challenge(self, client: MatchmakerClient, command: commands.SendChallenge) -> None:
+        client.call(Challenge(to=command.to, seek=command.seek), ChallengeCreated)
+        self.events.put(Note(f"challenge sent to {command.to}"))
+
+    def _accept(self, client: MatchmakerClient, command: commands.TakeChallenge) -> None:
+        client.call(AcceptChallenge(challenge_id=command.challenge_id), Ok)
+
+    def _decline(self, client: MatchmakerClient, command: commands.RefuseChallenge) -> None:
+        client.call(DeclineChallenge(challenge_id=command.challenge_id), Ok)
+
+    def _join(self, client: MatchmakerClient, command: commands.EnterTournament) -> None:
+        self._watch(client, command.tournament_id)
+        client.call(JoinTournament(tournament_id=command.tournament_id), Ok)
+        self.events.put(Note("you are in the tournament: your games will be called"))
+
+    def _withdraw(self, client: MatchmakerClient, command: commands.LeaveTournament) -> None:
+        client.call(WithdrawTournament(tournament_id=command.tournament_id), Ok)
+
+    def _follow(self, client: MatchmakerClient, command: commands.FollowTournament) -> None:
+        self._watch(client, command.tournament_id)
+
+    def _refresh_now(self, client: MatchmakerClient, command: commands.Refresh) -> None:
+        """Nothing to send: every command marks the lists for a refresh."""
 
     def _watch(self, client: MatchmakerClient, tournament_id: str) -> None:
         if tournament_id not in self._watched:
             self._watched.add(tournament_id)
             client.subscribe(tour_topic(tournament_id))
+
+
+#: command type -> what the lobby agent does with it
+LOBBY_HANDLERS: dict[
+    type[commands.LobbyCommand], Callable[[LobbyAgent, MatchmakerClient, Any], None]
+] = {
+    commands.PostSeek: LobbyAgent._post_seek,
+    commands.DropSeek: LobbyAgent._drop_seek,
+    commands.SendChallenge: LobbyAgent._challenge,
+    commands.TakeChallenge: LobbyAgent._accept,
+    commands.RefuseChallenge: LobbyAgent._decline,
+    commands.EnterTournament: LobbyAgent._join,
+    commands.LeaveTournament: LobbyAgent._withdraw,
+    commands.FollowTournament: LobbyAgent._follow,
+    commands.Refresh: LobbyAgent._refresh_now,
+}
 
 
 # ================================================================ GUI side
@@ -637,19 +664,19 @@ class LobbyLink:
                 return game
         return None
 
-    def send(self, action: str, *args: Any) -> None:
-        self.agent.send(action, *args)
+    def send(self, command: commands.LobbyCommand) -> None:
+        self.agent.send(command)
 
     def accept(self, challenge_id: str) -> None:
         self.challenges.pop(challenge_id, None)
-        self.send("accept", challenge_id)
+        self.send(commands.TakeChallenge(challenge_id))
 
     def decline(self, challenge_id: str) -> None:
         self.challenges.pop(challenge_id, None)
-        self.send("decline", challenge_id)
+        self.send(commands.RefuseChallenge(challenge_id))
 
     def seek(self, seek: Seek) -> None:
-        self.send("seek", seek)
+        self.send(commands.PostSeek(seek))
 
     def close(self) -> None:
         self.agent.stop(wait=1.0)

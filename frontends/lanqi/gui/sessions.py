@@ -25,6 +25,7 @@ from typing import Any
 from lanqi.bot.base import Bot, GameState
 from lanqi.clock import GameClock
 from lanqi.gamestate import GameState as RefereeState
+from lanqi.gui import commands
 from lanqi.gui.model import ChatLine, ClockView, GameModel, Pending, seat_name, termination_text
 from lanqi.gui.net import Failed, GameAgent, LobbyLink, Note, Refused, ViewState
 from lanqi.protocol import Assignment, Seek
@@ -463,10 +464,10 @@ class OnlineSession(Session):
             if isinstance(item, ViewState):
                 self._apply(item)
             elif isinstance(item, Refused):
-                if item.action == "move":
+                if isinstance(item.command, commands.PlayMove):
                     self.pending = None
                     self._apply_moves()
-                self.notice(f"{_label(item.action)}: {item.msg or item.code}", error=True)
+                self.notice(f"{item.command.label}: {item.msg or item.code}", error=True)
             elif isinstance(item, Failed):
                 self.failed = item.text
                 self.notice(item.text, error=True)
@@ -569,7 +570,7 @@ class OnlineSession(Session):
         ply = model.ply
         wire = model.push(text)
         self.pending = Pending(ply, wire)
-        self.agent.send("move", ply, wire)
+        self.agent.send(commands.PlayMove(ply, wire))
         return True
 
     def _my_moves(self) -> int:
@@ -622,7 +623,7 @@ class OnlineSession(Session):
             seek = self._rematch_seek()
             if seek is not None and self.lobby is not None and self.assignment is not None:
                 opponent = self.assignment.players[1 - self.assignment.seat]
-                self.lobby.send("challenge", opponent, seek)
+                self.lobby.send(commands.SendChallenge(opponent, seek))
             return
         if action_id == "resign":
             now = time.monotonic()
@@ -631,28 +632,29 @@ class OnlineSession(Session):
                 self.notice("press R (or the button) again to resign")
                 return
             self._confirm_resign = 0.0
-        if action_id in (
-            "resign",
-            "offer_draw",
-            "accept_draw",
-            "decline_draw",
-            "takeback",
-            "accept_takeback",
-            "decline_takeback",
-        ):
-            self.agent.send(action_id)
+        command = SEAT_ACTIONS.get(action_id)
+        if command is not None:
+            self.agent.send(command())
 
     def chat(self, text: str) -> None:
         text = text.strip()
         if text:
-            self.agent.send("chat", text[:500])
+            self.agent.send(commands.Say(text[:500]))
 
     def close(self) -> None:
         self.agent.stop()
 
 
-def _label(action: str) -> str:
-    return action.replace("_", " ")
+#: the online seat's buttons (action ids) -> the command each sends to the referee
+SEAT_ACTIONS: dict[str, type[commands.GameCommand]] = {
+    "resign": commands.Resign,
+    "offer_draw": commands.OfferDraw,
+    "accept_draw": commands.AcceptDraw,
+    "decline_draw": commands.DeclineDraw,
+    "takeback": commands.AskTakeback,
+    "accept_takeback": commands.AcceptTakeback,
+    "decline_takeback": commands.DeclineTakeback,
+}
 
 
 # ================================================================ review

@@ -11,7 +11,7 @@ import functools
 
 import pygame
 
-from lanqi.gui import theme
+from lanqi.gui import commands, theme
 from lanqi.gui.net import LobbyLink, Note, Refused
 from lanqi.gui.scenes.base import Host, Scene, ToMenu, ToSeat, ToWatch
 from lanqi.gui.sessions import parse_time_control
@@ -190,11 +190,11 @@ class LobbyScene(Scene):
 
     def _challenge(self) -> None:
         if self.link is not None and self.selected_player:
-            self.link.send("challenge", self.selected_player, self._seek_spec())
+            self.link.send(commands.SendChallenge(self.selected_player, self._seek_spec()))
 
     def _join(self) -> None:
         if self.link is not None and self.selected_tournament:
-            self.link.send("join_tournament", self.selected_tournament)
+            self.link.send(commands.EnterTournament(self.selected_tournament))
 
     def _back(self) -> None:
         self.app.disconnect()
@@ -202,7 +202,7 @@ class LobbyScene(Scene):
 
     def _refresh(self) -> None:
         if self.link is not None:
-            self.link.send("refresh")
+            self.link.send(commands.Refresh())
 
     def _watch(self) -> None:
         if self.games.selected is not None:
@@ -234,7 +234,7 @@ class LobbyScene(Scene):
             return
         info = seeks[index]
         if info.seek_id in link.state.my_seeks or info.player == link.name:
-            link.send("cancel_seek", info.seek_id)
+            link.send(commands.DropSeek(info.seek_id))
             self.say("seek cancelled")
             return
         wanted = {"first": "second", "second": "first"}.get(info.seek.color, "any")
@@ -264,7 +264,7 @@ class LobbyScene(Scene):
             return
         tournament = link.state.tournaments[index]
         self.selected_tournament = tournament.tournament_id
-        link.send("watch_tournament", tournament.tournament_id)
+        link.send(commands.FollowTournament(tournament.tournament_id))
         self.layout(self.app.screen.get_size())
 
     # ------------------------------------------------------------ frames
