@@ -141,3 +141,20 @@ def test_records_round_trip_through_the_model() -> None:
     assert again.board.fen() == board.fen()
     with pytest.raises(ValueError):
         GameModel.from_record("this is not a record")
+
+
+def test_a_record_that_cannot_be_read_opens_the_find_screen_saying_why(gui, tmp_path: Path) -> None:
+    from lanqi.gui.scenes.review import OpenScene
+
+    bad = tmp_path / "notes.pgn"
+    bad.write_text("this is not a record", encoding="utf-8")
+    for path, why in ((bad, "not a move"), (tmp_path / "missing.pgn", "No such file")):
+        driver = gui(review=path)
+        driver.app.switch(driver.app.first_scene())
+        driver.frames(2)
+        assert isinstance(driver.scene, OpenScene)
+        assert str(path) in driver.scene.error and why in driver.scene.error
+    # typed into the find screen, it says why in place
+    driver.type(str(bad))
+    driver.key(pygame.K_RETURN, frames=2)
+    assert isinstance(driver.scene, OpenScene) and "not a move" in driver.scene.error
