@@ -13,6 +13,7 @@ pygame = pytest.importorskip("pygame")
 from lanqi.games import gomoku, xiangqi  # noqa: E402
 from lanqi.games.xiangqi.pgn import read_pgns, write_pgn  # noqa: E402
 from lanqi.gui.model import GameModel  # noqa: E402
+from lanqi.gui.variants import variant_ui  # noqa: E402
 
 if TYPE_CHECKING:
     from tests.gui.conftest import Driver
@@ -135,8 +136,11 @@ def test_records_round_trip_through_the_model() -> None:
     text = write_pgn(board, {"Red": "R"})
     [model] = GameModel.from_record(text)
     assert model.start_fen == board.start_fen and model.moves == ["d9e9"]
-    assert model.move_texts("chinese") == ["将４平５"]
-    assert model.move_texts("wxf") == ["K4=5"]
+    notations = variant_ui("xiangqi").notations
+    assert model.move_texts("chinese", notations["chinese"]) == ["将４平５"]
+    assert model.move_texts("wxf", notations["wxf"]) == ["K4=5"]
+    assert model.move_texts() == ["K4=5"]  # the game's own move text
+    assert model.move_texts("iccs", notations["iccs"]) == ["d9e9"]
     again = read_pgns(model.record_text())[0]
     assert again.board.fen() == board.fen()
     with pytest.raises(ValueError):

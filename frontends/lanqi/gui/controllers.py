@@ -230,7 +230,7 @@ class XiangqiInput(BoardInput):
             table.why_not()
             return False
         if not own:
-            side = seat_name("xiangqi", int(board.turn))
+            side = seat_name(table.model.variant, int(board.turn))
             table.session.notice(f"that is not your piece: {side} to move", error=True)
             return False
         self.selected = point

@@ -8,7 +8,7 @@ sessions (:mod:`lanqi.gui.sessions`) fill it in; the game scene draws it.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -250,21 +250,19 @@ class GameModel:
 
     # ------------------------------------------------------------ text
 
-    def move_texts(self, style: str) -> list[str]:
-        """Every move in ``style``: ``chinese``, ``wxf`` or ``iccs`` (gomoku: ``h8``)."""
-        if self.variant != "xiangqi" or style == "iccs":
-            return list(self.moves)
+    def move_texts(
+        self, style: str = "", notate: Callable[[Game, Any], str] | None = None
+    ) -> list[str]:
+        """Every move as ``notate(board, move)`` writes it (cached under the name
+        ``style``); without one, as the game's own move text (``C2=5``, ``h8``)."""
         texts = self._texts.setdefault(style, [])
         if len(texts) < len(self.moves):
-            from lanqi.games.xiangqi.notation import move_to
-
             board = self.board_at(len(texts))
             if board is self.board:
                 board = self._new_board()
-            assert isinstance(board, xiangqi.Board)
             for text in self.moves[len(texts) :]:
-                move = xiangqi.Move.from_iccs(text)
-                texts.append(move_to(board, move, style))
+                move = board.parse_move(text)
+                texts.append(notate(board, move) if notate else board.move_text(move))
                 board.push(move)
         return texts[: len(self.moves)]
 

@@ -369,6 +369,7 @@ class SidePanel:
         toggles = [("latin", "ABC" if host.view.latin else "汉字")]
         if ui.notations:
             toggles.append(("notation", NOTATION_LABELS[style]))
+        notate = ui.notations.get(style)
         for toggle, label in toggles:
             width = font(UI_FONT, 13).size(label)[0] + 14
             box = pygame.Rect(x - width, head.y + 1, width, head.height - 2)
@@ -377,7 +378,7 @@ class SidePanel:
             self.toggles.append((box, toggle))
             x = box.x - 6
         pygame.draw.rect(surface, theme.PANEL_DARK, rect, border_radius=4)
-        texts = model.move_texts(style)
+        texts = model.move_texts(style if notate else "", notate)
         offset = 1 if model.first_seat == 1 else 0
         rows = (len(texts) + offset + 1) // 2
         visible = max(1, rect.height // MOVE_ROW)

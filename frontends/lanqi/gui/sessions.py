@@ -39,7 +39,6 @@ __all__ = [
     "OnlineSession",
     "ReviewSession",
     "Session",
-    "make_ai",
     "parse_time_control",
 ]
 
@@ -61,19 +60,6 @@ class Notice:
     text: str
     error: bool = False
     at: float = 0.0
-
-
-def make_ai(
-    variant: str, level: int, *, time_ms: int | None = None, seed: int | None = None
-) -> Bot:
-    """The built-in AI of ``variant`` at ``level`` (xiangqi 1-8, gomoku 1-5)."""
-    if variant == "xiangqi":
-        from lanqi.bot.xiangqi_ai import XiangqiAI
-
-        return XiangqiAI(level=max(1, min(8, level)), seed=seed, move_time_ms=time_ms)
-    from lanqi.bot.gomoku_ai import GomokuAI
-
-    return GomokuAI(level=max(1, min(5, level)), seed=seed, time_ms=time_ms)
 
 
 class Session:
@@ -281,7 +267,8 @@ class LocalSession(Session):
 
 
 class AISession(LocalSession):
-    """One person against the built-in AI (which thinks in a worker thread)."""
+    """One person against an AI (which thinks in a worker thread); ``ai_factory``
+    makes a fresh one (the variant registry knows the built-in AIs)."""
 
     kind = "ai"
 
@@ -289,14 +276,12 @@ class AISession(LocalSession):
         self,
         variant: str,
         *,
+        ai_factory: Callable[[], Bot],
         level: int = 3,
         human_seat: int = 0,
         options: Mapping[str, Any] | None = None,
         start_fen: str | None = None,
         time_control: str = "none",
-        ai_time_ms: int | None = None,
-        seed: int | None = None,
-        ai_factory: Callable[[], Bot] | None = None,
         human_name: str = "",
     ) -> None:
         self.level = level
@@ -306,10 +291,7 @@ class AISession(LocalSession):
         names = [human_name or "You", ai_name]
         if human_seat == 1:
             names.reverse()
-        self._make_ai = ai_factory or (
-            lambda: make_ai(variant, level, time_ms=ai_time_ms, seed=seed)
-        )
-        self.ai: Bot = self._make_ai()
+        self.ai: Bot = ai_factory()
         self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="lanqi-ai")
         self._future: concurrent.futures.Future[str] | None = None
         self._future_ply = -1

@@ -11,13 +11,22 @@ controller and one entry in :data:`VARIANTS`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
+from lanqi.bot.base import Bot
+from lanqi.games import xiangqi
+from lanqi.games.base import Game
 from lanqi.gui import theme
 from lanqi.gui.board_view import BoardView, GomokuBoardView, XiangqiBoardView
 from lanqi.gui.controllers import BoardInput, GomokuInput, Table, XiangqiInput
 
-__all__ = ["VARIANTS", "VariantUI", "variant_ui"]
+__all__ = ["VARIANTS", "Notate", "VariantUI", "variant_ui"]
+
+#: a notation: the text of a move on the board it is played from
+Notate = Callable[[Game, Any], str]
+#: the built-in AI: (level, thinking time in ms or None, seed or None) -> a bot
+MakeAI = Callable[[int, "int | None", "int | None"], Bot]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,14 +43,17 @@ class VariantUI:
     #: the board is turned for the player of the second seat (gomoku reads the same
     #: for both, so it is not)
     turns_for_second_seat: bool
-    #: the move list can switch notation (中文 / WXF / ICCS)
-    notations: bool
+    #: the built-in AI (levels 1 to ``ai_levels``)
+    ai: MakeAI
     #: the colour of the first seat's moves in the move list (None: the text colour)
     first_seat_ink: theme.Color | None
     #: the file suffix of a saved record
     record_suffix: str
     #: the built-in AI's levels, 1 to this
     ai_levels: int
+    #: the notations the move list can switch between, by the settings' name
+    #: (none: the game's own move text, and no switch)
+    notations: Mapping[str, Notate] = field(default_factory=dict)
 
     @property
     def title(self) -> str:
@@ -54,6 +66,29 @@ def _gomoku_view(options: Mapping[str, object]) -> BoardView:
     return GomokuBoardView(size if isinstance(size, int) else 15)
 
 
+def _xiangqi_ai(level: int, time_ms: int | None, seed: int | None) -> Bot:
+    from lanqi.bot.xiangqi_ai import XiangqiAI
+
+    return XiangqiAI(level=max(1, min(8, level)), seed=seed, move_time_ms=time_ms)
+
+
+def _gomoku_ai(level: int, time_ms: int | None, seed: int | None) -> Bot:
+    from lanqi.bot.gomoku_ai import GomokuAI
+
+    return GomokuAI(level=max(1, min(5, level)), seed=seed, time_ms=time_ms)
+
+
+def _chinese(board: Game, move: Any) -> str:
+    from lanqi.games.xiangqi.notation import move_to
+
+    assert isinstance(board, xiangqi.Board)
+    return move_to(board, move, "chinese")
+
+
+def _wire(board: Game, move: Any) -> str:
+    return str(move)
+
+
 VARIANTS: dict[str, VariantUI] = {
     "xiangqi": VariantUI(
         name="xiangqi",
@@ -61,10 +96,15 @@ VARIANTS: dict[str, VariantUI] = {
         view=lambda options: XiangqiBoardView(),
         controller=XiangqiInput,
         turns_for_second_seat=True,
-        notations=True,
         first_seat_ink=(240, 140, 120),
         record_suffix="pgn",
+        ai=_xiangqi_ai,
         ai_levels=8,
+        notations={
+            "chinese": _chinese,
+            "wxf": lambda board, move: board.move_text(move),
+            "iccs": _wire,
+        },
     ),
     "gomoku": VariantUI(
         name="gomoku",
@@ -72,9 +112,9 @@ VARIANTS: dict[str, VariantUI] = {
         view=_gomoku_view,
         controller=GomokuInput,
         turns_for_second_seat=False,
-        notations=False,
         first_seat_ink=None,
         record_suffix="txt",
+        ai=_gomoku_ai,
         ai_levels=5,
     ),
 }

@@ -526,18 +526,19 @@ def offline_game(app: Host, to: ToOfflineGame) -> GameScene:
     tc = to.time_control or app.settings.local_time
     options = dict(app.config.options)
     session: Session
-    if to.ai is None:
+    level = to.ai
+    if level is None:
         session = LocalSession(to.variant, options=options, start_fen=to.fen, time_control=tc)
     else:
+        ui = variant_ui(to.variant)
         session = AISession(
             to.variant,
-            level=to.ai,
+            ai_factory=lambda: ui.ai(level, to.ai_time_ms, to.seed),
+            level=level,
             human_seat=0 if to.side in ("first", "red", "black-stones") else 1,
             options=options,
             start_fen=to.fen,
             time_control=tc,
-            ai_time_ms=to.ai_time_ms,
-            seed=to.seed,
             human_name=app.settings.name or "You",
         )
     return GameScene(session, back=ToMenu())
