@@ -258,7 +258,7 @@ def test_spectate_a_live_game(
 
     driver.until(click_a_piece, 5, "a notice for the spectator's click")
     assert session.notices[-1].text == "you are watching: no moves here"
-    assert scene.selected is None
+    assert scene.controller.selected is None
     # ... and a move the rules allow is not sent either
     live = scene.model.board
     assert isinstance(live, xiangqi.Board)
