@@ -116,8 +116,10 @@ class Host(Protocol):
     settings: Settings
     screen: pygame.Surface
     lobby: LobbyLink | None
-    #: where to watch games: (requests, events) of the referee
-    referee_endpoints: tuple[str, str] | None
+
+    @property
+    def referee_endpoints(self) -> tuple[str, str] | None:
+        """Where to watch games: (requests, events) of the referee."""
 
     @property
     def games_dir(self) -> Path: ...
