@@ -130,8 +130,8 @@ class Host(Protocol):
     def quit(self) -> None:
         """Close the window after this frame."""
 
-    def connect(self, server: str, name: str) -> LobbyLink:
-        """Start a lobby agent for ``server`` as ``name``."""
+    def connect(self, server: str, name: str, *, claim: str | None = None) -> LobbyLink:
+        """Start a lobby agent for ``server`` as ``name`` (``claim``: a roster entry's code)."""
 
     def disconnect(self) -> None:
         """Close the lobby agent, if any."""
