@@ -147,7 +147,9 @@ def test_records_round_trip_through_the_model() -> None:
         GameModel.from_record("this is not a record")
 
 
-def test_a_record_that_cannot_be_read_opens_the_find_screen_saying_why(gui, tmp_path: Path) -> None:
+def test_a_record_that_cannot_be_read_opens_the_find_screen_saying_why(
+    gui: Callable[..., Driver], tmp_path: Path
+) -> None:
     from lanqi.gui.scenes.review import OpenScene
 
     bad = tmp_path / "notes.pgn"

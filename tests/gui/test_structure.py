@@ -7,6 +7,7 @@ import ast
 import re
 import sys
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -29,10 +30,14 @@ KNOWN_VARIANT_TESTS = {"model.py"}
 VARIANT_TEST = re.compile(r"""==\s*["'](xiangqi|gomoku)["']|\b(xiangqi|gomoku)\.Board\b""")
 
 
-def leaves(cls: type) -> set[type]:
+C = TypeVar("C")
+
+
+def leaves(cls: type[C]) -> set[type[C]]:
     """The classes below ``cls`` with no subclass (as their modules name them: a slotted
     dataclass leaves the class it replaced behind in ``__subclasses__``)."""
-    found: set[type] = set()
+    found: set[type[C]] = set()
+    sub: type[C]
     for sub in cls.__subclasses__():
         if getattr(sys.modules[sub.__module__], sub.__name__, None) is not sub:
             continue
