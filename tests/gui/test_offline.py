@@ -245,7 +245,7 @@ def test_moves_slide_into_place(gui: Callable[..., Driver]) -> None:
     driver.play_xiangqi("h2e2")
     assert scene._anim is not None
     frm, to = xiangqi.parse_square("h2"), xiangqi.parse_square("e2")
-    marks = scene.marks(scene.model.board)
+    marks = scene.marks()
     assert marks.sliding is not None and marks.sliding[0] == to
     x = marks.sliding[1][0]
     assert scene.view.center(to)[0] < x < scene.view.center(frm)[0]

@@ -18,7 +18,7 @@ from typing import Any
 import pygame
 
 from lanqi.games import gomoku, xiangqi
-from lanqi.games.base import Game
+from lanqi.games.base import Game, Point, Position
 from lanqi.gui import theme
 from lanqi.gui.fonts import BOARD_FONT, UI_FONT, font
 from lanqi.gui.widgets import draw_text
@@ -145,18 +145,18 @@ class BoardView:
 
     # ------------------------------------------------------------ what differs by variant
 
-    def move_points(self, text: str) -> tuple[int, ...]:
-        """The points a move (in wire notation) touches: from and to, or the one stone."""
-        raise NotImplementedError
+    def point(self, cell: Point) -> int:
+        """The point of a position's ``(file, rank)`` cell."""
+        file, rank = cell
+        return rank * self.files + file
 
-    def slide(self, text: str) -> tuple[int, int] | None:
-        """(from, to) of a move whose piece slides across the board, else None."""
-        points = self.move_points(text)
-        return (points[0], points[1]) if len(points) == 2 else None
-
-    def position_marks(self, board: Game, marks: Marks) -> None:
-        """Mark what the position itself shows (a general in check, five in a row)."""
-        raise NotImplementedError
+    def position_marks(self, position: Position, marks: Marks) -> None:
+        """Mark what the position shows: its last move, a general in check, a winning row."""
+        marks.last = tuple(self.point(cell) for cell in position.last_move)
+        check = position.markers.get("check", ())
+        if check:
+            marks.check = self.point(check[0])
+        marks.win_line = tuple(self.point(cell) for cell in position.markers.get("line", ()))
 
     def draw_seat_icon(
         self, surface: pygame.Surface, center: tuple[int, int], radius: int, seat: int
@@ -444,15 +444,6 @@ class XiangqiBoardView(BoardView):
                 self._blit_piece(surface, held, self.center(sq), ghost=True)
                 self._blit_piece(surface, held, pos, lifted=True)
 
-    def move_points(self, text: str) -> tuple[int, ...]:
-        move = xiangqi.Move.from_iccs(text)
-        return move.from_square, move.to_square
-
-    def position_marks(self, board: Game, marks: Marks) -> None:
-        assert isinstance(board, xiangqi.Board)
-        if board.is_check():
-            marks.check = board.king(board.turn)
-
     def draw_seat_icon(
         self, surface: pygame.Surface, center: tuple[int, int], radius: int, seat: int
     ) -> None:
@@ -656,16 +647,6 @@ class GomokuBoardView(BoardView):
             half = round(c * 0.5)
             box = pygame.Rect(cx - half, cy - half, 2 * half, 2 * half)
             pygame.draw.rect(surface, theme.CURSOR, box, max(2, round(c / 20)), border_radius=3)
-
-    def move_points(self, text: str) -> tuple[int, ...]:
-        stone = gomoku.Move.from_text(text, self.size)
-        return (stone.y * self.size + stone.x,)
-
-    def position_marks(self, board: Game, marks: Marks) -> None:
-        assert isinstance(board, gomoku.Board)
-        line = board.winning_line()
-        if line:
-            marks.win_line = tuple(m.y * self.size + m.x for m in line)
 
     def draw_seat_icon(
         self, surface: pygame.Surface, center: tuple[int, int], radius: int, seat: int

@@ -251,10 +251,11 @@ class GomokuInput(BoardInput):
     """A click, or Enter on the cursor, places a stone."""
 
     def start_cursor(self) -> int:
-        model = self.table.model
-        n = self.table.view.files
-        if model.moves:
-            return self.table.view.move_points(model.moves[-1])[0]
+        view = self.table.view
+        last = self.table.model.position().last_move
+        if last:
+            return view.point(last[0])
+        n = view.files
         return (n // 2) * n + n // 2
 
     def pick(self, point: int) -> bool:

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from lanqi.games import gomoku, xiangqi
-from lanqi.games.base import Game, MoveError
-from lanqi.games.registry import create_game
+from lanqi.games.base import Game, MoveError, Position
+from lanqi.games.registry import create_game, variant_spec
 
 __all__ = [
     "ChatLine",
@@ -48,11 +48,15 @@ _TERMINATIONS: dict[str, tuple[str, str]] = {
 }
 
 
+#: the sides' names in Chinese, by their English names
+_CHINESE_SIDES = {"Red": "红方", "Black": "黑方", "White": "白方"}
+
+
 def seat_name(variant: str, seat: int, *, chinese: bool = False) -> str:
-    """``Red``/``Black`` in xiangqi, ``Black``/``White`` in gomoku (seat 0 moves first)."""
-    if variant == "gomoku":
-        return ("黑方", "白方")[seat] if chinese else ("Black", "White")[seat]
-    return ("红方", "黑方")[seat] if chinese else ("Red", "Black")[seat]
+    """What the variant calls ``seat`` (seat 0 moves first): ``Red``/``Black`` in
+    xiangqi, ``Black``/``White`` in gomoku; in Chinese (红方) with ``chinese``."""
+    name = variant_spec(variant).seat_names[seat]
+    return _CHINESE_SIDES.get(name, name) if chinese else name
 
 
 def termination_text(termination: str | None) -> str:
@@ -148,6 +152,8 @@ class GameModel:
         self._first_seat: int | None = None
         self.board: Game[Any] = self._new_board()
         self._texts: dict[str, list[str]] = {}
+        self._positions: dict[int, Position] = {}
+        self._positions_version = -1
         #: bumped whenever the moves change (views cache on it)
         self.version = 0
         self.set_moves(list(moves or []))
@@ -244,14 +250,25 @@ class GameModel:
             return message
         return None
 
-    def in_check(self, board: Game[Any] | None = None) -> bool:
-        board = board if board is not None else self.board
-        return isinstance(board, xiangqi.Board) and board.is_check()
+    def position(self, ply: int | None = None) -> Position:
+        """The drawable position after ``ply`` moves (the live one by default)."""
+        ply = self.ply if ply is None else ply
+        if self._positions_version != self.version:
+            self._positions = {}
+            self._positions_version = self.version
+        position = self._positions.get(ply)
+        if position is None:
+            position = self._positions[ply] = self.board_at(ply).position()
+        return position
+
+    def in_check(self) -> bool:
+        """Is the side to move in check on the live position?"""
+        return "check" in self.position().markers
 
     # ------------------------------------------------------------ text
 
     def move_texts(
-        self, style: str = "", notate: Callable[[Game, Any], str] | None = None
+        self, style: str = "", notate: Callable[[Game[Any], Any], str] | None = None
     ) -> list[str]:
         """Every move as ``notate(board, move)`` writes it (cached under the name
         ``style``); without one, as the game's own move text (``C2=5``, ``h8``)."""
@@ -295,30 +312,17 @@ class GameModel:
     # ------------------------------------------------------------ records
 
     def record_text(self) -> str:
-        """The game as PGN (xiangqi) or as a gomoku record."""
+        """The game in its variant's record format (PGN for xiangqi), the players
+        under the seats' names, the result the board decided (else the game's)."""
+        spec = variant_spec(self.variant)
         headers = dict(self.headers)
-        result = self.result or "*"
-        if self.variant == "xiangqi":
-            from lanqi.games.xiangqi.pgn import write_pgn
-
-            board = self.board
-            assert isinstance(board, xiangqi.Board)
-            headers.setdefault("Red", self.players[0] or "?")
-            headers.setdefault("Black", self.players[1] or "?")
-            headers["Result"] = result
-            if self.termination:
-                headers["Termination"] = self.termination
-            return write_pgn(board, headers, notation="wxf")
-        board_g = self.board
-        assert isinstance(board_g, gomoku.Board)
-        headers.setdefault("Black", self.players[0] or "?")
-        headers.setdefault("White", self.players[1] or "?")
-        headers.pop("Game", None)
-        on_board = board_g.result()
-        headers["Result"] = on_board if on_board != "*" else result
+        for seat, side in enumerate(spec.seat_names):
+            headers.setdefault(side, self.players[seat] or "?")
+        outcome = self.board.outcome()
+        headers["Result"] = outcome.result() if outcome is not None else self.result or "*"
         if self.termination:
             headers["Termination"] = self.termination
-        return gomoku.write_record(board_g, headers)
+        return spec.write_record(self.board, headers)
 
     @classmethod
     def from_record(cls, text: str) -> list[GameModel]:

@@ -24,7 +24,7 @@ from lanqi.gui.controllers import BoardInput, GomokuInput, Table, XiangqiInput
 __all__ = ["VARIANTS", "Notate", "VariantUI", "variant_ui"]
 
 #: a notation: the text of a move on the board it is played from
-Notate = Callable[[Game, Any], str]
+Notate = Callable[[Game[Any], Any], str]
 #: the built-in AI: (level, thinking time in ms or None, seed or None) -> a bot
 MakeAI = Callable[[int, "int | None", "int | None"], Bot]
 
@@ -78,14 +78,14 @@ def _gomoku_ai(level: int, time_ms: int | None, seed: int | None) -> Bot:
     return GomokuAI(level=max(1, min(5, level)), seed=seed, time_ms=time_ms)
 
 
-def _chinese(board: Game, move: Any) -> str:
+def _chinese(board: Game[Any], move: Any) -> str:
     from lanqi.games.xiangqi.notation import move_to
 
     assert isinstance(board, xiangqi.Board)
     return move_to(board, move, "chinese")
 
 
-def _wire(board: Game, move: Any) -> str:
+def _wire(board: Game[Any], move: Any) -> str:
     return str(move)
 
 

@@ -18,6 +18,7 @@ import logging
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pygame
 
@@ -96,7 +97,7 @@ class GameScene(Scene):
         self.help = False
         self._seen_model: GameModel | None = None
         self._seen_version = -1
-        self._shown: tuple[int, int, Game] | None = None
+        self._shown: tuple[int, int, Game[Any]] | None = None
         self._leave_armed = 0.0
         self.next_game: ToSeat | None = None
         self._next_game_at = 0.0
@@ -247,7 +248,7 @@ class GameScene(Scene):
     def shown_ply(self) -> int:
         return self.model.ply if self.view_ply is None else self.view_ply
 
-    def shown_board(self) -> Game:
+    def shown_board(self) -> Game[Any]:
         model = self.model
         ply = self.shown_ply()
         if ply >= model.ply:
@@ -394,9 +395,9 @@ class GameScene(Scene):
             self.panel.scroll_moves_to(model.ply - 1)
         grew = model.ply == self._last_ply + 1
         self._anim = None
-        slide = self.view.slide(model.moves[-1]) if grew else None
-        if slide is not None and self.app.settings.animate and not self.controller.dropped:
-            self._anim = (*slide, 0.0)
+        last = model.position().last_move if grew else ()
+        if len(last) == 2 and self.app.settings.animate and not self.controller.dropped:
+            self._anim = (self.view.point(last[0]), self.view.point(last[1]), 0.0)
         self.controller.dropped = False
         self._last_ply = model.ply
 
@@ -421,21 +422,17 @@ class GameScene(Scene):
     def draw(self, surface: pygame.Surface) -> None:
         surface.fill(theme.BACKGROUND)
         board = self.shown_board()
-        self.view.draw(surface, board, self.marks(board))
+        self.view.draw(surface, board, self.marks())
         self._draw_board_overlays(surface)
         self.panel.draw(surface)
         if self.help:
             self._draw_help(surface)
 
-    def marks(self, board: Game) -> Marks:
-        """What to draw over ``board``: the last move, the position's own marks, the
-        input state, the sliding piece."""
-        model = self.model
-        ply = self.shown_ply()
+    def marks(self) -> Marks:
+        """What to draw over the shown position: its last move and markers, the input
+        state, the sliding piece."""
         marks = Marks()
-        if ply > 0:
-            marks.last = self.view.move_points(model.moves[ply - 1])
-        self.view.position_marks(board, marks)
+        self.view.position_marks(self.model.position(self.shown_ply()), marks)
         self.controller.marks(marks)
         if self._anim is not None and self.view_ply is None:
             frm, to, done = self._anim
