@@ -47,8 +47,6 @@ class VariantUI:
     ai: MakeAI
     #: the colour of the first seat's moves in the move list (None: the text colour)
     first_seat_ink: theme.Color | None
-    #: the file suffix of a saved record
-    record_suffix: str
     #: the built-in AI's levels, 1 to this
     ai_levels: int
     #: the notations the move list can switch between, by the settings' name
@@ -97,7 +95,6 @@ VARIANTS: dict[str, VariantUI] = {
         controller=XiangqiInput,
         turns_for_second_seat=True,
         first_seat_ink=(240, 140, 120),
-        record_suffix="pgn",
         ai=_xiangqi_ai,
         ai_levels=8,
         notations={
@@ -113,7 +110,6 @@ VARIANTS: dict[str, VariantUI] = {
         controller=GomokuInput,
         turns_for_second_seat=False,
         first_seat_ink=None,
-        record_suffix="txt",
         ai=_gomoku_ai,
         ai_levels=5,
     ),

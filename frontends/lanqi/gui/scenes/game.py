@@ -23,6 +23,7 @@ from typing import Any
 import pygame
 
 from lanqi.games.base import Game
+from lanqi.games.registry import variant_spec
 from lanqi.gui import theme
 from lanqi.gui.board_view import BoardView, Marks
 from lanqi.gui.controllers import BoardInput
@@ -194,7 +195,8 @@ class GameScene(Scene):
             return
         folder = self.app.games_dir
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        path = folder / f"{model.variant}-{stamp}.{self.ui.record_suffix}"
+        suffix = variant_spec(model.variant).record_suffix
+        path = folder / f"{model.variant}-{stamp}.{suffix}"
         try:
             folder.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
