@@ -25,12 +25,15 @@ OWN_VARIANT = (
     "frontends/lanqi/bot/engines/",
     "frontends/lanqi/bench/movegen.py",  # xiangqi perft
     "frontends/lanqi/cli/perft.py",
+    # the GUI's per-variant drawing and input, chosen once through gui/variants.py
+    "frontends/lanqi/gui/board_view.py",
+    "frontends/lanqi/gui/controllers.py",
+    "frontends/lanqi/gui/variants.py",
 )
-#: the GUI still draws and takes input per variant (issue 11, section 5); ``lanqi
-#: match`` landed during the refactor: its records want notation and comment options
-#: the registry's record writer does not take yet, its openings and built-in players
-#: are per variant
-NOT_YET = ("frontends/lanqi/gui/", "frontends/lanqi/match/")
+#: ``lanqi match`` landed during the refactor: its records want notation and comment
+#: options the registry's record writer does not take yet, its openings and built-in
+#: players are per variant
+NOT_YET = ("frontends/lanqi/match/",)
 SPECIAL_CASE = re.compile(
     r"""variant\s*[!=]=\s*["'](xiangqi|gomoku)["']"""
     r"""|["'](xiangqi|gomoku)["']\s*[!=]=\s*\w*variant"""
