@@ -66,9 +66,9 @@ class GameState(NamedTuple):
     """One game as its events tell it (plus what it was created with).
 
     ``clock`` is the clock as the latest event that carried one told it (and
-    started when both seats joined), not counted down.  ``joined`` and
-    ``move_seqs`` are None where the state began from a snapshot, which does not
-    carry them: the referee's own state always has them.
+    started when both seats joined), not counted down.  ``joined``,
+    ``move_seqs`` and ``clocks`` are None where the state began from a snapshot,
+    which does not carry them: the referee's own state always has them.
 
     A NamedTuple, not a frozen dataclass: the referee folds every accepted event on
     its hot path, and ``_replace`` copies a tuple about three times faster than
@@ -99,6 +99,10 @@ class GameState(NamedTuple):
     move_seqs: tuple[int, ...] | None = ()
     #: the latest chat lines, as many as a snapshot carries
     chat: tuple[ChatLine, ...] = ()
+    #: the mover's time left (ms) as each move arrived: the ``moved`` events'
+    #: ``left_ms`` (empty untimed; game records write them as ``%clk``); None where
+    #: the state began from a snapshot, which does not carry them
+    clocks: tuple[int, ...] | None = ()
 
     @classmethod
     def new(
@@ -139,7 +143,7 @@ class GameState(NamedTuple):
 
     def public(self) -> GameState:
         """This state without what a snapshot does not carry (to compare views)."""
-        return self._replace(joined=None, move_seqs=None)
+        return self._replace(joined=None, move_seqs=None, clocks=None)
 
 
 # ---------------------------------------------------------------- the reducer
@@ -234,8 +238,15 @@ def _moved(state: GameState, event: MoveMade) -> GameState:
     if draw_offer is not None and draw_offer != event.seat:
         draw_offer = None  # moving declines the opponent's offer
     move_seqs = state.move_seqs
+    left = event.left_ms
+    if left is None and len(event.clock.remaining_ms) == 2:  # logged before left_ms
+        left = event.clock.remaining_ms[event.seat]
+    clocks = state.clocks
+    if clocks is not None and left is not None:
+        clocks = (*clocks[: event.ply], left)
     return state._replace(
         seq=event.seq,
+        clocks=clocks,
         moves=(*state.moves, event.move),
         fen=event.fen,
         clock=event.clock,
@@ -257,6 +268,7 @@ def _taken_back(state: GameState, event: TakenBack) -> GameState:
     move_seqs = state.move_seqs
     return state._replace(
         seq=event.seq,
+        clocks=None if state.clocks is None else state.clocks[:keep],
         moves=state.moves[:keep],
         fen=event.fen,
         clock=event.clock,
@@ -340,6 +352,7 @@ def from_snapshot(snapshot: Snapshot) -> GameState:
         draw_offer=snapshot.draw_offer,
         takeback_offer=snapshot.takeback_offer,
         move_seqs=None,
+        clocks=None,
         chat=tuple(snapshot.chat),
     )
 

@@ -85,3 +85,47 @@ def test_the_demo_names_a_lost_game_in_words() -> None:
         )
         == "Tiger beat Crane: checkmate at move 40"
     )
+
+
+def test_the_demo_on_a_terminal_shows_the_live_view_and_where_the_report_is(
+    tmp_path: Path,
+) -> None:
+    """On a terminal (a pseudo-terminal here) the demo draws the director's dashboard
+    while the bots play, then says where the event's report is."""
+    import pty
+    import select
+
+    env = dict(os.environ, PYTHONPATH=SOURCE_PATH, COLUMNS="140", LINES="45", TERM="xterm")
+    env.pop("LANQI_DATA_DIR", None)
+    command = [sys.executable, "-m", "lanqi.cli.main", "demo", "--data-dir", str(tmp_path)]
+    command += ["--bots", "2", "--variant", "gomoku"]
+    main, child = pty.openpty()
+    proc = subprocess.Popen(command, stdin=child, stdout=child, stderr=child, env=env)
+    os.close(child)
+    out = b""
+    try:
+        while True:
+            ready, _, _ = select.select([main], [], [], 120)
+            assert ready, "the demo went silent for two minutes:\n" + out.decode(errors="replace")
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the terminal closed: the demo is done
+                break
+            if not chunk:
+                break
+            out += chunk
+        assert proc.wait(timeout=60) == 0, out.decode(errors="replace")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(main)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.decode(errors="replace"))
+    assert "lanqi demo gomoku" in text and "round robin" in text
+    assert "latest results" in text and "standings" in text  # the dashboard's panels
+    pairing = r"(Tiger (1-0|0-1|1/2-1/2) Crane|Crane (1-0|0-1|1/2-1/2) Tiger)"
+    assert re.search(rf"round 1 board 1: {pairing} \(", text), text
+    assert "lanqi demo gomoku: final standings" in text
+    report = tmp_path / "exports" / "gomoku-report.html"
+    assert f"the gomoku event's report (open it in a browser): {report}" in text
+    assert report.exists() and "<h1>lanqi demo gomoku</h1>" in report.read_text("utf-8")

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import pytest
 
@@ -25,6 +25,9 @@ from lanqi.protocol.endpoints import (
     REFEREE_PORT,
     REFEREE_PUB_PORT,
 )
+
+if TYPE_CHECKING:
+    from lanqi.server.embedded import EmbeddedServer
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE_PATH = os.pathsep.join(str(REPO / part) for part in ("shared", "services", "frontends"))
@@ -140,18 +143,20 @@ def test_a_tournament_with_the_server_named_once(
     joined = td.run("tournament", "join", tid, *players)
     assert joined.splitlines() == [f"join: {p}" for p in players]
 
-    # the watch learns the event endpoint from the matchmaker; it prints a first table,
-    # follows the event, and ends by itself when the event ends
+    # the watch learns the event and referee endpoints from the matchmaker; piped, it
+    # prints the event's line, one line per result, the end and the final standings,
+    # and ends by itself when the event ends
     watch = td.start("tournament", "standings", tid, "--watch")
     assert watch.stdout is not None
-    assert watch.stdout.readline().startswith("Addr Open (round_robin, xiangqi) - open")
+    assert watch.stdout.readline().startswith("Addr Open: round robin of xiangqi")
     assert td.run("tournament", "start", tid).strip() == "start: ok"
     out, err = watch.communicate(timeout=180)
     assert watch.returncode == 0, err
-    assert "[started]" in out or "[round]" in out, out  # heard on the learnt endpoint
-    final = out.split("\n\n")[-1].splitlines()
-    assert final[-4] == "Addr Open (round_robin, xiangqi) - finished, round 1", out
-    assert sorted(line.split()[1] for line in final[-2:]) == sorted(players)
+    lines = out.splitlines()
+    assert any(line.startswith("round 1 board 1: ") for line in lines), out
+    assert lines.count("Addr Open: final standings") == 1, out
+    final = lines[lines.index("Addr Open: final standings") :]
+    assert sorted(line.split()[1] for line in final[-2:]) == sorted(players), out
 
     # list: a header, then the event; --server given after the action beats the env
     td.env["LANQI_SERVER"] = "127.0.0.1:1"  # nothing listens there
@@ -165,7 +170,8 @@ def test_a_closed_pipe_ends_the_watch_quietly(
     lanqi: Any, director: Callable[[Any, Path], Director], names: Callable[..., list[str]]
 ) -> None:
     """``standings --watch | head -1``: the reader goes away after one line; the next
-    event's table meets a closed pipe and the command ends without a traceback."""
+    line (the first round paired) meets a closed pipe and the command ends without a
+    traceback."""
     data = lanqi.data_dir("pipe")
     server = lanqi.serve(data_dir=data, director_key=None)
     td = director(server, data)
@@ -174,12 +180,14 @@ def test_a_closed_pipe_ends_the_watch_quietly(
     assert watch.stdout is not None and watch.stderr is not None
     assert watch.stdout.readline().startswith("Pipe Cup")
     watch.stdout.close()  # what `head -1` does after its line
-    (player,) = names(1, "pipe")
-    with MatchmakerClient(server.lobby) as client:
-        client.hello(player)  # a player to enter
-    td.run("tournament", "join", tid, player)  # an event: the watch prints
-    assert watch.wait(timeout=60) == 141
-    assert watch.stderr.read() == ""
+    players = names(2, "pipe")
+    for player in players:
+        with MatchmakerClient(server.lobby) as client:
+            client.hello(player)  # players to enter
+    td.run("tournament", "join", tid, *players)
+    td.run("tournament", "start", tid)  # a round paired: the watch prints its line
+    code = watch.wait(timeout=60)
+    assert (code, watch.stderr.read()) == (141, "")
 
 
 def test_delete_a_tournament_that_has_not_started(
@@ -225,3 +233,24 @@ def test_an_advertised_host_is_what_clients_are_told(tmp_path: Path) -> None:
         assert referee.events == f"tcp://club.example:{port(server.referee.pub_endpoint)}"
     finally:
         server.stop()
+
+
+def test_the_watch_follows_the_referee_the_matchmaker_names(server: EmbeddedServer) -> None:
+    """``tournament watch`` without ``--referee`` follows the live games at the referee
+    the matchmaker names (not a guess at the server's host and the default port);
+    ``--referee`` overrides it, its events on the next port unless named."""
+    import argparse
+
+    from lanqi.cli.tournament import _referee
+
+    with MatchmakerClient(server.matchmaker_endpoint) as client:
+        learnt = _referee(client, argparse.Namespace(referee=None, referee_events=None))
+        given = _referee(
+            client, argparse.Namespace(referee="tcp://10.0.0.9:6000", referee_events=None)
+        )
+    assert [port(e) for e in learnt] == [
+        port(server.referee.endpoint),
+        port(server.referee.pub_endpoint),
+    ]
+    assert REFEREE_PORT not in [port(e) for e in learnt]
+    assert given == ("tcp://10.0.0.9:6000", "tcp://10.0.0.9:6001")

@@ -360,7 +360,7 @@ def test_standings_of_an_open_event_not_yet_valid(
     client: MatchmakerClient, hello: Callable[[], MatchmakerClient]
 ) -> None:
     """A 5-round Swiss with two entrants cannot start, but its standings and
-    exports are served (empty) meanwhile, not refused."""
+    exports are served (empty; the report with the event's facts) meanwhile, not refused."""
     spec = TournamentSpec(name="early", format="swiss", variant="gomoku", rounds=5)
     tid = client.call(
         CreateTournament(director_key=DIRECTOR_KEY, spec=spec), TournamentCreated
@@ -369,8 +369,12 @@ def test_standings_of_an_open_event_not_yet_valid(
         entrant.call(JoinTournament(tournament_id=tid), Ok)
     standings = client.call(GetStandings(tournament_id=tid), Standings)
     assert len(standings.tournament.players) == 2 and standings.rows == []
-    for fmt in ("txt", "csv", "html", "pgn"):
+    for fmt in ("txt", "csv", "pgn"):
         assert client.call(ExportTournament(tournament_id=tid, format=fmt), Exported).text == ""
+    # the report shows the event's facts and no standings yet (docs/protocol.md, tour_export)
+    page = client.call(ExportTournament(tournament_id=tid, format="html"), Exported).text
+    assert "<h1>early</h1>" in page and "<dd>not played yet</dd>" in page
+    assert "<h2>Standings</h2>" in page and '<td class="name">' not in page
     assert (
         code_of(client, StartTournament(tournament_id=tid, director_key=DIRECTOR_KEY))
         == "bad_request"

@@ -15,14 +15,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-#: How the demo names the ways a game ends (the rest: the name with spaces).
-ENDINGS = {
-    "timeout": "lost on time",
-    "agreement": "draw agreed",
-    "abandoned": "abandoned (a player went silent)",
-    "forbidden_move": "forbidden move (renju)",
-}
+from lanqi.tournament.report import TERMINATIONS
+
+#: How the demo names the ways a game ends (the rest: the name with spaces), as the
+#: live view and the event's report do.
+ENDINGS = TERMINATIONS
 
 #: The demo's clock and how long its bots think: the clock is a limit, the think time
 #: sets the pace.  What is left is headroom for a busy machine: loaded to three times
@@ -149,6 +148,32 @@ def ending(
     return f"{who}: {how} at {when}"
 
 
+def _export_name(variant: str, fmt: str) -> str:
+    """``xiangqi.pgn``, ``gomoku.txt`` (its record), ``xiangqi-report.html``..."""
+    if fmt == "pgn":
+        from lanqi.games.registry import variant_spec
+
+        return f"{variant}.{variant_spec(variant).record_suffix}"
+    return f"{variant}-{'report' if fmt == 'html' else 'standings'}.{fmt}"
+
+
+def _live_view(client: Any, referee: Any, tournament_ids: list[str], until: float) -> list[Any]:
+    """The dashboard of ``lanqi tournament watch`` for the demo's events."""
+    from rich.console import Console
+
+    from lanqi.cli.watch import watch
+
+    console = Console(highlight=False)
+    return watch(
+        client,
+        tournament_ids,
+        referee=referee,
+        console=console,
+        live=True,
+        until=until,
+    )
+
+
 class _Progress:
     """A status line rewritten in place on a terminal (nothing when piped), so no
     wait is silent: what is running and for how long."""
@@ -184,7 +209,6 @@ def run(args: argparse.Namespace) -> int:
     from lanqi.cli.tournament import format_standings
     from lanqi.client.matchmaker import MatchmakerClient
     from lanqi.client.referee import RefereeClient
-    from lanqi.games.registry import variant_spec
     from lanqi.paths import data_dir
     from lanqi.protocol import (
         CreateTournament,
@@ -283,7 +307,18 @@ def run(args: argparse.Namespace) -> int:
         progress.say("in each pairing the first player moves first (Red, or Black in gomoku)\n")
         done: set[str] = set()
         seen: set[str] = set()
-        while len(done) < len(tournaments):
+        if progress.live:  # a terminal: the director's live view, the same as `watch`
+            states = _live_view(client, referee, list(tournaments), started + args.timeout)
+            done = {s.tournament_id for s in states if s.finished}
+            seen = {g for s in states for g in s.terminations}
+            if len(done) < len(tournaments):
+                print(
+                    f"lanqi demo: gave up after {args.timeout:g} s with games still running; "
+                    f"raise --timeout, or see the bot logs in {folder}",
+                    file=sys.stderr,
+                )
+                code = 1
+        while len(done) < len(tournaments) and code == 0:
             if time.monotonic() - started > args.timeout:
                 progress.clear()
                 print(
@@ -324,15 +359,17 @@ def run(args: argparse.Namespace) -> int:
         exports.mkdir(exist_ok=True)
         for tid, variant in tournaments.items():
             standing = client.call(GetStandings(tournament_id=tid), Standings)
-            print(format_standings(standing) + "\n")
+            if not progress.live:  # the live view printed the final standings already
+                print(format_standings(standing) + "\n")
             for fmt in ("pgn", "txt", "csv", "html"):
                 text = client.call(ExportTournament(tournament_id=tid, format=fmt), Exported).text
-                suffix = variant_spec(variant).record_suffix if fmt == "pgn" else fmt
-                name = f"{variant}.{suffix}" if fmt == "pgn" else f"{variant}-standings.{fmt}"
-                (exports / name).write_text(text, encoding="utf-8")
+                (exports / _export_name(variant, fmt)).write_text(text, encoding="utf-8")
         print(f"games and standings (text, CSV, HTML) are in {exports}:")
         for path in sorted(exports.iterdir()):
             print(f"  {path.name}")
+        for variant in tournaments.values():
+            report = exports / _export_name(variant, "html")
+            print(f"the {variant} event's report (open it in a browser): {report}")
     except KeyboardInterrupt:
         progress.clear()
         print("lanqi demo: interrupted; stopping the bots and the server", file=sys.stderr)

@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lanqi.cli.common import (
     CliError,
@@ -22,11 +22,11 @@ from lanqi.cli.common import (
     print_table,
     server_endpoint,
 )
-from lanqi.protocol.endpoints import MATCHMAKER_PUB_PORT
+from lanqi.protocol.endpoints import MATCHMAKER_PUB_PORT, REFEREE_PORT
 from lanqi.protocol.timecontrol import TIME_FORMS, parse_time_control
 
-#: ``standings --watch`` asks for the standings when no event came for this long
-WATCH_QUIET_MS = 5_000
+if TYPE_CHECKING:
+    from rich.console import Console
 
 FORMATS = ("round_robin", "double_round_robin", "swiss", "knockout", "gauntlet")
 
@@ -63,12 +63,22 @@ ACTIONS: dict[str, tuple[str, str]] = {
         "lanqi tournament delete ID",
     ),
     "standings": (
-        "standings and pairings",
+        "standings (--watch: the live view of `watch`)",
         "lanqi tournament standings ID --watch",
     ),
+    "watch": (
+        "live view until the event ends: boards, clocks, results, standings. A dashboard "
+        "updated in place on a terminal; piped, one plain line per round paired and per "
+        "result, then the final standings",
+        "lanqi tournament watch ID",
+    ),
+    "pairings": (
+        "pairings with board numbers and results",
+        "lanqi tournament pairings ID --round 2",
+    ),
     "export": (
-        "write pgn, txt, csv or html",
-        "lanqi tournament export ID --format html --out club-night.html",
+        "write pgn, txt, csv or html (html: the whole report)",
+        "lanqi tournament export ID --format pgn --notation iccs --out club.pgn",
     ),
     "list": ("list tournaments", "lanqi tournament list --server 192.168.1.20"),
 }
@@ -148,11 +158,50 @@ def configure(parser: argparse.ArgumentParser) -> None:
         actions[name].add_argument("players", nargs="+", metavar="NAME")
     actions["reclaim"].add_argument("player", metavar="NAME")
     actions["standings"].add_argument(
-        "--watch", action="store_true", help="keep printing as results come in, until it ends"
+        "--watch", action="store_true", help="the live view of `watch`, until the event ends"
+    )
+    for name in ("standings", "watch"):
+        actions[name].add_argument(
+            "--referee",
+            type=endpoint_arg(REFEREE_PORT),
+            default=None,
+            metavar="ADDRESS",
+            help="referee endpoint for the live games (default: the one the matchmaker names)",
+        )
+        actions[name].add_argument(
+            "--referee-events",
+            type=endpoint_arg(REFEREE_PORT + 1),
+            default=None,
+            metavar="ADDRESS",
+            help="referee event endpoint (default: the one the matchmaker names, or "
+            "--referee's port + 1)",
+        )
+    actions["pairings"].add_argument(
+        "--round", type=int_in(1, 999), default=None, help="only this round (default: every round)"
     )
     export = actions["export"]
     export.add_argument(
-        "--format", choices=("pgn", "txt", "csv", "html"), default="txt", help="file format"
+        "--format",
+        choices=("pgn", "txt", "csv", "html"),
+        default="txt",
+        help="pgn: every game; html: the whole report (default txt)",
+    )
+    export.add_argument(
+        "--notation",
+        choices=("wxf", "iccs", "chinese"),
+        default="wxf",
+        help="xiangqi moves in the PGN (default wxf; iccs is what most other tools read)",
+    )
+    export.add_argument(
+        "--site",
+        default=None,
+        help="the Site of the PGN and the report (default: the server's name)",
+    )
+    export.add_argument(
+        "--no-clocks",
+        dest="clocks",
+        action="store_false",
+        help="PGN without {[%%clk h:mm:ss]} comments (for readers that choke on them)",
     )
     export.add_argument("--out", type=Path, default=None, help="file to write (default: stdout)")
 
@@ -221,6 +270,66 @@ def format_standings(reply: Any) -> str:
 
 def print_standings(reply: Any) -> None:
     print_table(**_standings_table(reply))
+
+
+def format_pairings(reply: Any, round_no: int | None = None) -> str:
+    """Every round's boards (or one round's): board number, players, result."""
+    from lanqi.cli.watch import pairings_table, plain_text
+
+    rounds = sorted({p.round for p in reply.pairings})
+    if round_no is not None:
+        if round_no not in rounds:
+            known = f"rounds 1 to {max(rounds)}" if rounds else "no round yet"
+            raise ValueError(f"no round {round_no} in this tournament ({known} paired)")
+        rounds = [round_no]
+    parts: list[Any] = []
+    for number in rounds:
+        boards = sorted((p for p in reply.pairings if p.round == number), key=lambda p: p.board)
+        parts += [f"round {number}", pairings_table(boards, plain=True)]
+    return plain_text(*parts)
+
+
+def _console() -> Console:
+    """Standard output as rich sees it: a terminal, or plain text for a pipe.  A closed
+    pipe ends the command as everywhere in the CLI (rich itself would exit with 1)."""
+    from rich.console import Console
+
+    class PipeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            raise BrokenPipeError
+
+    return PipeConsole(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
+
+
+def _referee(client: Any, args: argparse.Namespace) -> tuple[str, str]:
+    """The referee's endpoints: ``--referee`` (its events: ``--referee-events`` or its
+    port + 1), else the first referee the matchmaker names (``server_info``)."""
+    from lanqi.gui.net import derive_endpoint
+
+    if args.referee:
+        return args.referee, args.referee_events or derive_endpoint(args.referee, 1)
+    referees = client.server_info().referees
+    if not referees:
+        raise CliError("the server names no referee: pass --referee ADDRESS")
+    return referees[0].endpoint, args.referee_events or referees[0].events
+
+
+def _watch(client: Any, args: argparse.Namespace) -> None:
+    from lanqi.cli.watch import watch
+    from lanqi.client.referee import RefereeClient
+
+    endpoint, events = _referee(client, args)
+    referee = RefereeClient(endpoint, events, timeout_ms=2000)
+    try:
+        watch(
+            client,
+            args.tournament_id,
+            referee=referee,
+            console=_console(),
+            live=sys.stdout.isatty(),
+        )
+    finally:
+        referee.close()
 
 
 def print_list(tournaments: Any) -> None:
@@ -329,24 +438,23 @@ def run(args: argparse.Namespace) -> int:
                     Ok,
                 )
                 print(f"withdraw: {player}")
+        elif args.action == "watch" or (args.action == "standings" and args.watch):
+            _watch(client, args)
         elif args.action == "standings":
-            if args.watch:  # subscribe before reading, so no event falls in between
-                client.subscribe(f"tour/{args.tournament_id}")
+            print_standings(client.call(GetStandings(tournament_id=args.tournament_id), Standings))
+        elif args.action == "pairings":
             reply = client.call(GetStandings(tournament_id=args.tournament_id), Standings)
-            print_standings(reply)
-            sys.stdout.flush()
-            while args.watch and reply.tournament.status != "finished":
-                event = client.next_event(WATCH_QUIET_MS)
-                latest = client.call(GetStandings(tournament_id=args.tournament_id), Standings)
-                if event is None and latest.tournament == reply.tournament:
-                    continue  # quiet, and nothing missed (PUB/SUB may drop an event)
-                reply = latest
-                print(f"\n[{getattr(event, 'kind', 'update')}]")
-                print_standings(reply)
-                sys.stdout.flush()
+            print(format_pairings(reply, args.round), flush=True)
         elif args.action == "export":
             exported = client.call(
-                ExportTournament(tournament_id=args.tournament_id, format=args.format), Exported
+                ExportTournament(
+                    tournament_id=args.tournament_id,
+                    format=args.format,
+                    notation=args.notation,
+                    site=args.site,
+                    clocks=args.clocks,
+                ),
+                Exported,
             )
             if args.out is None:
                 sys.stdout.write(exported.text)

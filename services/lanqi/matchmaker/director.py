@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import secrets
+import socket
 import time
 import uuid
 from collections.abc import Callable
@@ -53,6 +54,7 @@ from lanqi.protocol import (
     StandingInfo,
     Standings,
     StartTournament,
+    TimeControl,
     TourCreated,
     TourDeleted,
     TourFinished,
@@ -72,16 +74,20 @@ from lanqi.protocol import (
     WithdrawTournament,
 )
 from lanqi.protocol.endpoints import tour_topic
-from lanqi.tournament import export
+from lanqi.tournament import export, report
 from lanqi.tournament.model import Pairing, Player, Result, ResultKind, TournamentError
 from lanqi.tournament.schedule import Format, Schedule, make_schedule
 from lanqi.tournament.scoring import score_unplayed
+from lanqi.tournament.standings import Crosstable, StandingRow
 
 __all__ = ["Director", "TournamentHost"]
 
 log = logging.getLogger(__name__)
 
 RETRY_MS = 5_000.0
+#: the notations a tournament's PGN can be written in (ICCS is what most other
+#: xiangqi tools read; WXF and Chinese are for people)
+EXPORT_NOTATIONS = ("wxf", "iccs", "chinese")
 MAX_ENTRANTS = 256  # as many as a tournament_info may list
 
 
@@ -109,11 +115,74 @@ class TournamentHost:
     sign_out: Callable[[str], None]
 
 
+def _result_text(p: PairingRecord) -> str:
+    """A pairing's result as a report shows it (forfeits as ``+/-``)."""
+    if p.result is None:
+        return ""
+    if p.kind == "forfeit" and p.score_first is not None:
+        return {1.0: "+/-", 0.0: "-/+"}.get(p.score_first, "-/-")
+    return "½-½" if p.result == "1/2-1/2" else p.result
+
+
+def _anchor(game: GameRecord) -> str:
+    return f"r{game.round}b{game.board}g{game.game_no}"
+
+
+def _game_moves(game: GameRecord) -> report.GameMoves:
+    notations, lines = report.readable_moves(game.variant, game.start_fen, game.moves)
+    return report.GameMoves(
+        anchor=_anchor(game),
+        round=game.round,
+        board=game.board,
+        first=game.names[0],
+        second=game.names[1],
+        result="½-½" if game.result == "1/2-1/2" else (game.result or "*"),
+        termination=game.termination or "",
+        notations=notations,
+        lines=lines,
+    )
+
+
+def _event_ratings(games: list[GameRecord]) -> dict[str, tuple[float | None, float | None]]:
+    """Each player's rating before their first rated game of the event and after
+    their last (from what the store kept with each game's result)."""
+    out: dict[str, tuple[float | None, float | None]] = {}
+    for game in sorted(games, key=lambda g: g.ended_ms or 0):
+        pairs = zip(game.ratings_before, game.ratings_after, strict=True)
+        for pid, (before, after) in zip(game.player_ids, pairs, strict=False):
+            first = out.get(pid, (before, after))[0]
+            out[pid] = (first, after)
+    return out
+
+
+def _pgn_date(ms: int) -> str:
+    """PGN's ``YYYY.MM.DD`` for a wall-clock stamp (local date)."""
+    return time.strftime("%Y.%m.%d", time.localtime(ms / 1000))
+
+
+def _pgn_time_control(tc: TimeControl) -> str:
+    """PGN's ``TimeControl``: ``base+increment`` in seconds, ``1/seconds`` per move,
+    ``-`` untimed."""
+    if tc.kind == "fischer":
+        return f"{tc.base_ms // 1000}+{tc.increment_ms // 1000}"
+    if tc.kind == "per_move":
+        return f"1/{tc.per_move_ms // 1000}"
+    return "-"
+
+
 class Director:
     """The tournament side of the matchmaker: its store, its key and a narrow host."""
 
-    def __init__(self, store: MatchmakerStore, director_key: str, host: TournamentHost) -> None:
+    def __init__(
+        self,
+        store: MatchmakerStore,
+        director_key: str,
+        host: TournamentHost,
+        site: str | None = None,
+    ) -> None:
         self.store = store
+        #: what exports name as the event's site unless a request names one
+        self.site = site or socket.gethostname()
         self.host = host
         self._key = director_key
         self._creating: set[tuple[str, int, int, int]] = set()
@@ -431,43 +500,121 @@ class Director:
 
     def export(self, request: ExportTournament, identity: bytes, now: float) -> Message:
         record = self._tournament(request.tournament_id)
-        text = self.export_text(record, request.format)
+        text = self.export_text(
+            record, request.format, request.notation, request.site, clocks=request.clocks
+        )
         if len(text) > 300_000:
             raise _error("too_large", "the export is too large to send; use a smaller format")
         return Exported(re=request.id, format=request.format, text=text)
 
-    def export_text(self, record: TournamentRecord, fmt: str) -> str:
-        """The tournament as ``pgn`` (all games), ``txt``, ``csv`` or ``html``."""
+    def export_text(
+        self,
+        record: TournamentRecord,
+        fmt: str,
+        notation: str = "wxf",
+        site: str | None = None,
+        *,
+        clocks: bool = True,
+    ) -> str:
+        """The tournament as ``pgn`` (all games, xiangqi moves in ``notation``, with
+        ``%clk`` comments if ``clocks``), ``txt``, ``csv`` or ``html`` (the report)."""
         spec = record.spec
         players, _ = self._players(record)
+        if notation not in EXPORT_NOTATIONS:
+            raise _error("bad_request", f"notation must be {', '.join(EXPORT_NOTATIONS)}")
         if fmt == "pgn":
-            return self._games_text(record, spec)
+            return self._games_text(record, notation, site or self.site, clocks=clocks)
         if fmt not in ("txt", "csv", "html"):
             raise _error("bad_request", "format must be pgn, txt, csv or html")
-        if len(players) < 2:
+        rows: list[StandingRow] = []
+        table: Crosstable | None = None
+        if len(players) >= 2:
+            try:
+                schedule, _ = self._schedule(record)
+            except TournamentError:  # open, and not valid yet: no standings to show
+                schedule = None
+            if schedule is not None:
+                results = self._results(self.store.pairings(record.tournament_id))
+                rows = schedule.standings(results)
+                table = schedule.crosstable(results)
+        if fmt == "html":
+            return self._report(record, players, rows, table, site or self.site)
+        if not rows or table is None:
             return ""
-        try:
-            schedule, _ = self._schedule(record)
-        except TournamentError:  # open, and not valid yet: nothing to show
-            return ""
-        results = self._results(self.store.pairings(record.tournament_id))
-        rows = schedule.standings(results)
-        table = schedule.crosstable(results)
         if fmt == "txt":
             title = f"{spec.name} ({spec.format}, {spec.variant})"
             return (
                 "\n\n".join([title, export.standings_text(rows), export.crosstable_text(table)])
                 + "\n"
             )
-        if fmt == "csv":
-            return export.standings_csv(rows)
-        return export.html_page(spec.name, rows, table)
+        return export.standings_csv(rows)
 
-    def _games_text(self, record: TournamentRecord, spec: TournamentSpec) -> str:
+    def _finished_games(self, record: TournamentRecord) -> list[GameRecord]:
+        games = self.store.games(tournament_id=record.tournament_id)
+        finished = [g for g in games if g.status == "finished"]
+        return sorted(finished, key=lambda g: (g.round, g.board, g.game_no))
+
+    def _report(
+        self,
+        record: TournamentRecord,
+        players: list[Player],
+        rows: list[StandingRow],
+        table: Crosstable | None,
+        site: str,
+    ) -> str:
+        spec = record.spec
+        tc = spec.time_control
+        games = self._finished_games(record)
+        all_games = self.store.games(tournament_id=record.tournament_id)
+        stamps = [g.created_ms for g in all_games] + [g.ended_ms for g in games if g.ended_ms]
+        facts = report.EventFacts(
+            name=spec.name,
+            variant=spec.variant,
+            format=report.FORMAT_NAMES.get(spec.format, spec.format),
+            time_control=report.time_control_text(
+                tc.kind,
+                base_ms=tc.base_ms,
+                increment_ms=tc.increment_ms,
+                per_move_ms=tc.per_move_ms,
+            ),
+            site=site,
+            dates=report.date_span(stamps),
+            rated=spec.rated,
+            status=record.status,
+            players=len(players),
+        )
+        by_id = {g.game_id: g for g in games}
+        rounds: dict[int, list[report.BoardLine]] = {}
+        for p in self.store.pairings(record.tournament_id):
+            game = by_id.get(p.game_id or "")
+            rounds.setdefault(p.round, []).append(
+                report.BoardLine(
+                    board=p.board,
+                    first=self._name(p.first) or "",
+                    second=self._name(p.second),
+                    result=_result_text(p),
+                    termination=(game.termination or "") if game else "",
+                    game=_anchor(game) if game else None,
+                )
+            )
+        return report.html_report(
+            facts,
+            [report.RoundLines(n, boards) for n, boards in sorted(rounds.items())],
+            rows,
+            table,
+            [_game_moves(g) for g in games],
+            ratings=_event_ratings(games),
+        )
+
+    def _games_text(
+        self, record: TournamentRecord, notation: str, site: str, *, clocks: bool
+    ) -> str:
+        from lanqi.games.xiangqi.pgn import clock_comment  # the %clk text PGN readers know
+
+        spec = record.spec
+        tc = spec.time_control
         texts = []
-        for game in self.store.games(tournament_id=record.tournament_id):
-            if game.status != "finished":
-                continue
+        for game in self._finished_games(record):
             board = restore_game(
                 {
                     "variant": game.variant,
@@ -479,11 +626,18 @@ class Director:
             variant = variant_spec(game.variant)
             headers = {
                 "Event": spec.name,
+                "Site": site,
+                "Date": _pgn_date(game.ended_ms or game.created_ms),
                 "Round": f"{game.round}.{game.board}",
                 "Result": game.result or "*",
+                "TimeControl": _pgn_time_control(tc),
+                "Termination": game.termination or "unterminated",
                 **dict(zip(variant.seat_names, game.names, strict=True)),
             }
-            texts.append(variant.write_record(board, headers, game.termination or ""))
+            comments = [clock_comment(ms) for ms in game.clocks] if clocks else []
+            texts.append(
+                variant.write_record(board, headers, None, notation=notation, comments=comments)
+            )
         return export.join_pgn(texts)
 
     # ------------------------------------------------------------ the engine

@@ -858,6 +858,7 @@ class MatchmakerService:
             result_seq=result.result_seq,
             score=score,
             ratings=ratings,
+            clocks=list(result.clocks),
         )
         if applied:
             link.games_in_progress = max(0, link.games_in_progress - 1)

@@ -87,7 +87,8 @@ CREATE TABLE IF NOT EXISTS games (
     created_ms INTEGER NOT NULL,
     ended_ms INTEGER,
     ratings_before TEXT,
-    ratings_after TEXT
+    ratings_after TEXT,
+    clocks TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS games_by_status ON games (status);
 CREATE INDEX IF NOT EXISTS games_by_tournament ON games (tournament_id, round);
@@ -221,6 +222,9 @@ class GameRecord:
     #: (empty unless the game was rated and played)
     ratings_before: list[float] = field(default_factory=list)
     ratings_after: list[float] = field(default_factory=list)
+    #: the mover's time left (ms) as each move arrived, from the referee's clock
+    clocks: list[int] = field(default_factory=list)
+    ended_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,6 +281,8 @@ def _game(row: sqlite3.Row) -> GameRecord:
         moves=json.loads(row["moves"]),
         ratings_before=json.loads(row["ratings_before"] or "[]"),
         ratings_after=json.loads(row["ratings_after"] or "[]"),
+        clocks=json.loads(row["clocks"]),
+        ended_ms=row["ended_ms"],
     )
 
 
@@ -327,6 +333,9 @@ class MatchmakerStore:
             self._migrate_from_1()
         self._conn.execute("PRAGMA foreign_keys=ON")
         self._conn.executescript(_SCHEMA)
+        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(games)")}
+        if "clocks" not in columns:  # a store from before games kept their clock readings
+            self._conn.execute("ALTER TABLE games ADD COLUMN clocks TEXT NOT NULL DEFAULT '[]'")
         self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _migrate_from_1(self) -> None:
@@ -517,6 +526,7 @@ class MatchmakerStore:
         result_seq: int,
         score: GameScore,
         ratings: dict[str, Glicko2] | None = None,
+        clocks: list[int] | None = None,
     ) -> bool:
         """Record a game's result once (with the pairing, and the players' new ratings
         in the game's variant, by player id) and note ``result_seq`` as recorded;
@@ -549,7 +559,7 @@ class MatchmakerStore:
                     )
             conn.execute(
                 "UPDATE games SET status = 'finished', result = ?, termination = ?, moves = ?, "
-                "ended_ms = ?, ratings_before = ?, ratings_after = ? WHERE game_id = ?",
+                "ended_ms = ?, ratings_before = ?, ratings_after = ?, clocks = ? WHERE game_id = ?",
                 (
                     result,
                     termination,
@@ -557,6 +567,7 @@ class MatchmakerStore:
                     ended_ms,
                     json.dumps(before),
                     json.dumps(after),
+                    json.dumps(clocks or []),
                     game_id,
                 ),
             )

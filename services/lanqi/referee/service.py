@@ -463,6 +463,7 @@ class RefereeService:
             start_fen=session.setup.start_fen,
             moves=session.moves(),
             tag=session.setup.tag,
+            clocks=list(session.clock_log),
         )
 
     def _reload(self, game_id: str) -> None:
@@ -627,11 +628,20 @@ class RefereeService:
                 start_fen=row.start_fen,
                 moves=list(row.moves),
                 tag=row.tag,
+                clocks=self._clock_log(row),
             )
             for row in rows
             if row.termination is not None  # always set with the result_seq
         ]
         return _Outcome(ResultsList(re=request.id, results=results))
+
+    def _clock_log(self, row: GameRow) -> list[int]:
+        """The clock readings of a finished game, from its stored events (the same fold
+        as a live game's, so a reconciled result carries what a published one did)."""
+        cached = self.finished.get(row.game_id)
+        if cached is not None:
+            return list(cached.clock_log)
+        return list(self._rebuild(row, 0.0, live=False).clock_log)
 
     # ------------------------------------------------------------ timers
 

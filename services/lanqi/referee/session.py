@@ -392,6 +392,7 @@ class GameSession:
         # Every check passed: only now may the request change anything (seq included).
         events = self.seen(seat, now)
         human = self.game.move_text(move)
+        left = round(max(0.0, self.clock.remaining(seat, now))) if self.clock.timed else None
         self.clock.press(seat, now)
         self.game.push(move)
         wire = str(move)
@@ -404,6 +405,7 @@ class GameSession:
             text=human,
             fen=self.game.fen(),
             clock=self.clock_info(now),
+            left_ms=left,
         )
         self._emit(moved, events)
         outcome = self.game.outcome()
@@ -657,6 +659,11 @@ class GameSession:
             ply=len(state.moves),
             result=state.result,
         )
+
+    @property
+    def clock_log(self) -> list[int]:
+        """The mover's time left (ms) as each ply arrived (empty untimed)."""
+        return list(self.state.clocks or ())  # the referee's state always has them
 
     def moves(self) -> list[str]:
         return list(self.state.moves)

@@ -16,7 +16,7 @@ A variant is a package that provides a board satisfying :class:`Game` and one
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import (
     Any,
@@ -347,11 +347,30 @@ class VariantSpec(Generic[B]):
     ply_label: Callable[[int], str]
     #: words for terminations whose meaning differs from the common one
     termination_notes: Mapping[str, str] = field(default_factory=dict)
+    #: the record in a move notation with a comment after each move: (board, headers,
+    #: termination, notation, comments) -> text; ``None`` when the record format has
+    #: neither (``write_record`` then leaves them out)
+    #: how people write a move, by the notation's name (``{"Chinese": ..., "WXF": ...}``):
+    #: (the board before the move, the move) -> text; empty: moves are written as the
+    #: game's own move text
+    notations: Mapping[str, Callable[[B, Any], str]] = field(default_factory=dict)
+    write_annotated: (
+        Callable[[B, Mapping[str, str], str | None, str | None, Sequence[str | None]], str] | None
+    ) = None
 
     def write_record(
-        self, game: Game[Any], headers: Mapping[str, str], termination: str | None = None
+        self,
+        game: Game[Any],
+        headers: Mapping[str, str],
+        termination: str | None = None,
+        *,
+        notation: str | None = None,
+        comments: Sequence[str | None] = (),
     ) -> str:
-        """The record of ``game`` (a board of this variant) with ``headers``."""
+        """The record of ``game`` (a board of this variant) with ``headers``; moves in
+        ``notation`` and ``comments[i]`` after move ``i`` where the format has them."""
         if not isinstance(game, self.board):
             raise TypeError(f"a {self.name} record needs a {self.name} game, not {game.variant}")
+        if self.write_annotated is not None and (notation is not None or comments):
+            return self.write_annotated(game, headers, termination, notation, comments)
         return self.write(game, headers, termination)

@@ -249,6 +249,9 @@ class GameResult(Message):
     start_fen: str | None = field(default=None, metadata=FEN)
     moves: list[str] = field(default_factory=list, metadata=limit(MAX_MOVES, min_value=0))
     tag: str = field(default="", metadata=limit(200))
+    #: the mover's time left in ms as each move arrived (the ``moved`` events'
+    #: ``left_ms``; one per move, empty when the game had no clock)
+    clocks: list[int] = field(default_factory=list, metadata=limit(MAX_MOVES, min_value=0))
 
 
 # ---------------------------------------------------------------- base classes
@@ -556,7 +559,9 @@ class Presence(GameEvent):
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MoveMade(GameEvent):
-    """``move`` in the wire notation (ICCS / ``h8``), ``text`` in the human one (WXF)."""
+    """``move`` in the wire notation (ICCS / ``h8``), ``text`` in the human one (WXF).
+    ``clock`` reads after the move (increment added, a per-move clock reset);
+    ``left_ms`` is the mover's time left when the move arrived (None untimed)."""
 
     T = "moved"
     ply: int
@@ -565,6 +570,7 @@ class MoveMade(GameEvent):
     text: str = field(metadata=MOVE_TEXT)
     fen: str = field(metadata=FEN)
     clock: ClockInfo = field(default_factory=ClockInfo)
+    left_ms: int | None = field(default=None, metadata=limit(max_value=24 * 3600 * 1000))
 
 
 @register
@@ -1144,11 +1150,17 @@ class Standings(Reply):
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ExportTournament(Request):
-    """``format``: ``pgn``, ``txt``, ``csv`` or ``html``."""
+    """``format``: ``pgn``, ``txt``, ``csv`` or ``html``.  ``notation`` (xiangqi
+    moves in ``pgn``): ``wxf``, ``iccs`` or ``chinese``; ``site`` fills PGN's
+    ``Site`` and the report's site (default: the server's name); ``clocks``: PGN
+    moves carry ``{[%clk h:mm:ss]}`` comments."""
 
     T = "tour_export"
     tournament_id: str = field(metadata=ID)
     format: str = field(metadata=limit(8))
+    notation: str = field(default="wxf", metadata=limit(16))
+    site: str | None = field(default=None, metadata=limit(80))
+    clocks: bool = True
 
 
 @register

@@ -24,9 +24,11 @@ from lanqi.tournament.standings import Crosstable, StandingRow
 
 __all__ = [
     "crosstable_csv",
+    "crosstable_rows",
     "crosstable_text",
     "html_page",
     "join_pgn",
+    "score_text",
     "set_round_tag",
     "standings_csv",
     "standings_text",
@@ -158,6 +160,17 @@ def _crosstable_table(table: Crosstable, style: Style, text: bool) -> list[list[
     return [head, *body]
 
 
+def crosstable_rows(table: Crosstable, style: Style = "auto") -> list[list[str]]:
+    """The crosstable as rows of text cells, the header first (the layout of
+    :func:`crosstable_text`; ``x`` marks a player's own cell in the matrix)."""
+    return _crosstable_table(table, style, text=True)
+
+
+def score_text(value: float) -> str:
+    """A score as players write it: ``1``, ``½``, ``2½``."""
+    return _half(value)
+
+
 def crosstable_text(table: Crosstable, style: Style = "auto") -> str:
     """An aligned crosstable. ``matrix`` (round robins): one cell per opponent with the
     scores against them. ``rounds`` (Swiss): per round the opponent's line number, the
@@ -179,7 +192,7 @@ h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin-top: 2em; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { border: 1px solid #bbb; padding: 0.25em 0.6em; text-align: center; }
 th { background: #eee; } td.name { text-align: left; }
-tr:nth-child(even) td { background: #f7f7f7; } td.self { background: #ddd; }
+tr:nth-child(even) td { background: #f7f7f7; } tr td.self { background: #ddd; }
 """.strip()
 
 

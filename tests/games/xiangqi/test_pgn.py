@@ -309,3 +309,17 @@ def test_round_trip_property(
 ) -> None:
     board = _random_game(random.Random(seed), plies, fen)
     _assert_round_trip(board, headers, notation)
+
+
+def test_clock_comments_follow_their_moves_and_read_back() -> None:
+    from lanqi.games.xiangqi import Board
+    from lanqi.games.xiangqi.pgn import clock_comment, read_pgn, write_pgn
+
+    board = Board()
+    for move in ("h2e2", "h9g7", "h0g2"):
+        board.push_text(move)
+    clocks = [clock_comment(ms) for ms in (599_999, 3_601_000)]
+    text = write_pgn(board, {"Event": "Clocks"}, notation="iccs", comments=clocks)
+    assert "1. h2e2 {[%clk 0:09:59]} h9g7 {[%clk 1:00:01]} 2. h0g2 *" in text
+    again = read_pgn(text)
+    assert [str(m) for m in again.board.move_stack] == ["h2e2", "h9g7", "h0g2"]

@@ -30,7 +30,7 @@ from lanqi.games.base import InvalidPositionError, MoveError
 from lanqi.games.xiangqi.core import STARTING_FEN, Board, Color
 from lanqi.games.xiangqi.notation import NOTATIONS, move_to, parse_any
 
-__all__ = ["PgnError", "PgnGame", "read_pgn", "read_pgns", "write_pgn"]
+__all__ = ["PgnError", "PgnGame", "clock_comment", "read_pgn", "read_pgns", "write_pgn"]
 
 #: Tags every record carries, in this order, with their defaults.
 ROSTER = (
@@ -91,6 +91,17 @@ def _wrap(units: list[str], width: int = LINE_WIDTH) -> str:
     if line:
         lines.append(line)
     return "\n".join(lines)
+
+
+def clock_comment(ms: int) -> str:
+    """A clock reading as the text of PGN's ``%clk`` comment (whole seconds, rounded
+    down), for :func:`write_pgn`'s ``comments``.
+
+    >>> clock_comment(3_725_900)
+    '[%clk 1:02:05]'
+    """
+    seconds = max(0, ms) // 1000
+    return f"[%clk {seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}]"
 
 
 def write_pgn(

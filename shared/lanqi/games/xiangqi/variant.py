@@ -6,20 +6,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from lanqi.games.base import VariantSpec
 from lanqi.games.xiangqi.core import Board
+from lanqi.games.xiangqi.notation import move_to
 from lanqi.games.xiangqi.pgn import write_pgn
 
 __all__ = ["VARIANT"]
 
 
 def _write_pgn(board: Board, headers: Mapping[str, str], termination: str | None) -> str:
+    return _write_annotated(board, headers, termination, None, ())
+
+
+def _write_annotated(
+    board: Board,
+    headers: Mapping[str, str],
+    termination: str | None,
+    notation: str | None,
+    comments: Sequence[str | None],
+) -> str:
     tags = dict(headers)
     if termination is not None:
         tags["Termination"] = termination
-    return write_pgn(board, tags)
+    return write_pgn(board, tags, notation=notation or "wxf", comments=comments)
 
 
 VARIANT = VariantSpec(
@@ -29,6 +40,11 @@ VARIANT = VariantSpec(
     seat_names=("Red", "Black"),
     record_suffix="pgn",
     write=_write_pgn,
+    write_annotated=_write_annotated,
+    notations={
+        "Chinese": lambda board, move: move_to(board, move, "chinese"),
+        "WXF": lambda board, move: move_to(board, move, "wxf"),
+    },
     ply_label=lambda ply: f"move {(ply + 1) // 2}",
     termination_notes={"stalemate": "stalemate (in xiangqi the side that cannot move loses)"},
 )

@@ -1,0 +1,263 @@
+"""One self-contained HTML page per event: what a club posts after the evening.
+
+The page is a jinja2 template (``report.html.j2`` beside this module) filled from
+plain values: the event's facts, its rounds with their boards, the standings with
+readable tie-break names and ratings before/after, the crosstable, and every game's
+moves (Chinese and WXF for xiangqi, coordinates for gomoku) with how it ended.
+Inline CSS only, print CSS included; no scripts, no external files.
+
+>>> tiebreak_name("sonneborn_berger")
+'Sonneborn-Berger'
+>>> time_control_text("fischer", base_ms=600_000, increment_ms=5_000)
+'10 min + 5 s per move'
+>>> termination_text("timeout")
+'lost on time'
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from lanqi.games.registry import variant_spec
+from lanqi.tournament.export import crosstable_rows, score_text
+from lanqi.tournament.standings import Crosstable, StandingRow
+
+if TYPE_CHECKING:
+    import jinja2
+
+__all__ = [
+    "TIEBREAK_NAMES",
+    "BoardLine",
+    "EventFacts",
+    "GameMoves",
+    "MoveLine",
+    "RoundLines",
+    "date_span",
+    "html_report",
+    "readable_moves",
+    "termination_text",
+    "tiebreak_name",
+    "time_control_text",
+]
+
+#: How people write the tie-breaks (the store and the protocol use the keys).
+TIEBREAK_NAMES = {
+    "sonneborn_berger": "Sonneborn-Berger",
+    "buchholz": "Buchholz",
+    "buchholz_cut1": "Buchholz Cut 1",
+    "head_to_head": "Direct encounter",
+    "wins": "Wins",
+    "cumulative": "Cumulative",
+}
+
+#: How the ways a game ends read in a report (the rest: the key with spaces).
+TERMINATIONS = {
+    "timeout": "lost on time",
+    "agreement": "draw agreed",
+    "abandoned": "abandoned (a player went silent)",
+    "forbidden_move": "forbidden move (renju)",
+}
+
+FORMAT_NAMES = {
+    "round_robin": "Round robin",
+    "double_round_robin": "Double round robin",
+    "swiss": "Swiss",
+    "knockout": "Knockout",
+    "gauntlet": "Gauntlet",
+}
+
+
+def tiebreak_name(key: str) -> str:
+    """The readable name of a tie-break key (unknown keys: spaces, capitalised)."""
+    return TIEBREAK_NAMES.get(key, key.replace("_", " ").capitalize())
+
+
+def termination_text(termination: str | None) -> str:
+    """How a game ended, in words (empty for an unknown or missing reason)."""
+    if not termination:
+        return ""
+    return TERMINATIONS.get(termination, termination.replace("_", " "))
+
+
+def _seconds(ms: int) -> str:
+    seconds = ms / 1000
+    if seconds >= 60 and seconds % 60 == 0:
+        return f"{seconds / 60:g} min"
+    return f"{seconds:g} s"
+
+
+def time_control_text(
+    kind: str, *, base_ms: int = 0, increment_ms: int = 0, per_move_ms: int = 0
+) -> str:
+    """A time control as people say it: ``10 min + 5 s per move``, ``30 s per move``."""
+    if kind == "fischer":
+        text = _seconds(base_ms)
+        return f"{text} + {_seconds(increment_ms)} per move" if increment_ms else text
+    if kind == "per_move":
+        return f"{_seconds(per_move_ms)} per move"
+    return "untimed"
+
+
+def date_span(stamps_ms: Sequence[int]) -> str:
+    """``2026-12-01``, or ``2026-12-01 to 2026-12-02`` for an event over midnight
+    (local dates of the wall-clock stamps; empty when there are none)."""
+    if not stamps_ms:
+        return ""
+    days = sorted({dt.datetime.fromtimestamp(ms / 1000).date().isoformat() for ms in stamps_ms})
+    return days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
+
+
+@dataclass(frozen=True, slots=True)
+class EventFacts:
+    name: str
+    variant: str
+    format: str
+    time_control: str
+    site: str
+    dates: str
+    rated: bool
+    status: str
+    players: int
+
+
+@dataclass(frozen=True, slots=True)
+class BoardLine:
+    """One board of a round: ``result`` is ``1-0``, ``bye``, ``+/-``..., or empty
+    while the game runs; ``game`` the anchor of its moves (None: no game)."""
+
+    board: int
+    first: str
+    second: str | None
+    result: str
+    termination: str = ""
+    game: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundLines:
+    number: int
+    boards: list[BoardLine]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveLine:
+    """One line of a game's move list: the move number and, per side, the text in
+    each notation (``("炮二平五", "C2=5")``, or ``("h8",)`` for gomoku)."""
+
+    number: int
+    first: tuple[str, ...]
+    second: tuple[str, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameMoves:
+    anchor: str
+    round: int
+    board: int
+    first: str
+    second: str
+    result: str
+    termination: str
+    notations: tuple[str, ...]
+    lines: list[MoveLine] = field(default_factory=list)
+
+
+def readable_moves(
+    variant: str, start_fen: str | None, moves: Sequence[str]
+) -> tuple[tuple[str, ...], list[MoveLine]]:
+    """The notations people read the variant's moves in (its spec's, e.g. Chinese and
+    WXF for xiangqi) and the move lines in them; ``coordinates``, the moves as they
+    are, for a variant with none (gomoku)."""
+    spec = variant_spec(variant)
+    if not spec.notations:
+        return ("coordinates",), coordinate_moves(moves)
+    board = spec.create({"fen": start_fen} if start_fen else {})
+    texts: list[tuple[str, ...]] = []
+    for text in moves:
+        move = board.parse_move(text)
+        texts.append(tuple(write(board, move) for write in spec.notations.values()))
+        board.push(move)
+    return tuple(spec.notations), _pair_up(texts)
+
+
+def coordinate_moves(moves: Sequence[str]) -> list[MoveLine]:
+    """Move lines for a game whose moves are written as they are (gomoku)."""
+    return _pair_up([(m,) for m in moves])
+
+
+def _pair_up(texts: Sequence[tuple[str, ...]]) -> list[MoveLine]:
+    return [
+        MoveLine(i // 2 + 1, texts[i], texts[i + 1] if i + 1 < len(texts) else None)
+        for i in range(0, len(texts), 2)
+    ]
+
+
+def _rating(value: float | None) -> str:
+    return "" if value is None else f"{value:.0f}"
+
+
+def html_report(  # noqa: PLR0913 - the report's parts, each its own value
+    event: EventFacts,
+    rounds: Sequence[RoundLines],
+    rows: Sequence[StandingRow],
+    crosstable: Crosstable | None,
+    games: Sequence[GameMoves],
+    *,
+    ratings: dict[str, tuple[float | None, float | None]] | None = None,
+) -> str:
+    """The whole page. ``ratings`` maps a player id to their rating before the event's
+    first rated game and after its last one (missing: the standings' rating both)."""
+    ratings = ratings or {}
+    tiebreaks = list(rows[0].tiebreaks) if rows else []
+    standings: list[dict[str, Any]] = []
+    for row in rows:
+        before, after = ratings.get(row.player.id, (row.player.rating, row.player.rating))
+        change = "" if before is None or after is None else f"{after - before:+.0f}"
+        standings.append(
+            {
+                "rank": row.rank,
+                "name": row.player.name,
+                "points": score_text(row.points),
+                "games": row.games,
+                "wins": row.wins,
+                "draws": row.draws,
+                "losses": row.losses,
+                "tiebreaks": [f"{row.tiebreaks.get(t, 0.0):g}" for t in tiebreaks],
+                "before": _rating(before),
+                "after": _rating(after),
+                "change": change,
+            }
+        )
+    cross_head, cross_body = ([], [])
+    if crosstable is not None and rows:
+        table = crosstable_rows(crosstable)
+        cross_head, cross_body = table[0], table[1:]
+    template = _environment().get_template("report.html.j2")
+    return template.render(
+        event=event,
+        rounds=rounds,
+        tiebreaks=[tiebreak_name(t) for t in tiebreaks],
+        standings=standings,
+        cross_head=cross_head,
+        cross_body=cross_body,
+        cross_rounds=bool(cross_head) and cross_head[2:3] == ["R1"],
+        games=games,
+        termination_text=termination_text,
+    )
+
+
+def _environment() -> jinja2.Environment:
+    import jinja2  # noqa: PLC0415 - only when a report is made: the CLI starts without it
+
+    text = resources.files("lanqi.tournament").joinpath("report.html.j2").read_text("utf-8")
+    return jinja2.Environment(
+        loader=jinja2.DictLoader({"report.html.j2": text}),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
