@@ -15,7 +15,7 @@ from lanqi.match.adjudicate import MoveNote, adjudicate
 from lanqi.match.config import Adjudication, MatchConfigError, OpeningsConfig, parse_args
 from lanqi.match.game import GameSpec, Played
 from lanqi.match.openings import load_openings
-from lanqi.match.records import psq_record, record_text
+from lanqi.match.records import extra_record, record_text
 from lanqi.protocol import TimeControl
 
 DATA = Path(__file__).parent / "data"
@@ -275,7 +275,7 @@ def test_gomoku_record_and_psq() -> None:
     text = record_text(played, "Ev")
     assert '[Termination "adjudication: score"]' in text and '[BlackEngine "Fairy' in text
     assert "1. h8 {book} i9 {-0.35/7 1.23s}" in text
-    psq = psq_record(played).splitlines()
+    psq = extra_record(played, "psq").splitlines()
     # 1-based x, y from the top, then think time; the players; the winner
     assert psq == [
         "Piskvorky 15x15, 11:11, 0",

@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import shlex
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from lanqi.bot.base import Bot
+from lanqi.bot.catalog import variants_of
+from lanqi.games.registry import VARIANTS, variant_spec
 from lanqi.protocol import TimeControl
 from lanqi.stats import Sprt
 
@@ -31,7 +33,6 @@ __all__ = [
 ]
 
 PROTOCOLS = ("uci", "ucci", "gomocup", "builtin")
-VARIANTS = ("xiangqi", "gomoku")
 
 
 class MatchConfigError(ValueError):
@@ -110,10 +111,11 @@ class EngineConfig:
             )
         if self.proto != "builtin" and not self.cmd:
             raise MatchConfigError(f"engine {self.name or '?'}: give its command with cmd=PATH")
-        if self.proto == "gomocup" and variant != "gomoku":
-            raise MatchConfigError(f"engine {self.name!r}: a Gomocup brain plays gomoku only")
-        if self.proto in ("uci", "ucci") and variant != "xiangqi":
-            raise MatchConfigError(f"engine {self.name!r}: {self.proto} engines play xiangqi only")
+        if self.proto == "builtin" and variant not in _BUILTIN:
+            raise MatchConfigError(f"engine {self.name!r}: lanqi has no built-in {variant} AI")
+        if self.proto != "builtin" and variant not in variants_of(self.proto):
+            games = " and ".join(variants_of(self.proto))
+            raise MatchConfigError(f"engine {self.name!r}: {self.proto} engines play {games} only")
         if self.ponder and self.proto not in ("uci", "ucci"):
             raise MatchConfigError(
                 f"engine {self.name or self.proto!r}: only uci and ucci engines ponder; "
@@ -130,15 +132,7 @@ class EngineConfig:
         """Start this player (an engine process, or a built-in AI) for ``variant``."""
         movetime = round(self.st * 1000) if self.st is not None else None
         if self.proto == "builtin":
-            if variant == "xiangqi":
-                from lanqi.bot.xiangqi_ai import XiangqiAI
-
-                return XiangqiAI(
-                    level=self.level or 8, depth=self.depth, nodes=self.nodes, move_time_ms=movetime
-                )
-            from lanqi.bot.gomoku_ai import GomokuAI
-
-            return GomokuAI(level=self.level or 5, time_ms=movetime, node_limit=self.nodes)
+            return _BUILTIN[variant](self, movetime)
         from lanqi.bot.engines import create_engine
 
         kwargs: dict[str, Any] = {"cwd": self.dir}
@@ -166,6 +160,27 @@ class EngineConfig:
         if self.level is not None:
             parts.append(f"level {self.level}")
         return ", ".join(parts)
+
+
+def _xiangqi_ai(engine: EngineConfig, movetime: int | None) -> Bot:
+    from lanqi.bot.xiangqi_ai import XiangqiAI
+
+    return XiangqiAI(
+        level=engine.level or 8, depth=engine.depth, nodes=engine.nodes, move_time_ms=movetime
+    )
+
+
+def _gomoku_ai(engine: EngineConfig, movetime: int | None) -> Bot:
+    from lanqi.bot.gomoku_ai import GomokuAI
+
+    return GomokuAI(level=engine.level or 5, time_ms=movetime, node_limit=engine.nodes)
+
+
+#: the built-in AI of each variant, at its strongest level unless ``level`` says
+_BUILTIN: dict[str, Callable[[EngineConfig, int | None], Bot]] = {
+    "xiangqi": _xiangqi_ai,
+    "gomoku": _gomoku_ai,
+}
 
 
 @dataclass(slots=True)
@@ -228,6 +243,10 @@ class MatchConfig:
     admin_key: str | None = None
     #: print the interval this often (games); 0: only at the end
     ratinginterval: int = 1
+
+    def game_options(self) -> dict[str, Any]:
+        """The options of this match's games that its variant takes (gomoku ``size``, ``rule``)."""
+        return {name: getattr(self, name) for name in variant_spec(self.variant).option_names}
 
     def check(self) -> MatchConfig:
         if self.variant not in VARIANTS:

@@ -1,4 +1,4 @@
-"""Records of match games: xiangqi PGN, gomoku records (PGN-like) and Piskvork ``.psq``.
+"""Records of match games, in each variant's record format and its extra ones (``.psq``).
 
 Every record names the players and the engines (their own ``id name``), the
 date, the time control, the opening, the real termination (``checkmate``,
@@ -9,11 +9,19 @@ moves).
 
 from __future__ import annotations
 
-from lanqi.games.registry import variant_spec
+from typing import Any
+
+from lanqi.games.base import Game
+from lanqi.games.registry import create_game, variant_spec
 from lanqi.match.game import Played
 from lanqi.protocol import TimeControl
 
-__all__ = ["psq_record", "record_text", "termination_text", "time_control_text"]
+__all__ = [
+    "extra_record",
+    "record_text",
+    "termination_text",
+    "time_control_text",
+]
 
 
 def time_control_text(tc: TimeControl) -> str:
@@ -68,48 +76,30 @@ def _comments(played: Played) -> list[str | None]:
     return [by_ply.get(ply) for ply in range(len(played.moves))]
 
 
-def record_text(played: Played, event: str) -> str:
-    """The game as PGN (xiangqi, ICCS moves) or as a gomoku record."""
-    headers = _headers(played, event)
-    if played.variant == "xiangqi":
-        from lanqi.games.xiangqi.core import Board as XBoard
-        from lanqi.games.xiangqi.pgn import write_pgn
-
-        board = XBoard(played.start_fen) if played.start_fen else XBoard()
-        for move in played.moves:
-            board.push_text(move)
-        return write_pgn(board, headers, notation="iccs", comments=_comments(played))
-    from lanqi.games.gomoku.record import write_record
-    from lanqi.games.registry import create_game
-
+def _board(played: Played) -> Game[Any]:
     options = dict(played.options)
     if played.start_fen:
         options["fen"] = played.start_fen
-    gboard = create_game("gomoku", **options)
+    board = create_game(played.variant, **options)
     for move in played.moves:
-        gboard.push(gboard.parse_move(move))
-    from lanqi.games.gomoku import Board as GBoard
-
-    assert isinstance(gboard, GBoard)
-    return write_record(gboard, headers, comments=_comments(played))
+        board.push_text(move)
+    return board
 
 
-def psq_record(played: Played) -> str:
-    """The gomoku game as a Piskvork ``.psq`` file.
+def record_text(played: Played, event: str) -> str:
+    """The game in its variant's record format (xiangqi PGN with ICCS moves, a
+    gomoku record), with a comment after each move."""
+    spec = variant_spec(played.variant)
+    board = _board(played)
+    headers = _headers(played, event)
+    return spec.write_record(
+        board, headers, notation=spec.engine_notation, comments=_comments(played)
+    )
 
-    ``Piskvorky SxS, 11:11, 0``, then one ``x,y,ms`` line per move (1-based, ``y``
-    from the top, the think time in ms), then the two players (the first mover
-    first) and a last line with the winner: ``1``, ``2``, or ``0`` for a draw or no
-    result.
-    """
-    from lanqi.games.gomoku import Move
 
-    size = int(played.options.get("size", 15))
+def extra_record(played: Played, suffix: str) -> str:
+    """The game in the further record format ``suffix`` (a Piskvork ``.psq``)."""
     times = {note.ply: note.time_ms for note in played.notes}
-    lines = [f"Piskvorky {size}x{size}, 11:11, 0"]
-    for ply, text in enumerate(played.moves):
-        x, y = (int(v) for v in Move.from_text(text, size).gomocup(size).split(","))
-        lines.append(f"{x + 1},{y + 1},{times.get(ply, 0)}")
-    lines.extend(played.names)
-    lines.append({"1-0": "1", "0-1": "2"}.get(played.result, "0"))
-    return "\n".join(lines) + "\n"
+    write = variant_spec(played.variant).extra_records[suffix]
+    think_ms = [times.get(ply, 0) for ply in range(len(played.moves))]
+    return write(_board(played), played.names, played.result, think_ms)

@@ -26,10 +26,11 @@ import zmq
 
 from lanqi.bot.base import Bot
 from lanqi.bot.engines import EngineError
+from lanqi.games.registry import variant_spec
 from lanqi.match.config import EngineConfig, MatchConfig
 from lanqi.match.game import GameSpec, MatchSeat, Played, RefereeLink, play_game
 from lanqi.match.openings import Opening, load_openings
-from lanqi.match.records import psq_record, record_text, termination_text
+from lanqi.match.records import extra_record, record_text, termination_text
 from lanqi.stats import Estimate, SprtState, format_elo, pentanomial, trinomial
 
 __all__ = ["EngineStartError", "Match", "MatchSummary"]
@@ -143,11 +144,7 @@ class Match:
         self.openings: list[Opening] = []
         if config.openings is not None:
             self.openings = load_openings(
-                config.openings,
-                config.variant,
-                size=config.size,
-                rule=config.rule,
-                seed=config.seed,
+                config.openings, config.variant, options=config.game_options(), seed=config.seed
             )
 
     # ------------------------------------------------------------ schedule
@@ -255,9 +252,7 @@ class Match:
         config = self.config
         engines = [config.engines[i] for i in spec.seats]
         bots = (pool.get(spec.seats[0]), pool.get(spec.seats[1]))
-        options: dict[str, Any] = {}
-        if config.variant == "gomoku":
-            options = {"size": config.size, "rule": config.rule}
+        options = config.game_options()
         played, seats = play_game(
             spec,
             variant=config.variant,
@@ -352,10 +347,10 @@ class Match:
                 config.pgnout.parent.mkdir(parents=True, exist_ok=True)
                 with config.pgnout.open("a", encoding="utf-8") as out:
                     out.write(record_text(played, config.event) + "\n")
-            if config.psqout is not None and config.variant == "gomoku":
+            if config.psqout is not None and "psq" in variant_spec(config.variant).extra_records:
                 config.psqout.mkdir(parents=True, exist_ok=True)
                 path = config.psqout / f"game-{played.spec.number:04d}.psq"
-                path.write_text(psq_record(played), encoding="utf-8")
+                path.write_text(extra_record(played, "psq"), encoding="utf-8")
 
     def _final(self) -> None:
         summary = self.summary

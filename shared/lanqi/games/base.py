@@ -18,6 +18,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import (
     Any,
     ClassVar,
@@ -40,6 +41,7 @@ __all__ = [
     "InvalidMoveError",
     "InvalidPositionError",
     "MoveError",
+    "Opening",
     "Outcome",
     "Point",
     "Position",
@@ -49,6 +51,7 @@ __all__ = [
     "Token",
     "VariantSpec",
     "first_seat",
+    "opening_lines",
     "parse_result",
     "parse_termination",
     "result_for",
@@ -321,6 +324,24 @@ def first_seat(game: Game[Any]) -> int:
     return (game.seat_to_move - game.ply) % 2
 
 
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """A start position (``fen``, None for the standard one) and moves played from it."""
+
+    name: str
+    fen: str | None = None
+    moves: tuple[str, ...] = field(default_factory=tuple)
+
+
+def opening_lines(text: str) -> list[tuple[int, str]]:
+    """The numbered lines of an opening file that are neither empty nor ``#`` comments."""
+    return [
+        (number, line.strip())
+        for number, line in enumerate(text.splitlines(), 1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+
+
 B = TypeVar("B", bound=Game[Any])
 
 
@@ -357,6 +378,21 @@ class VariantSpec(Generic[B]):
     write_annotated: (
         Callable[[B, Mapping[str, str], str | None, str | None, Sequence[str | None]], str] | None
     ) = None
+    #: the options a game of this variant takes (``size``, ``rule``), fen aside
+    option_names: tuple[str, ...] = ()
+    #: the notation engines read, which ``lanqi match`` records use (``iccs``);
+    #: None: the format's own
+    engine_notation: str | None = None
+    #: opening suites: (file, its text, format or "" for the suffix, game options,
+    #: plies or None) -> the openings; raises ``ValueError`` naming the file and line
+    read_openings: (
+        Callable[[Path, str, str, Mapping[str, Any], int | None], list[Opening]] | None
+    ) = None
+    #: further record formats by suffix (``psq``): (board, player names, result,
+    #: think time per ply in ms) -> one file's text
+    extra_records: Mapping[str, Callable[[B, tuple[str, str], str, Sequence[int]], str]] = field(
+        default_factory=dict
+    )
 
     def write_record(
         self,

@@ -8,6 +8,7 @@ The record format has no termination tag: the moves and the result say it.
 
 from lanqi.games.base import VariantSpec
 from lanqi.games.gomoku.board import Board
+from lanqi.games.gomoku.openings import read_openings, write_psq
 from lanqi.games.gomoku.record import write_record
 
 __all__ = ["VARIANT"]
@@ -20,4 +21,10 @@ VARIANT = VariantSpec(
     record_suffix="txt",
     write=lambda board, headers, _termination: write_record(board, headers),
     ply_label=lambda ply: f"stone {ply}",
+    option_names=("size", "rule"),
+    write_annotated=lambda board, headers, _termination, _notation, notes: write_record(
+        board, headers, comments=notes
+    ),
+    read_openings=read_openings,
+    extra_records={"psq": write_psq},
 )

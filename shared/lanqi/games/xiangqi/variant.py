@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from lanqi.games.base import VariantSpec
 from lanqi.games.xiangqi.core import Board
 from lanqi.games.xiangqi.notation import move_to
+from lanqi.games.xiangqi.openings import read_openings
 from lanqi.games.xiangqi.pgn import write_pgn
 
 __all__ = ["VARIANT"]
@@ -47,4 +48,6 @@ VARIANT = VariantSpec(
     },
     ply_label=lambda ply: f"move {(ply + 1) // 2}",
     termination_notes={"stalemate": "stalemate (in xiangqi the side that cannot move loses)"},
+    engine_notation="iccs",
+    read_openings=read_openings,
 )
