@@ -1,7 +1,10 @@
 """Xiangqi move notations in and out: ICCS, WXF and Chinese.
 
-Pure functions of a :class:`~lanqi.games.xiangqi.core.Board` and a
-:class:`~lanqi.games.xiangqi.core.Move`; standard library only.  The conventions
+Pure functions of a board (any object with the :class:`NotationBoard` queries:
+a :class:`~lanqi.games.xiangqi.core.Board`) and a
+:class:`~lanqi.games.xiangqi.pieces.Move`; standard library only.  The board's
+``parse_move`` and ``move_text`` call into this module, so it imports the rules
+core only in its examples.  The conventions
 (files counted from each side's right, tandem pieces, pawns stacked on a file)
 are spelled out in ``docs/notation.md``.
 
@@ -26,25 +29,27 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
-from lanqi.games.base import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
-from lanqi.games.xiangqi.core import (
+from lanqi.games.base import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, Outcome
+from lanqi.games.xiangqi.pieces import (
     ADVISOR,
     ELEPHANT,
     HORSE,
     KING,
     PAWN,
     PIECE_NAMES,
-    Board,
     Color,
     Move,
+    Piece,
     square_name,
 )
 
 __all__ = [
     "NOTATIONS",
+    "NotationBoard",
     "chinese",
     "iccs",
     "move_to",
@@ -55,6 +60,22 @@ __all__ = [
     "parse_wxf",
     "wxf",
 ]
+
+
+class NotationBoard(Protocol):
+    """What the notations ask of a board; :class:`~lanqi.games.xiangqi.core.Board` answers."""
+
+    @property
+    def turn(self) -> Color: ...
+    def piece_map(self) -> dict[int, Piece]: ...
+    def piece_codes(self) -> list[int]: ...
+    def legal_moves(self) -> list[Move]: ...
+    def generate_pseudo_legal_moves(self) -> Iterator[Move]: ...
+    def is_legal(self, move: Move) -> bool: ...
+    def obeys_movement_rules(self, move: Move) -> bool: ...
+    def outcome(self) -> Outcome[Color] | None: ...
+    def _illegal_reason(self, move: Move) -> str: ...
+
 
 #: The names :func:`move_to` and :func:`parse_move` accept.
 NOTATIONS = ("iccs", "wxf", "chinese", "chinese-traditional")
@@ -135,7 +156,7 @@ class _PieceInfo:
     multi: bool  # two or more files each hold two or more of its side's pawns
 
 
-def _pieces_info(board: Board) -> dict[int, _PieceInfo]:
+def _pieces_info(board: NotationBoard) -> dict[int, _PieceInfo]:
     """Square -> info for every piece of the side to move."""
     color = board.turn
     groups: dict[tuple[int, int], list[int]] = {}
@@ -162,7 +183,7 @@ def _pieces_info(board: Board) -> dict[int, _PieceInfo]:
     return infos
 
 
-def _piece_info(board: Board, sq: int) -> _PieceInfo:
+def _piece_info(board: NotationBoard, sq: int) -> _PieceInfo:
     """The info of the piece on ``sq`` alone (cheaper than :func:`_pieces_info`)."""
     codes = board.piece_codes()
     code = codes[sq]
@@ -243,7 +264,7 @@ def _chinese_head(info: _PieceInfo, traditional: bool) -> str:
 # ----------------------------------------------------------------- writing
 
 
-def _checked_info(board: Board, move: Move) -> _PieceInfo:
+def _checked_info(board: NotationBoard, move: Move) -> _PieceInfo:
     """The moving piece's info; raises IllegalMoveError unless ``move`` is legal
     by the movement rules (draw rules that ended the game are ignored)."""
     if not board.obeys_movement_rules(move):
@@ -253,18 +274,20 @@ def _checked_info(board: Board, move: Move) -> _PieceInfo:
     return _piece_info(board, move.from_square)
 
 
-def iccs(board: Board, move: Move) -> str:
+def iccs(board: NotationBoard, move: Move) -> str:
     """The move in ICCS coordinates (``h2e2``); the position does not matter.
 
+    >>> from lanqi.games.xiangqi import Board
     >>> iccs(Board(), Move.from_iccs("h0g2"))
     'h0g2'
     """
     return move.iccs()
 
 
-def wxf(board: Board, move: Move) -> str:
+def wxf(board: NotationBoard, move: Move) -> str:
     """The move in WXF notation (``C2=5``); raises IllegalMoveError if not legal.
 
+    >>> from lanqi.games.xiangqi import Board
     >>> board = Board("3k5/9/9/9/9/9/9/R8/R8/4K4 w")
     >>> wxf(board, Move.from_iccs("a2a5")), wxf(board, Move.from_iccs("a1d1"))
     ('R++3', 'R-=6')
@@ -274,12 +297,13 @@ def wxf(board: Board, move: Move) -> str:
     return f"{_wxf_head(info)}{action}{figure}"
 
 
-def chinese(board: Board, move: Move, *, traditional: bool = False) -> str:
+def chinese(board: NotationBoard, move: Move, *, traditional: bool = False) -> str:
     """The move in Chinese notation (``炮二平五``); raises IllegalMoveError if not legal.
 
     Red writes files and distances in Chinese numerals, Black in full-width
     digits; ``traditional=True`` uses the traditional character set.
 
+    >>> from lanqi.games.xiangqi import Board
     >>> board = Board("3k5/9/9/9/9/9/9/R8/R8/4K4 w")
     >>> chinese(board, Move.from_iccs("a1d1"), traditional=True)
     '後俥平六'
@@ -290,7 +314,7 @@ def chinese(board: Board, move: Move, *, traditional: bool = False) -> str:
     return f"{head}{_CN_ACTIONS[traditional][action]}{_cn_digit(info.color, figure)}"
 
 
-_WRITERS: Mapping[str, Callable[[Board, Move], str]] = {
+_WRITERS: Mapping[str, Callable[[NotationBoard, Move], str]] = {
     "iccs": iccs,
     "wxf": wxf,
     "chinese": chinese,
@@ -298,9 +322,10 @@ _WRITERS: Mapping[str, Callable[[Board, Move], str]] = {
 }
 
 
-def move_to(board: Board, move: Move, notation: str) -> str:
+def move_to(board: NotationBoard, move: Move, notation: str) -> str:
     """The move in ``notation``: one of :data:`NOTATIONS`.
 
+    >>> from lanqi.games.xiangqi import Board
     >>> move_to(Board(), Move.from_iccs("h0g2"), "chinese-traditional")
     '傌二進三'
     """
@@ -430,10 +455,10 @@ def _chinese_spec(text: str) -> _Spec | None:
 
 
 def _resolve(
-    board: Board,
+    board: NotationBoard,
     spec: _Spec,
     canonical_head: Callable[[_PieceInfo], str],
-    write: Callable[[Board, Move], str],
+    write: Callable[[NotationBoard, Move], str],
 ) -> Move:
     """The one legal move ``spec`` names; raises IllegalMoveError or AmbiguousMoveError.
 
@@ -482,11 +507,12 @@ def _resolve(
     raise IllegalMoveError(f"illegal move {text!r}: {reason}")
 
 
-def parse_iccs(board: Board, text: str) -> Move:
+def parse_iccs(board: NotationBoard, text: str) -> Move:
     """A legal move in ICCS (``h2e2``, ``H2-E2``).
 
     Raises InvalidMoveError (not ICCS) or IllegalMoveError (with the reason).
 
+    >>> from lanqi.games.xiangqi import Board
     >>> parse_iccs(Board(), "h2-e2")
     Move.from_iccs('h2e2')
     """
@@ -496,7 +522,7 @@ def parse_iccs(board: Board, text: str) -> Move:
     return move
 
 
-def parse_wxf(board: Board, text: str) -> Move:
+def parse_wxf(board: NotationBoard, text: str) -> Move:
     """A legal move in WXF notation.
 
     Case does not matter; ``B``/``E`` and ``N``/``H`` are synonyms, ``=`` and
@@ -504,6 +530,7 @@ def parse_wxf(board: Board, text: str) -> Move:
     Raises InvalidMoveError (not WXF), IllegalMoveError (with the reason) or
     AmbiguousMoveError (e.g. ``R1+1`` with both rooks on file 1).
 
+    >>> from lanqi.games.xiangqi import Board
     >>> parse_wxf(Board(), "h2+3")
     Move.from_iccs('h0g2')
     """
@@ -517,7 +544,7 @@ def _chinese_canonical_head(info: _PieceInfo) -> str:
     return _chinese_normalize(_chinese_head(info, False)) or ""
 
 
-def parse_chinese(board: Board, text: str) -> Move:
+def parse_chinese(board: NotationBoard, text: str) -> Move:
     """A legal move in Chinese notation, in either character set.
 
     Piece names of both colours and both character sets are accepted for either
@@ -525,6 +552,7 @@ def parse_chinese(board: Board, text: str) -> Move:
     进/進, and files and distances as Chinese numerals, full-width or ASCII digits.
     Raises InvalidMoveError, IllegalMoveError or AmbiguousMoveError.
 
+    >>> from lanqi.games.xiangqi import Board
     >>> parse_chinese(Board(), "馬2進3")
     Move.from_iccs('h0g2')
     """
@@ -536,12 +564,13 @@ def parse_chinese(board: Board, text: str) -> Move:
     return _resolve(board, spec, _chinese_canonical_head, chinese)
 
 
-def parse_any(board: Board, text: str) -> Move:
+def parse_any(board: NotationBoard, text: str) -> Move:
     """A legal move in ICCS, WXF or Chinese notation, tried in that order.
 
     Raises InvalidMoveError (no notation reads it), IllegalMoveError (a move the
     rules forbid here, or the game is over) or AmbiguousMoveError.
 
+    >>> from lanqi.games.xiangqi import Board
     >>> board = Board()
     >>> [str(parse_any(board, t)) for t in ("h2e2", "h2-e2", "C2=5", "c2.5", "炮二平五")]
     ['h2e2', 'h2e2', 'h2e2', 'h2e2', 'h2e2']
@@ -567,7 +596,7 @@ def parse_any(board: Board, text: str) -> Move:
     )
 
 
-_READERS: Mapping[str, Callable[[Board, str], Move]] = {
+_READERS: Mapping[str, Callable[[NotationBoard, str], Move]] = {
     "iccs": parse_iccs,
     "wxf": parse_wxf,
     "chinese": parse_chinese,
@@ -575,9 +604,10 @@ _READERS: Mapping[str, Callable[[Board, str], Move]] = {
 }
 
 
-def parse_move(board: Board, text: str, notation: str | None = None) -> Move:
+def parse_move(board: NotationBoard, text: str, notation: str | None = None) -> Move:
     """A legal move in ``notation`` (one of :data:`NOTATIONS`), or in any if None.
 
+    >>> from lanqi.games.xiangqi import Board
     >>> parse_move(Board(), "R1+1", "wxf")
     Move.from_iccs('i0i1')
     """

@@ -30,15 +30,41 @@ even.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol, Self
 
 from lanqi.games.base import Outcome, Termination
-from lanqi.games.xiangqi.core import CANNON, HORSE, KING, PAWN, ROOK, Color
+from lanqi.games.xiangqi.pieces import CANNON, HORSE, KING, PAWN, ROOK, Color, Move
 
-if TYPE_CHECKING:
-    from lanqi.games.xiangqi.core import Board
+__all__ = [
+    "CycleBoard",
+    "CycleReport",
+    "chased_squares",
+    "classify_cycle",
+    "judge_repetition",
+    "rule_on",
+]
 
-__all__ = ["CycleReport", "chased_squares", "classify_cycle", "judge_repetition", "rule_on"]
+
+class CycleBoard(Protocol):
+    """What the judge reads and replays of a board: the rules core's internals
+    (:class:`~lanqi.games.xiangqi.core.Board` has them; the board calls this
+    module, so this module does not import the board)."""
+
+    repetition: str
+    _squares: list[int]
+    _kings: list[int]
+    _pieces: tuple[set[int], set[int]]
+    _turn: int
+
+    def copy(self) -> Self: ...
+    def pop(self) -> Move: ...
+    def is_check(self) -> bool: ...
+    def _push_unchecked(self, move: Move) -> None: ...
+    def _attacks(self, frm: int, to: int) -> bool: ...
+    def _is_attacked(self, k: int, by: int) -> bool: ...
+    def _make(self, code: int) -> int: ...
+    def _unmake(self, code: int, cap: int) -> None: ...
+    def _legal_codes(self) -> list[int]: ...
 
 
 class CycleReport:
@@ -67,7 +93,7 @@ def _crossed(color: int, sq: int) -> bool:
     return rank >= 5 if color == 0 else rank <= 4
 
 
-def chased_squares(board: Board, sq: int) -> set[int]:
+def chased_squares(board: CycleBoard, sq: int) -> set[int]:
     """Squares of the enemy pieces that the piece on ``sq`` chases right now.
 
     Works whoever is to move: the piece's own side is taken from the piece.
@@ -106,7 +132,7 @@ def chased_squares(board: Board, sq: int) -> set[int]:
     return result
 
 
-def classify_cycle(board: Board, span: int) -> CycleReport:
+def classify_cycle(board: CycleBoard, span: int) -> CycleReport:
     """Replay the last ``span`` plies and classify each move (check / chase)."""
     replay = board.copy()
     moves = [replay.pop() for _ in range(span)]
@@ -126,7 +152,7 @@ def classify_cycle(board: Board, span: int) -> CycleReport:
     return report
 
 
-def judge_repetition(board: Board, span: int) -> Outcome[Color]:
+def judge_repetition(board: CycleBoard, span: int) -> Outcome[Color]:
     """The outcome of a position repeated over the last ``span`` plies."""
     if board.repetition == "draw":
         return Outcome(None, Termination.REPETITION)
