@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from lanqi.client.matchmaker import MatchmakerClient
-from lanqi.matchmaker.store import MatchmakerStore
+from lanqi.matchmaker.store import MatchmakerStore, PlayerRecord
 from lanqi.protocol import ListPlayers, PlayersList
 
 #: the matchmaker's schema 1, as lanqi wrote it before ratings per game
@@ -161,7 +161,7 @@ def test_a_schema_1_store_is_migrated_to_ratings_per_game(tmp_path: Path) -> Non
     assert got["Cat"]["gomoku"][0] == 1450.0 and got["Cat"]["xiangqi"] == (*DEFAULT, 0)
     assert got["Dan"]["gomoku"] == got["Dan"]["xiangqi"] == (1500.0, 350.0, 0.06, 0)
     ann = store.player_by_session("session-Ann")  # sessions, games, cursor: all kept
-    assert ann is not None and ann.name == "Ann" and not ann.claimable
+    assert ann is not None and ann.name == "Ann" and not ann.claimable and ann.engine is None
     assert len(store.games(status="finished")) == len(GAMES)
     assert store.referee_cursor("tcp://r:5052") == 4
     store.close()
@@ -169,13 +169,36 @@ def test_a_schema_1_store_is_migrated_to_ratings_per_game(tmp_path: Path) -> Non
     try:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
         columns = {row[1] for row in conn.execute("PRAGMA table_info(players)")}
-        assert "rating" not in columns and "claim_hash" in columns
+        assert "rating" not in columns and {"claim_hash", "engine"} <= columns
     finally:
         conn.close()
     MatchmakerStore(path).close()  # opening it again changes nothing
     again = MatchmakerStore(path)
     assert {p.name: _ratings(again, p.player_id) for p in again.players()} == _expected()
     again.close()
+
+
+def test_a_store_from_before_engine_names_gains_the_column(tmp_path: Path) -> None:
+    """A schema-2 file written before players had an ``engine`` gets the column on
+    open (empty for everyone) and keeps what a later ``hello`` says."""
+    path = tmp_path / "matchmaker.sqlite3"
+    store = MatchmakerStore(path)
+    store.add_player(PlayerRecord("p1", "Bo", "bot", "session-Bo"), 0)
+    store.close()
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("ALTER TABLE players DROP COLUMN engine")
+        conn.commit()
+    finally:
+        conn.close()
+    store = MatchmakerStore(path)
+    bo = store.player("p1")
+    assert bo is not None and bo.engine is None
+    store.set_kind("p1", "bot", "Fairy-Stockfish 14")
+    assert store.players() == [
+        PlayerRecord("p1", "Bo", "bot", "session-Bo", engine="Fairy-Stockfish 14")
+    ]
+    store.close()
 
 
 def test_a_migrated_store_is_served_with_ratings_per_game(

@@ -180,5 +180,10 @@ class Bot:
         """Someone said something; return a reply to say, or None."""
         return None
 
+    def engine_id(self) -> str | None:
+        """What the bot is, for tournament records (an engine's ``id name``); the
+        runner asks after the bot's first move.  Default: not known."""
+        return None
+
     def close(self) -> None:
         """Release resources (engine processes)."""

@@ -42,6 +42,10 @@ class BuiltinBot(Bot):
             level=max(1, min(5, (level + 1) // 2 + 1)), seed=seed, time_ms=move_time_ms
         )
         self._by_variant: dict[str, Bot] = {"xiangqi": self.xiangqi, "gomoku": self.gomoku}
+        self.level = level
+
+    def engine_id(self) -> str:
+        return f"lanqi built-in AI level {self.level}"
 
     def _for(self, state: GameState) -> Bot:
         return self._by_variant[state.variant]

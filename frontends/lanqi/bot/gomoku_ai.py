@@ -557,6 +557,9 @@ class GomokuAI(Bot):
         # makes one for its start-up self-check before it enters the lobby).
         warm_up()
 
+    def engine_id(self) -> str:
+        return f"lanqi built-in gomoku AI level {self.level}"
+
     def choose_move(self, state: GameState) -> str:
         board = state.board
         if not isinstance(board, Board):

@@ -484,6 +484,9 @@ class BotRunner:
     #: a claim code from the director: takes over the roster entry ``name`` (used once,
     #: then the session kept in ``session_file`` is the bot's)
     claim: str | None = None
+    #: the program that plays (an engine's ``id name``), told to the matchmaker in
+    #: ``hello`` for tournament records
+    engine: str | None = None
     #: why the matchmaker refused this bot for good (a bad claim code), if it did
     failure: str | None = None
     #: reach referees through this host instead of the one the matchmaker names
@@ -545,6 +548,7 @@ class BotRunner:
                 variants=list(self.policy.variants),
                 session=self._session,
                 claim=self.claim if self._session is None else None,
+                engine=_engine_field(self.engine),
             )
         )
 
@@ -689,6 +693,13 @@ class BotRunner:
         )
         self.players[assignment.game_id] = player
         player.start()
+
+
+def _engine_field(engine: str | None) -> str | None:
+    """An engine's name as ``hello`` takes it: printable, trimmed, at most 80 characters
+    (an engine may say anything; the matchmaker refuses a hello it cannot store)."""
+    text = "".join(c for c in engine or "" if c.isprintable()).strip()[:80].strip()
+    return text or None
 
 
 def _moved_on(view: GameView, *, ply: int) -> bool:

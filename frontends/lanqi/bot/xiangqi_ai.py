@@ -675,6 +675,9 @@ class XiangqiAI(Bot):
     def on_game_start(self, state: GameState) -> None:
         self.searcher.clear()
 
+    def engine_id(self) -> str:
+        return f"lanqi built-in xiangqi AI level {self.level}"
+
     def choose_move(self, state: GameState) -> str:
         board = state.board
         if not isinstance(board, Board):

@@ -159,11 +159,12 @@ SELF_CHECK: dict[str, list[tuple[dict[str, str], list[str]]]] = {
 SELF_CHECK_MOVE_MS = 500
 
 
-def _self_check(make: Any, variants: tuple[str, ...]) -> None:
+def _self_check(make: Any, variants: tuple[str, ...]) -> str | None:
     """Start the bot and have it move in a real position of each game and rule, on a
     clock, before it enters the lobby: an engine that will not run fails here, not at
     its first game, and set-up work (the gomoku AI's pattern tables, an engine's
-    start) is done off every game's clock."""
+    start) is done off every game's clock.  Returns what the bot says it is (an
+    engine's ``id name``), learnt on the way."""
     from lanqi.bot.base import GameState, clock_margin_ms
 
     probe = make()
@@ -188,6 +189,8 @@ def _self_check(make: Any, variants: tuple[str, ...]) -> None:
                     log.warning("%s, over a %d ms clock", note, SELF_CHECK_MOVE_MS)
                 else:
                     log.info("%s", note)
+        engine: str | None = probe.engine_id()
+        return engine
     finally:
         probe.close()
 
@@ -218,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
                 movetime=entry.get("movetime"),
             )
             variants = variants_of(spec)
-            _self_check(make, variants)
+            engine = _self_check(make, variants)
             seek_variant = entry.get("seek")
             policy = Policy(
                 variants=variants,
@@ -236,6 +239,7 @@ def run(args: argparse.Namespace) -> int:
                     policy=policy,
                     session_file=sessions / f"{name}.session",
                     claim=entry.get("claim"),
+                    engine=engine,
                     referee_host=args.referee_host,
                     stop=stop,
                 )

@@ -18,7 +18,7 @@ import secrets
 import socket
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from lanqi.games.registry import restore_game, variant_spec
@@ -244,6 +244,15 @@ class Director:
             return None
         info = self.store.player(player_id)
         return info.name if info else player_id
+
+    def _engine(self, player_id: str | None) -> str | None:
+        info = self.store.player(player_id) if player_id else None
+        return info.engine if info else None
+
+    def _engine_tags(self, seats: Sequence[str], player_ids: Sequence[str]) -> dict[str, str]:
+        """``RedEngine``-style tags for the seats whose player named its engine."""
+        engines = [self._engine(p) for p in player_ids]
+        return {f"{seat}Engine": e for seat, e in zip(seats, engines, strict=True) if e}
 
     def _pairing_info(self, p: PairingRecord) -> PairingInfo:
         return PairingInfo(
@@ -604,6 +613,7 @@ class Director:
             table,
             [_game_moves(g) for g in games],
             ratings=_event_ratings(games),
+            engines={p.id: e for p in players if (e := self._engine(p.id))},
         )
 
     def _games_text(
@@ -633,6 +643,7 @@ class Director:
                 "TimeControl": _pgn_time_control(tc),
                 "Termination": game.termination or "unterminated",
                 **dict(zip(variant.seat_names, game.names, strict=True)),
+                **self._engine_tags(variant.seat_names, game.player_ids),
             }
             comments = [clock_comment(ms) for ms in game.clocks] if clocks else []
             texts.append(

@@ -391,6 +391,9 @@ class MatchmakerService:
             raise MatchmakerError("bad_request", "a name must be printable and not empty")
         if request.kind not in get_args(PlayerKind):
             raise MatchmakerError("bad_request", "kind must be human or bot")
+        engine = (request.engine or "").strip() or None
+        if engine is not None and not engine.isprintable():
+            raise MatchmakerError("bad_request", "an engine name must be printable")
         record = None
         if request.claim is not None:
             record = self._claim(name, request.claim)
@@ -415,10 +418,11 @@ class MatchmakerService:
                 name=name,
                 kind=request.kind,
                 session=secrets.token_urlsafe(18),
+                engine=engine,
             )
             self.store.add_player(record, _wall_ms())
-        if record.kind != request.kind:
-            self.store.set_kind(record.player_id, request.kind)
+        if (record.kind, record.engine) != (request.kind, engine):
+            self.store.set_kind(record.player_id, request.kind, engine)
         old = self.clients.get(record.player_id)
         if old is not None and old.identity != identity:
             self.by_identity.pop(old.identity, None)

@@ -54,7 +54,8 @@ CREATE TABLE IF NOT EXISTS players (
     kind TEXT NOT NULL,
     session TEXT NOT NULL UNIQUE,
     created_ms INTEGER NOT NULL,
-    claim_hash TEXT
+    claim_hash TEXT,
+    engine TEXT
 );
 CREATE TABLE IF NOT EXISTS ratings (
     player_id TEXT NOT NULL REFERENCES players(player_id),
@@ -184,6 +185,8 @@ class PlayerRecord:
     kind: str
     session: str
     claimable: bool = False
+    #: the program playing for a bot, as its last ``hello`` said (an engine's ``id name``)
+    engine: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,6 +304,10 @@ def _pairing(row: sqlite3.Row) -> PairingRecord:
     )
 
 
+def _player(row: sqlite3.Row) -> PlayerRecord:
+    return PlayerRecord(row[0], row[1], row[2], row[3], bool(row[4]), row[5])
+
+
 class MatchmakerStore:
     """One SQLite file (WAL; durable against process crashes)."""
 
@@ -336,6 +343,9 @@ class MatchmakerStore:
         columns = {r[1] for r in self._conn.execute("PRAGMA table_info(games)")}
         if "clocks" not in columns:  # a store from before games kept their clock readings
             self._conn.execute("ALTER TABLE games ADD COLUMN clocks TEXT NOT NULL DEFAULT '[]'")
+        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(players)")}
+        if "engine" not in columns:  # a store from before bots named their engines
+            self._conn.execute("ALTER TABLE players ADD COLUMN engine TEXT")
         self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _migrate_from_1(self) -> None:
@@ -373,7 +383,7 @@ class MatchmakerStore:
         d = self.default_rating
         with self._tx() as conn:
             conn.execute(
-                "INSERT INTO players VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO players VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     player.player_id,
                     player.name,
@@ -381,6 +391,7 @@ class MatchmakerStore:
                     player.session,
                     created_ms,
                     claim_hash,
+                    player.engine,
                 ),
             )
             conn.executemany(
@@ -390,11 +401,11 @@ class MatchmakerStore:
 
     def _player_where(self, clause: str, value: str) -> PlayerRecord | None:
         row = self._conn.execute(
-            "SELECT player_id, name, kind, session, claim_hash IS NOT NULL "
+            "SELECT player_id, name, kind, session, claim_hash IS NOT NULL, engine "
             f"FROM players WHERE {clause} = ?",
             (value,),
         ).fetchone()
-        return PlayerRecord(row[0], row[1], row[2], row[3], bool(row[4])) if row else None
+        return _player(row) if row else None
 
     def player(self, player_id: str) -> PlayerRecord | None:
         return self._player_where("player_id", player_id)
@@ -407,14 +418,18 @@ class MatchmakerStore:
 
     def players(self) -> list[PlayerRecord]:
         rows = self._conn.execute(
-            "SELECT player_id, name, kind, session, claim_hash IS NOT NULL "
+            "SELECT player_id, name, kind, session, claim_hash IS NOT NULL, engine "
             "FROM players ORDER BY name"
         ).fetchall()
-        return [PlayerRecord(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows]
+        return [_player(r) for r in rows]
 
-    def set_kind(self, player_id: str, kind: str) -> None:
+    def set_kind(self, player_id: str, kind: str, engine: str | None = None) -> None:
+        """The player's kind and engine, as its latest ``hello`` said."""
         with self._tx() as conn:
-            conn.execute("UPDATE players SET kind = ? WHERE player_id = ?", (kind, player_id))
+            conn.execute(
+                "UPDATE players SET kind = ?, engine = ? WHERE player_id = ?",
+                (kind, engine, player_id),
+            )
 
     # ------------------------------------------------------------ claim codes
 

@@ -701,7 +701,8 @@ class Assignment(Struct):
 class Hello(Request):
     """Enter the lobby.  ``session`` (from an earlier welcome) keeps your identity
     across reconnects; ``claim`` (the one-time code the director handed out) takes
-    over a roster entry; ``kind`` is ``human`` or ``bot``."""
+    over a roster entry; ``kind`` is ``human`` or ``bot``; ``engine`` says which
+    program plays for a bot (an engine's ``id name``), for tournament records."""
 
     T = "hello"
     name: str = field(metadata=NAME)
@@ -709,6 +710,7 @@ class Hello(Request):
     variants: list[str] = field(default_factory=lambda: ["xiangqi", "gomoku"], metadata=limit(8))
     session: str | None = field(default=None, metadata=TOKEN)
     claim: str | None = field(default=None, metadata=limit(16))
+    engine: str | None = field(default=None, metadata=limit(80))
 
 
 @register

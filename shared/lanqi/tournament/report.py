@@ -208,10 +208,13 @@ def html_report(  # noqa: PLR0913 - the report's parts, each its own value
     games: Sequence[GameMoves],
     *,
     ratings: dict[str, tuple[float | None, float | None]] | None = None,
+    engines: dict[str, str] | None = None,
 ) -> str:
     """The whole page. ``ratings`` maps a player id to their rating before the event's
-    first rated game and after its last one (missing: the standings' rating both)."""
+    first rated game and after its last one (missing: the standings' rating both);
+    ``engines`` a player id to the program that played for it (shown after the name)."""
     ratings = ratings or {}
+    engines = engines or {}
     tiebreaks = list(rows[0].tiebreaks) if rows else []
     standings: list[dict[str, Any]] = []
     for row in rows:
@@ -221,6 +224,7 @@ def html_report(  # noqa: PLR0913 - the report's parts, each its own value
             {
                 "rank": row.rank,
                 "name": row.player.name,
+                "engine": engines.get(row.player.id, ""),
                 "points": score_text(row.points),
                 "games": row.games,
                 "wins": row.wins,

@@ -190,6 +190,10 @@ class GomocupEngine(Bot):
         self._broken = True
         self.process.kill()
 
+    def engine_id(self) -> str:
+        """The engine's ``ABOUT`` name (its program's name until it answers)."""
+        return self.engine_name
+
     def close(self) -> None:
         """Send ``END``, then make sure the engine process is gone."""
         self.process.close(self.quit_command)

@@ -442,6 +442,10 @@ class XiangqiEngine(Bot):
         self._broken = True
         self.process.kill()
 
+    def engine_id(self) -> str:
+        """The engine's ``id name`` (its program's name until the handshake)."""
+        return self.engine_name
+
     def close(self) -> None:
         """Send ``quit``, then make sure the engine process is gone."""
         self.process.close(self.quit_command)
