@@ -302,3 +302,18 @@ def test_record_doctests() -> None:
     failures, tests = doctest.testmod(record_module)
     assert tests > 0
     assert failures == 0
+
+
+def test_the_variant_writes_clock_comments_a_reader_skips() -> None:
+    """A tournament's PGN export passes ``%clk`` comments through the registry: the
+    gomoku record keeps them, one after each move, and still reads back."""
+    from lanqi.games.gomoku.variant import VARIANT
+
+    board = Board()
+    for text in WIN:
+        board.push(board.parse_move(text))
+    clocks = [f"[%clk 0:09:{59 - i:02d}]" for i in range(len(WIN))]
+    text = VARIANT.write_record(board, {"Black": "a", "White": "b"}, comments=clocks)
+    assert [c for c in clocks if "{" + c + "}" in text] == clocks
+    _, again = read_record(text)
+    assert [str(m) for m in again.move_stack] == WIN
