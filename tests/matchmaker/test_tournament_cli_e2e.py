@@ -107,7 +107,7 @@ def test_director_runs_a_xiangqi_event_from_the_cli(
 
     table = ok(cli(server, "standings", tid))
     lines = table.splitlines()
-    assert lines[0] == "CLI Open (round_robin, xiangqi) - finished, round 3"
+    assert lines[0] == "CLI Open (round robin, xiangqi) - finished, round 3"
     assert lines[1].split()[:7] == ["#", "player", "pts", "games", "W", "D", "L"]
     for row, line in zip(sorted(final.rows, key=lambda r: r.rank), lines[2:], strict=True):
         assert line.split()[:3] == [str(row.rank), row.player, f"{row.points:g}"]

@@ -237,7 +237,16 @@ def _key(args: argparse.Namespace) -> str:
 
 
 def _tiebreaks(row: Any) -> str:
-    return ", ".join(f"{k} {v}" for k, v in row.tiebreaks.items())
+    """The tie-breaks as people write them: ``Sonneborn-Berger 2.5, Wins 2``."""
+    from lanqi.tournament.report import tiebreak_name
+
+    return ", ".join(f"{tiebreak_name(k)} {v:g}" for k, v in row.tiebreaks.items())
+
+
+def _format_name(key: str) -> str:
+    from lanqi.tournament.report import FORMAT_NAMES
+
+    return FORMAT_NAMES.get(key, key.replace("_", " ")).lower()
 
 
 def _standings_table(reply: Any) -> dict[str, Any]:
@@ -258,7 +267,8 @@ def _standings_table(reply: Any) -> dict[str, Any]:
             )
             for r in reply.rows
         ],
-        "title": f"{t.spec.name} ({t.spec.format}, {t.spec.variant}) - {t.status}, round {t.round}",
+        "title": f"{t.spec.name} ({_format_name(t.spec.format)}, {t.spec.variant})"
+        f" - {t.status}, round {t.round}",
         "right": (0, 2, 3, 4, 5, 6, 7),
     }
 
