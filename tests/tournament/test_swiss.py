@@ -62,10 +62,11 @@ def breaks(pairings: Sequence[Pairing], results: Sequence[Result]) -> tuple[int,
     seen = colours(results)
     rematches = colour = 0
     for p in pairings:
-        if p.second is None:
+        second = p.second
+        if second is None:
             continue
-        rematches += any({r.first, r.second} == {p.first, p.second} for r in results)
-        colour += colour_breaks(seen[p.first], 1) + colour_breaks(seen[p.second], -1)
+        rematches += any({r.first, r.second} == {p.first, second} for r in results)
+        colour += colour_breaks(seen[p.first], 1) + colour_breaks(seen[second], -1)
     return rematches, colour
 
 
