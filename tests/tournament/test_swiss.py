@@ -62,11 +62,11 @@ def breaks(pairings: Sequence[Pairing], results: Sequence[Result]) -> tuple[int,
     seen = colours(results)
     rematches = colour = 0
     for p in pairings:
-        second = p.second
-        if second is None:
+        first, second = p.first, p.second
+        if first is None or second is None:
             continue
-        rematches += any({r.first, r.second} == {p.first, second} for r in results)
-        colour += colour_breaks(seen[p.first], 1) + colour_breaks(seen[second], -1)
+        rematches += any({r.first, r.second} == {first, second} for r in results)
+        colour += colour_breaks(seen[first], 1) + colour_breaks(seen[second], -1)
     return rematches, colour
 
 
