@@ -5,6 +5,7 @@
     lanqi gui                                   # the menu
     lanqi gui --offline xiangqi --ai 4          # against the built-in AI, level 4
     lanqi gui --offline gomoku                  # two players on one computer
+  lanqi gui --offline gomoku --option size=19 --option rule=renju
     lanqi gui --server tcp://host:5050 --name Alice   # straight to the lobby
     lanqi gui --review game.pgn                 # step through a record
 """
@@ -87,7 +88,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="first",
         help="your side against the AI: first (Red / Black stones) or second",
     )
-    parser.add_argument("--fen", default=None, help="start an offline game from this position")
+    parser.add_argument(
+        "--fen",
+        default=None,
+        help="start an offline game from this position (a gomoku position sets the board size)",
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of the offline game, e.g. --option size=19 --option rule=renju (gomoku)",
+    )
     parser.add_argument(
         "--time",
         type=_time,
@@ -107,6 +119,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def _size(text: str) -> tuple[int, int]:
     width, _, height = text.lower().partition("x")
     return max(640, int(width)), max(480, int(height))
+
+
+def _offline_options(variant: str | None, pairs: list[str], fen: str | None) -> dict[str, object]:
+    """The ``--option`` pairs, checked with the rules (and ``--fen``) before a window opens."""
+    from lanqi.cli.tournament import parse_option
+    from lanqi.games.registry import create_game
+
+    try:
+        options = dict(parse_option(pair) for pair in pairs)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if variant is None:
+        if options or fen:
+            raise CliError("--option and --fen are for offline games: add --offline VARIANT")
+        return options
+    try:
+        create_game(variant, **options, **({"fen": fen} if fen else {}))
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    return options
 
 
 def run(args: argparse.Namespace) -> int:
@@ -129,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
             server = normalise_endpoint(server)
         except ValueError as exc:
             raise CliError(str(exc)) from None
+    offline = args.offline or ("xiangqi" if args.ai is not None else None)
+    options = _offline_options(offline, args.option, args.fen)
     config = AppConfig(
         data_dir=data_dir(args.data_dir),
         server=server,
@@ -136,7 +170,8 @@ def run(args: argparse.Namespace) -> int:
         referee=args.referee,
         referee_events=args.referee_events,
         name=args.name,
-        offline=args.offline or ("xiangqi" if args.ai is not None else None),
+        offline=offline,
+        options=options,
         ai=args.ai,
         side=args.side,
         fen=args.fen,

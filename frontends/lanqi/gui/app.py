@@ -154,6 +154,7 @@ class App:
         if config.offline:
             return ToOfflineGame(
                 config.offline,
+                options=dict(config.options),
                 ai=config.ai,
                 side=config.side,
                 fen=config.fen,

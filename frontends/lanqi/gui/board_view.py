@@ -46,6 +46,7 @@ class Marks:
     sliding: tuple[int, tuple[int, int]] | None = None  # (point, where its piece is now)
     win_line: tuple[int, ...] = ()
     numbers: dict[int, int] = field(default_factory=dict)
+    forbidden: tuple[int, ...] = ()  # points the side to move may not play (renju)
 
 
 def _blend(a: theme.Color, b: theme.Color, t: float) -> theme.Color:
@@ -157,6 +158,7 @@ class BoardView:
         if check:
             marks.check = self.point(check[0])
         marks.win_line = tuple(self.point(cell) for cell in position.markers.get("line", ()))
+        marks.forbidden = tuple(self.point(cell) for cell in position.markers.get("forbidden", ()))
 
     def draw_seat_icon(
         self, surface: pygame.Surface, center: tuple[int, int], radius: int, seat: int
@@ -630,6 +632,16 @@ class GomokuBoardView(BoardView):
             stone = board.stone_at(point % n, point // n)
             ink = theme.STONE_WHITE if stone is gomoku.Color.BLACK else theme.STONE_BLACK
             self._text(surface, str(number), self.center(point), c * 0.36, ink, name=UI_FONT)
+        arm = max(3, round(c * 0.16))
+        for point in marks.forbidden:  # a small cross: clear, and the grid shows through
+            cx, cy = self.center(point)
+            width = max(2, round(c / 14))
+            pygame.draw.line(
+                surface, theme.FORBIDDEN, (cx - arm, cy - arm), (cx + arm, cy + arm), width
+            )
+            pygame.draw.line(
+                surface, theme.FORBIDDEN, (cx - arm, cy + arm), (cx + arm, cy - arm), width
+            )
         for point in marks.last:
             dot = max(3, round(c * 0.13))
             pygame.draw.circle(surface, theme.WIN_LINE, self.center(point), dot)
@@ -665,3 +677,9 @@ class GomokuBoardView(BoardView):
 
     def last_move_probe(self, point: int) -> tuple[int, int]:
         return self.center(point)
+
+    def forbidden_probe(self, point: int) -> tuple[int, int]:
+        """A pixel on the cross of a forbidden point (off the grid lines)."""
+        cx, cy = self.center(point)
+        step = max(2, round(self.cell * 0.09))
+        return cx + step, cy + step

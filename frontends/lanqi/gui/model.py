@@ -151,6 +151,8 @@ class GameModel:
         self.moves: list[str] = []
         self._first_seat: int | None = None
         self.board: Game[Any] = self._new_board()
+        # the options in full, as the board has them (a gomoku start position sets the size)
+        self.options = {**self.board.options, **self.options}
         self._texts: dict[str, list[str]] = {}
         self._positions: dict[int, Position] = {}
         self._positions_version = -1

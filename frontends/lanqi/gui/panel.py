@@ -248,10 +248,9 @@ class SidePanel:
         pygame.draw.rect(surface, theme.PANEL, self.rect)
         pygame.draw.line(surface, theme.PANEL_LINE, self.rect.topleft, self.rect.bottomleft, 2)
         rects = self.rects
-        host = self.host
         draw_text(
             surface,
-            f"{host.ui.title} · {host.session.title}",
+            self.title(),
             rects["title"].topleft,
             16,
             theme.ACCENT,
@@ -267,6 +266,13 @@ class SidePanel:
             self.chat_input.draw(surface)
         for button in self.buttons + self.nav_buttons:
             button.draw(surface)
+
+    def title(self) -> str:
+        """The panel's first line: the game, its options (``19x19 renju``), the session."""
+        host = self.host
+        options = host.ui.describe(host.model.options)
+        game = f"{host.ui.title} {options}" if options else host.ui.title
+        return f"{game} · {host.session.title}"
 
     def card_seats(self) -> tuple[int, int]:
         """The seats of the upper and lower player cards: as on the board where it turns

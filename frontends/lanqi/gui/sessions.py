@@ -462,7 +462,9 @@ class OnlineSession(Session):
         self.view = view
         new = view.state
         model = self.model
-        if model.variant != new.variant or (old is None and new.start_fen != model.start_fen):
+        options = {k: v for k, v in new.options.items() if k != "fen"}
+        first = old is None and (new.start_fen != model.start_fen or options != model.options)
+        if model.variant != new.variant or first:  # a watched game's size, say
             self.model = model = GameModel(
                 new.variant, options=new.options, start_fen=new.start_fen
             )

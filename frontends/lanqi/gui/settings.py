@@ -63,6 +63,8 @@ class Settings:
     animate: bool = True
     #: time control of local games: "none" or "MINUTES+SECONDS"
     local_time: str = "none"
+    #: the game options last picked, "variant.option" -> value as text (``gomoku.size``)
+    game_options: dict[str, str] = field(default_factory=dict)
     #: "server|name" -> lobby session token
     sessions: dict[str, str] = field(default_factory=dict)
     path: Path | None = field(default=None, repr=False, compare=False)

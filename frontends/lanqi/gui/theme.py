@@ -51,6 +51,8 @@ TARGET: Color = (34, 150, 72)
 SELECT: Color = (250, 200, 40)
 CHECK: Color = (230, 30, 30)
 CURSOR: Color = (250, 120, 20)
+#: a renju point Black may not play: a small cross
+FORBIDDEN: Color = (178, 48, 40)
 
 #: radius of a piece, in cells
 PIECE_RADIUS = 0.45

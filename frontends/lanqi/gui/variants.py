@@ -52,11 +52,52 @@ class VariantUI:
     #: the notations the move list can switch between, by the settings' name
     #: (none: the game's own move text, and no switch)
     notations: Mapping[str, Notate] = field(default_factory=dict)
+    #: the options a player picks for a new game (menu, seeks, challenges): each option's
+    #: name -> its values, the default first
+    choices: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
+    #: the chosen options for people (``19x19 renju 禁手``); empty for none
+    describe: Callable[[Mapping[str, object]], str] = lambda options: ""
 
     @property
     def title(self) -> str:
         """``象棋 Xiangqi``."""
         return f"{self.chinese} {self.name.capitalize()}"
+
+    def choice_label(self, option: str, value: object) -> str:
+        """A button's label for ``option`` set to ``value``: ``棋盘 Board 19x19``."""
+        return CHOICE_LABELS.get(option, option) + " " + _value_text(option, value)
+
+    def step(self, saved: dict[str, str], option: str) -> None:
+        """Pick the next value of ``option`` (wrapping round) in the settings' ``saved``."""
+        values = self.choices[option]
+        value = self.chosen(saved)[option]
+        saved[f"{self.name}.{option}"] = str(values[(values.index(value) + 1) % len(values)])
+
+    def chosen(self, saved: Mapping[str, str]) -> dict[str, object]:
+        """The options picked, from the settings' text (``{"gomoku.size": "19"}``):
+        every choice, the default where nothing (or nothing known) was saved."""
+        options: dict[str, object] = {}
+        for option, values in self.choices.items():
+            text = saved.get(f"{self.name}.{option}")
+            options[option] = next((v for v in values if str(v) == text), values[0])
+        return options
+
+
+#: the names of the options players choose, on buttons
+CHOICE_LABELS = {"size": "棋盘 Board", "rule": "Rule"}
+#: option values with a word in Chinese beside them
+_VALUE_WORDS = {("rule", "renju"): "renju 禁手"}
+
+
+def _value_text(option: str, value: object) -> str:
+    if option == "size":
+        return f"{value}×{value}"
+    return _VALUE_WORDS.get((option, str(value)), str(value))
+
+
+def _gomoku_describe(options: Mapping[str, object]) -> str:
+    size, rule = options.get("size", 15), options.get("rule", "freestyle")
+    return f"{_value_text('size', size)} {_value_text('rule', rule)}"
 
 
 def _gomoku_view(options: Mapping[str, object]) -> BoardView:
@@ -112,6 +153,8 @@ VARIANTS: dict[str, VariantUI] = {
         first_seat_ink=None,
         ai=_gomoku_ai,
         ai_levels=5,
+        choices={"size": (15, 19, 20), "rule": ("freestyle", "standard", "renju")},
+        describe=_gomoku_describe,
     ),
 }
 

@@ -11,7 +11,8 @@ here, the scene's module, and one line in that table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -68,6 +69,8 @@ class ToOfflineGame(Destination):
     """A game on this computer: two players, or one against the AI (``ai`` = level)."""
 
     variant: str
+    #: the variant's options (``{"size": 19, "rule": "renju"}``); a ``fen`` sets its own size
+    options: Mapping[str, object] = field(default_factory=dict)
     ai: int | None = None
     side: str = "first"
     fen: str | None = None

@@ -523,7 +523,7 @@ class GameScene(Scene):
 def offline_game(app: Host, to: ToOfflineGame) -> GameScene:
     """A game on this computer: two players, or one against the AI."""
     tc = to.time_control or app.settings.local_time
-    options = dict(app.config.options)
+    options = dict(to.options)
     session: Session
     level = to.ai
     if level is None:

@@ -49,6 +49,9 @@ def describe_time(tc: TimeControl) -> str:
 def describe_seek(seek: Seek) -> str:
     ui = VARIANTS.get(seek.variant)
     name = f"{ui.chinese} {seek.variant}" if ui is not None else seek.variant
+    options = ui.describe(seek.options) if ui is not None else ""
+    if options:
+        name = f"{name} {options}"
     rated = " rated" if seek.rated else ""
     return f"{name} · {describe_time(seek.time_control)}{rated}"
 
@@ -97,7 +100,7 @@ class LobbyScene(Scene):
         margin, gap = 16, 14
         top = 70
         col_w = (w - 2 * margin - 2 * gap) // 3
-        bottom = h - 132
+        bottom = h - 174  # three rows of buttons below the lists
         x1, x2, x3 = margin, margin + col_w + gap, margin + 2 * (col_w + gap)
         list_h = bottom - top - 26
         self.players.rect = pygame.Rect(x1, top + 24, col_w, list_h)
@@ -166,12 +169,37 @@ class LobbyScene(Scene):
                 enabled=self.games.selected is not None,
             ),
         ]
+        self._option_buttons(pygame.Rect(x2, y + 84, col_w, 34))
         self._challenge_key = ()
+
+    def _option_buttons(self, row: pygame.Rect) -> None:
+        """Buttons for the options of the game picked (gomoku: board size and rule),
+        which seeks and challenges carry."""
+        ui = variant_ui(self.variant)
+        chosen = ui.chosen(self.app.settings.game_options)
+        count = len(ui.choices)
+        width = (row.width - 8 * (count - 1)) // max(1, count)
+        for i, option in enumerate(ui.choices):
+            rect = pygame.Rect(row.x + i * (width + 8), row.y, width, row.height)
+            label = ui.choice_label(option, chosen[option])
+            step = functools.partial(self._step_option, option)
+            self.buttons.append(Button(label, step, rect=rect, id=f"option.{option}"))
+
+    def _step_option(self, option: str) -> None:
+        settings = self.app.settings
+        variant_ui(self.variant).step(settings.game_options, option)
+        settings.save()
+        self.layout(self.app.screen.get_size())
 
     # ------------------------------------------------------------ actions
 
     def _seek_spec(self) -> Seek:
-        return Seek(variant=self.variant, time_control=parse_time_control(self.time_choice))
+        options = variant_ui(self.variant).chosen(self.app.settings.game_options)
+        return Seek(
+            variant=self.variant,
+            options=options,
+            time_control=parse_time_control(self.time_choice),
+        )
 
     def _toggle_variant(self) -> None:
         names = list(VARIANTS)

@@ -38,6 +38,7 @@ class MenuScene(Scene):
             self.app.go(
                 ToOfflineGame(
                     variant,
+                    options=variant_ui(variant).chosen(settings.game_options),
                     ai=level if ai else None,
                     side="first" if self.human_first else "second",
                     ai_time_ms=self.app.config.ai_time_ms,
@@ -89,6 +90,17 @@ class MenuScene(Scene):
         settings.save()
         self.layout(self.app.screen.get_size())
 
+    def _choice(self, variant: str, option: str) -> Callable[[], None]:
+        """Step the option (a gomoku board size, a rule) that the menu's games start with."""
+
+        def step() -> None:
+            settings = self.app.settings
+            variant_ui(variant).step(settings.game_options, option)
+            settings.save()
+            self.layout(self.app.screen.get_size())
+
+        return step
+
     def _side(self) -> None:
         self.human_first = not self.human_first
         self.layout(self.app.screen.get_size())
@@ -138,7 +150,24 @@ class MenuScene(Scene):
             rect = pygame.Rect(x, y, width, 32)
             self.buttons.append(Button(label, action, rect=rect, key=key))
             x += width + round(8 * scale)
+        self._choice_buttons(w, y + 40)
         self.focus = min(self.focus, len(self.buttons) - 1)
+
+    def _choice_buttons(self, w: int, y: int) -> None:
+        """A row of buttons for the options of each variant that has some (gomoku:
+        board size and rule), used by that variant's two-player and AI games."""
+        row = []
+        for name, ui in VARIANTS.items():
+            chosen = ui.chosen(self.app.settings.game_options)
+            for option in ui.choices:
+                label = f"{ui.chinese} " + ui.choice_label(option, chosen[option])
+                row.append(Button(label, self._choice(name, option), id=f"{name}.{option}"))
+        width = min(220, (w - 40) // max(1, len(row)) - 8)
+        x = w // 2 - (len(row) * (width + 8) - 8) // 2
+        for button in row:
+            button.rect = pygame.Rect(x, y, width, 32)
+            self.buttons.append(button)
+            x += width + 8
 
     def handle_event(self, event: pygame.event.Event) -> None:
         for button in self.buttons:
@@ -186,7 +215,7 @@ class MenuScene(Scene):
             button.focused = i == self.focus
             button.draw(surface)
         hint = "↑↓ + Enter, or the keys 1–6 · Esc quits · gomoku AI levels go up to 5"
-        bottom = self.buttons[-1].rect.bottom + 28 if self.buttons else 0
+        bottom = max((b.rect.bottom for b in self.buttons), default=0) + 28
         draw_text(surface, hint, (w // 2, bottom), 14, theme.TEXT_DIM, anchor="midtop")
 
     def _draw_pieces(self, surface: pygame.Surface, w: int) -> None:
