@@ -341,6 +341,9 @@ class SidePanel:
             detail = "电脑思考中 the computer is thinking…"
         elif seat in session.my_seats and len(session.my_seats) == 1:
             detail = "轮到你 your move"
+        if "forbidden" in model.position().markers:
+            detail = f"{detail} · " if detail else ""
+            detail += "× 禁手 forbidden for Black"
         return line, color, detail
 
     def _draw_status(self, surface: pygame.Surface, rect: pygame.Rect) -> None:
@@ -357,7 +360,9 @@ class SidePanel:
                 max_width=rect.width,
             )
         elif detail:
-            draw_text(surface, detail, (rect.x, rect.y + 24), 14, theme.TEXT_DIM)
+            draw_text(
+                surface, detail, (rect.x, rect.y + 24), 14, theme.TEXT_DIM, max_width=rect.width
+            )
 
     def _current_notice(self) -> Notice | None:
         notices = self.host.session.notices

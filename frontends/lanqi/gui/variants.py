@@ -55,7 +55,7 @@ class VariantUI:
     #: the options a player picks for a new game (menu, seeks, challenges): each option's
     #: name -> its values, the default first
     choices: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
-    #: the chosen options for people (``19x19 renju 禁手``); empty for none
+    #: the chosen options for people (``19x19 renju``); empty for none
     describe: Callable[[Mapping[str, object]], str] = lambda options: ""
 
     @property
@@ -97,7 +97,7 @@ def _value_text(option: str, value: object) -> str:
 
 def _gomoku_describe(options: Mapping[str, object]) -> str:
     size, rule = options.get("size", 15), options.get("rule", "freestyle")
-    return f"{_value_text('size', size)} {_value_text('rule', rule)}"
+    return f"{_value_text('size', size)} {rule}"
 
 
 def _gomoku_view(options: Mapping[str, object]) -> BoardView:

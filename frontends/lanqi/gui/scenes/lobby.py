@@ -48,10 +48,11 @@ def describe_time(tc: TimeControl) -> str:
 
 def describe_seek(seek: Seek) -> str:
     ui = VARIANTS.get(seek.variant)
-    name = f"{ui.chinese} {seek.variant}" if ui is not None else seek.variant
     options = ui.describe(seek.options) if ui is not None else ""
-    if options:
-        name = f"{name} {options}"
+    if options:  # gomoku 19x19 renju
+        name = f"{seek.variant} {options}"
+    else:
+        name = f"{ui.chinese} {seek.variant}" if ui is not None else seek.variant
     rated = " rated" if seek.rated else ""
     return f"{name} · {describe_time(seek.time_control)}{rated}"
 
