@@ -52,7 +52,10 @@ def test_fonts_cover_every_character_the_gui_draws() -> None:
         assert fonts.missing_glyphs(fonts.UI_FONT, wanted) == ""
         assert fonts.missing_glyphs(fonts.BOARD_FONT, fonts.BOARD_CHARSET) == ""
         # a headline the serif subset cannot draw falls back to the sans subset
-        assert fonts.font_for("认输", fonts.BOARD_FONT, 20) is fonts.font(fonts.UI_FONT, 20)
+        assert fonts.runs("认输!", fonts.BOARD_FONT) == [
+            ("认输", fonts.UI_FONT),
+            ("!", fonts.BOARD_FONT),
+        ]
         # and the check itself works: a character outside the subset is missing
         assert fonts.missing_glyphs(fonts.UI_FONT, "龍") == "龍"
     finally:

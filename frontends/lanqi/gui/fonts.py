@@ -6,6 +6,11 @@ the Chinese words of the interface and printable ASCII.  So no system CJK font
 is needed, and the files stay small.  Both fonts are under the SIL Open Font
 License 1.1 (``assets/fonts/OFL.txt``).
 
+Free text (chat, names) may hold any character: :func:`render` draws each run of
+characters with the first font that has their glyphs (the subset, then the system's
+fonts, see :func:`system_fonts`), and :func:`missing` names what no font has, so the
+GUI can say so.
+
 Loading goes through :mod:`importlib.resources`, so it works from a wheel too.
 Rebuilding the subsets needs fontTools and the Debian package ``fonts-noto-cjk``
 (neither is needed to run the GUI)::
@@ -18,6 +23,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import io
+import logging
+import os
 import sys
 from functools import cache
 from importlib import resources
@@ -31,13 +38,19 @@ __all__ = [
     "BOARD_CHARSET",
     "BOARD_FONT",
     "CHARSET",
+    "MISSING_NOTE",
     "UI_FONT",
-    "fallback_path",
     "font",
     "font_bytes",
-    "font_for",
+    "missing",
     "missing_glyphs",
+    "render",
     "reset",
+    "runs",
+    "set_system_fonts",
+    "source_of",
+    "system_fonts",
+    "text_width",
 ]
 
 #: Serif bold: piece characters, 楚河 汉界 and board numerals.
@@ -78,6 +91,8 @@ _SOURCES = (
 )
 _NEW_FAMILY = {BOARD_FONT: "Lanqi Serif CJK Subset", UI_FONT: "Lanqi Sans CJK Subset"}
 
+log = logging.getLogger(__name__)
+
 
 def _assets() -> resources.abc.Traversable:
     return resources.files("lanqi.gui").joinpath("assets", "fonts")
@@ -106,56 +121,188 @@ def font(name: str, size: int) -> pygame.font.Font:
     return face
 
 
-def reset() -> None:
-    """Forget the pygame fonts: call before ``pygame.quit()`` (they die with it)."""
-    _FONTS.clear()
+def _system_font(path: str, size: int) -> pygame.font.Font:
+    import pygame
 
-
-#: system fonts tried for text the subsets cannot show (chat, names): fontconfig names
-_FALLBACKS = (
-    "notosanscjksc,notosanscjk,notosanscjkjp,sourcehansanssc,wenquanyimicrohei,wqymicrohei,"
-    "wenquanyizenhei,droidsansfallbackfull,droidsansfallback,arplumingcn,microsoftyahei,"
-    "simhei,simsun,pingfangsc,heitisc,arialunicodems"
-)
-_fallback: list[str | None] = []
-
-
-@cache
-def _known(name: str) -> frozenset[str]:
-    if name == BOARD_FONT:
-        return frozenset(BOARD_CHARSET)
-    return frozenset(CHARSET + _source_chars())
-
-
-def fallback_path() -> str | None:
-    """A system font with wide CJK coverage, or None (looked up once)."""
-    if not _fallback:
-        import pygame
-
-        try:
-            _fallback.append(pygame.font.match_font(_FALLBACKS))
-        except (OSError, ValueError, pygame.error):  # no fontconfig, no fonts
-            _fallback.append(None)
-    return _fallback[0]
-
-
-def font_for(text: str, name: str, size: int) -> pygame.font.Font:
-    """The shipped font ``name``, unless ``text`` has characters it lacks and the
-    system has a CJK font: then that one (free text such as chat and names)."""
-    if all(ord(ch) < 0x7F or ch in _known(name) for ch in text):
-        return font(name, size)
-    if name != UI_FONT and all(ord(ch) < 0x7F or ch in _known(UI_FONT) for ch in text):
-        return font(UI_FONT, size)
-    path = fallback_path()
-    if path is None:
-        return font(name, size)
     key = (path, max(6, int(size)))
     face = _FONTS.get(key)
     if face is None:
-        import pygame
-
         face = _FONTS[key] = pygame.font.Font(path, key[1])
     return face
+
+
+def reset() -> None:
+    """Forget the pygame fonts: call before ``pygame.quit()`` (they die with it)."""
+    _FONTS.clear()
+    _FACES.clear()
+
+
+# ---------------------------------------------------------------- free text: fallback fonts
+#
+# Chat lines and names may hold any character.  Each character is drawn with the first
+# font of a chain that has a glyph for it: the shipped subset, then the system's fonts
+# (those in $LANQI_FONTS, then the fontconfig families below, in order), and the shipped
+# subset again as the last resort, which draws its "notdef" box.  Which font has which
+# glyph is asked of FreeType (pygame.freetype: get_metrics gives None for a missing one).
+
+#: fontconfig family names (pygame's spelling: lower case, no spaces) tried in order
+SYSTEM_FAMILIES = (
+    "notosanscjksc",
+    "notosanscjk",
+    "notosanscjkjp",
+    "sourcehansanssc",
+    "sourcehanssans",
+    "wenquanyimicrohei",
+    "wqymicrohei",
+    "wenquanyizenhei",
+    "droidsansfallbackfull",
+    "droidsansfallback",
+    "notoserifcjksc",
+    "arplumingcn",
+    "arplukaicn",
+    "microsoftyahei",
+    "simhei",
+    "simsun",
+    "pingfangsc",
+    "heitisc",
+    "hanaminb",
+    "arialunicodems",
+    "dejavusans",
+    "notosans",
+)
+#: extra font files to try first (separated by the path separator)
+FONTS_ENV = "LANQI_FONTS"
+#: what to say when a character has no glyph in any font
+MISSING_NOTE = "some characters cannot be shown: install fonts-noto-cjk"
+
+#: the system fonts once looked up (empty: not yet)
+_system: list[list[str]] = []
+#: (font name or path) -> a FreeType face, to ask which glyphs it has
+_FACES: dict[str, object] = {}
+#: (shipped font name, character) -> the font that draws it (a shipped name or a path; "" none)
+_SOURCE: dict[tuple[str, str], str] = {}
+
+
+def system_fonts() -> list[str]:
+    """The system fonts tried for characters the shipped subsets lack (looked up once)."""
+    if not _system:
+        found: list[str] = []
+        for path in os.environ.get(FONTS_ENV, "").split(os.pathsep):
+            if path and Path(path).is_file():
+                found.append(path)
+        import pygame
+
+        for family in SYSTEM_FAMILIES:
+            try:
+                path = pygame.font.match_font(family)
+            except (OSError, ValueError, pygame.error):  # no fontconfig, no fonts
+                break
+            if path and path not in found:
+                found.append(path)
+        log.debug("system fonts for free text: %s", found)
+        _system.append(found)
+    return list(_system[0])
+
+
+def set_system_fonts(paths: list[str] | None) -> None:
+    """Use these font files as the system fallbacks (None: look them up again)."""
+    _system.clear()
+    if paths is not None:
+        _system.append(list(paths))
+    _SOURCE.clear()
+
+
+def _has_glyph(source: str, ch: str) -> bool:
+    face = _FACES.get(source)
+    if face is None:
+        import pygame.freetype
+
+        if not pygame.freetype.get_init():
+            pygame.freetype.init()
+        data: str | io.BytesIO = source
+        if source in (BOARD_FONT, UI_FONT):
+            data = io.BytesIO(font_bytes(source))
+        try:
+            face = pygame.freetype.Font(data, 16)
+        except (OSError, pygame.error) as exc:
+            log.info("cannot read the font %s: %s", source, exc)
+            face = False
+        _FACES[source] = face
+    if face is False:
+        return False
+    import pygame.freetype
+
+    assert isinstance(face, pygame.freetype.Font)
+    return face.get_metrics(ch)[0] is not None
+
+
+def source_of(ch: str, name: str = UI_FONT) -> str:
+    """The font that draws ``ch`` for text set in the shipped font ``name``: ``name``,
+    ``UI_FONT``, the path of a system font, or "" when no font has it."""
+    key = (name, ch)
+    found = _SOURCE.get(key)
+    if found is None:
+        found = ""
+        if ord(ch) < 0x7F or ch.isspace():
+            found = name
+        else:
+            for source in dict.fromkeys([name, UI_FONT, *system_fonts()]):
+                if _has_glyph(source, ch):
+                    found = source
+                    break
+        _SOURCE[key] = found
+    return found
+
+
+def missing(text: str, name: str = UI_FONT) -> str:
+    """The characters of ``text`` that no font here can draw (each once)."""
+    return "".join(ch for ch in dict.fromkeys(text) if source_of(ch, name) == "")
+
+
+def runs(text: str, name: str = UI_FONT) -> list[tuple[str, str]]:
+    """``text`` cut into runs drawn with one font each: ``[(run, font), ...]`` where the
+    font is a shipped name or a system font's path (``name`` for missing characters)."""
+    out: list[tuple[str, str]] = []
+    for ch in text:
+        source = source_of(ch, name) or name
+        if out and (out[-1][1] == source or ch == " "):
+            out[-1] = (out[-1][0] + ch, out[-1][1])
+        else:
+            out.append((ch, source))
+    return out or [("", name)]
+
+
+def _face(source: str, size: int) -> pygame.font.Font:
+    if source in (BOARD_FONT, UI_FONT):
+        return font(source, size)
+    return _system_font(source, size)
+
+
+def text_width(text: str, name: str, size: int) -> int:
+    """How wide ``text`` is drawn by :func:`render`, in pixels."""
+    return sum(_face(source, size).size(run)[0] for run, source in runs(text, name))
+
+
+def render(text: str, name: str, size: int, color: tuple[int, int, int]) -> pygame.Surface:
+    """``text`` drawn (antialiased) with each run in the first font that has its glyphs,
+    the runs on one baseline."""
+    parts = runs(text, name)
+    if len(parts) == 1:
+        return _face(parts[0][1], size).render(parts[0][0], True, color)
+    import pygame
+
+    faces = [_face(source, size) for _, source in parts]
+    images = [face.render(run, True, color) for face, (run, _) in zip(faces, parts, strict=True)]
+    ascent = max(face.get_ascent() for face in faces)
+    descent = max(-face.get_descent() for face in faces)
+    height = max([ascent + descent] + [image.get_height() for image in images])
+    surface = pygame.Surface((sum(image.get_width() for image in images), height), pygame.SRCALPHA)
+    surface.fill((*color, 0))  # transparent, in the text's colour: clean antialiased edges
+    x = 0
+    for face, image in zip(faces, images, strict=True):
+        surface.blit(image, (x, ascent - face.get_ascent()))
+        x += image.get_width()
+    return surface
 
 
 def missing_glyphs(name: str, text: str) -> str:

@@ -9,6 +9,7 @@ position, the toggles switch letters and notation, the buttons run actions.
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
@@ -17,7 +18,7 @@ import pygame
 
 from lanqi.gui import theme
 from lanqi.gui.board_view import BoardView
-from lanqi.gui.fonts import UI_FONT, font
+from lanqi.gui.fonts import MISSING_NOTE, UI_FONT, font, missing
 from lanqi.gui.model import GameModel, seat_name, termination_text
 from lanqi.gui.sessions import Action, AISession, Notice, Session
 from lanqi.gui.settings import Settings
@@ -25,6 +26,8 @@ from lanqi.gui.variants import VariantUI
 from lanqi.gui.widgets import Button, TextInput, draw_text, wrap_text
 
 __all__ = ["NOTATIONS", "PanelHost", "SidePanel", "format_clock"]
+
+log = logging.getLogger(__name__)
 
 NOTATIONS = ("chinese", "wxf", "iccs")
 NOTATION_LABELS = {"chinese": "中文", "wxf": "WXF", "iccs": "ICCS"}
@@ -99,6 +102,8 @@ class SidePanel:
         self.chat_input = TextInput(placeholder="说点什么 Say something…", on_enter=self._send_chat)
         self.move_cells: list[tuple[pygame.Rect, int]] = []
         self.toggles: list[tuple[pygame.Rect, str]] = []
+        self._missing_key: tuple[object, ...] = ()
+        self._missing = ""
 
     @property
     def can_chat(self) -> bool:
@@ -433,6 +438,18 @@ class SidePanel:
         if not texts:
             draw_text(surface, "—", (rect.x + 10, rect.y + 6), 14, theme.TEXT_DIM)
 
+    def missing_note(self) -> str:
+        """A note when the chat or a name has characters no font here can draw."""
+        model = self.host.model
+        key = (len(model.chat), tuple(model.players))
+        if key != self._missing_key:
+            self._missing_key = key
+            texts = [line.name + line.text for line in model.chat if not line.system]
+            self._missing = missing("".join(texts + model.players))
+            if self._missing:
+                log.info("no font can draw %r here", self._missing)
+        return MISSING_NOTE if self._missing else ""
+
     def _draw_chat(self, surface: pygame.Surface, rect: pygame.Rect) -> None:
         pygame.draw.rect(surface, theme.PANEL_DARK, rect, border_radius=4)
         lines: list[tuple[str, theme.Color]] = []
@@ -445,11 +462,16 @@ class SidePanel:
                 text, color = f"{line.name}{room}: {line.text}", theme.TEXT
             for part in wrap_text(text, 13, width):
                 lines.append((part, color))
-        visible = max(1, (rect.height - 6) // CHAT_ROW)
+        top = rect.y + 3
+        note = self.missing_note()
+        if note:  # said once, above the lines
+            draw_text(surface, note, (rect.x + 6, top), 12, theme.ERROR, max_width=width)
+            top += CHAT_ROW
+        visible = max(1, (rect.bottom - 3 - top) // CHAT_ROW)
         self.chat_scroll = max(0, min(self.chat_scroll, max(0, len(lines) - visible)))
         end = len(lines) - self.chat_scroll
         shown = lines[max(0, end - visible) : end]
         for i, (text, color) in enumerate(shown):
-            draw_text(surface, text, (rect.x + 6, rect.y + 3 + i * CHAT_ROW), 13, color)
+            draw_text(surface, text, (rect.x + 6, top + i * CHAT_ROW), 13, color)
         if not lines:
             draw_text(surface, "聊天 Chat", (rect.x + 6, rect.y + 4), 13, theme.TEXT_DIM)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pygame
 
 from lanqi.gui import theme
-from lanqi.gui.fonts import UI_FONT, font, font_for
+from lanqi.gui.fonts import UI_FONT, font, render, text_width
 
 __all__ = [
     "Button",
@@ -53,7 +53,7 @@ def rendered(text: str, size: int, color: theme.Color, name: str = UI_FONT) -> p
     if image is None:
         if len(_RENDERED) >= _RENDERED_MAX:
             _RENDERED.clear()
-        image = _RENDERED[key] = font_for(text, name, size).render(text, True, color)
+        image = _RENDERED[key] = render(text, name, size, color)
     return image
 
 
@@ -64,30 +64,28 @@ def reset_cache() -> None:
 
 def fit_text(text: str, size: int, width: int, *, name: str = UI_FONT) -> str:
     """``text``, cut with an ellipsis to fit ``width`` pixels."""
-    face = font_for(text, name, size)
-    if face.size(text)[0] <= width:
+    if text_width(text, name, size) <= width:
         return text
-    while text and face.size(text + "…")[0] > width:
+    while text and text_width(text + "…", name, size) > width:
         text = text[:-1]
     return text + "…"
 
 
 def wrap_text(text: str, size: int, width: int, *, name: str = UI_FONT) -> list[str]:
     """Split ``text`` into lines that fit ``width`` (at spaces, or anywhere for CJK)."""
-    face = font_for(text, name, size)
     lines: list[str] = []
     for paragraph in text.split("\n"):
         line = ""
         for word in paragraph.split(" "):
             candidate = f"{line} {word}" if line else word
-            if face.size(candidate)[0] <= width:
+            if text_width(candidate, name, size) <= width:
                 line = candidate
                 continue
             if line:
                 lines.append(line)
             line = ""
             for ch in word:
-                if face.size(line + ch)[0] > width and line:
+                if text_width(line + ch, name, size) > width and line:
                     lines.append(line)
                     line = ""
                 line += ch
@@ -226,10 +224,9 @@ class TextInput:
         pygame.draw.rect(surface, edge, self.rect, 1, border_radius=4)
         size = max(11, min(20, round(self.rect.height * 0.5)))
         inner = self.rect.inflate(-12, 0)
-        face = font(UI_FONT, size)
         if self.text:
             shown = self.text
-            while shown and face.size(shown)[0] > inner.width - 4:
+            while shown and text_width(shown, UI_FONT, size) > inner.width - 4:
                 shown = shown[1:]
             rect = draw_text(surface, shown, inner.midleft, size, theme.TEXT, anchor="midleft")
             caret_x = rect.right + 1
