@@ -13,6 +13,7 @@ pygame = pytest.importorskip("pygame")
 from lanqi.gui import fonts, theme  # noqa: E402
 
 if TYPE_CHECKING:
+    from pygame.font import Font
     from tests.gui.conftest import Driver
 
     from lanqi.gui.scenes.game import GameScene
@@ -40,11 +41,11 @@ def cjk_font() -> str:
     pytest.skip("no system font has 很好玩 龘: install fonts-noto-cjk or fonts-droid-fallback")
 
 
-def image(face: pygame.font.Font, text: str) -> bytes:
-    return pygame.image.tobytes(face.render(text, False, (0, 0, 0), (255, 255, 255)), "RGB")
+def image(face: Font, text: str) -> bytes:
+    return bytes(pygame.image.tobytes(face.render(text, False, (0, 0, 0), (255, 255, 255)), "RGB"))
 
 
-def notdef(face: pygame.font.Font, source: str) -> bytes:
+def notdef(face: Font, source: str) -> bytes:
     """The font's box for a character it does not have."""
     for probe in ("\ue000", "\U000f0000", "\U0010fffd"):
         if not fonts._has_glyph(source, probe):
