@@ -3,7 +3,9 @@ it (the shipped subset, then the system's fonts), and a note where none has it."
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -82,6 +84,17 @@ def test_without_a_font_the_characters_are_named_missing(font_session: None) -> 
     assert fonts.missing("认输 Resign") == ""  # the subset has the interface's words
     # a missing character is drawn with the shipped subset's box, not skipped
     assert fonts.runs("ok好") == [("ok好", fonts.UI_FONT)]
+
+
+def test_fonts_named_in_lanqi_fonts_come_first(
+    font_session: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # pygame's own font file stands in for a font the user names
+    bundled = Path(pygame.__file__).parent / "freesansbold.ttf"
+    monkeypatch.setenv(fonts.FONTS_ENV, os.pathsep.join([str(tmp_path / "gone.ttf"), str(bundled)]))
+    fonts.set_system_fonts(None)
+    assert fonts.system_fonts()[0] == str(bundled)  # a file that is not there is skipped
+    assert str(tmp_path / "gone.ttf") not in fonts.system_fonts()
 
 
 def open_game(gui: Callable[..., Driver], server: EmbeddedServer) -> tuple[Driver, GameScene]:

@@ -167,6 +167,19 @@ def test_the_command_line_refuses_a_size_that_disagrees_with_the_position(
     assert code == 2 and "unknown rule 'fivefold'" in err and "\n" not in err
 
 
+def test_options_from_the_command_line_start_the_game(gui: Callable[..., Driver]) -> None:
+    from lanqi.cli.gui import _offline_options
+
+    options = _offline_options("gomoku", ["size=20", "rule=standard"], None)
+    assert options == {"size": 20, "rule": "standard"}
+    driver = gui(offline="gomoku", options=options)
+    driver.app.switch(driver.app.first_scene())
+    driver.frames(2)
+    board = driver.scene.model.board
+    assert (board.size, board.rule) == (20, "standard")
+    assert driver.scene.view.files == 20
+
+
 def test_seeks_and_challenges_carry_size_and_rule(
     gui: Callable[..., Driver], server: EmbeddedServer
 ) -> None:
@@ -174,7 +187,7 @@ def test_seeks_and_challenges_carry_size_and_rule(
 
     from lanqi.client.matchmaker import MatchmakerClient
     from lanqi.gui.scenes.game import GameScene
-    from lanqi.gui.scenes.lobby import LobbyScene, describe_seek
+    from lanqi.gui.scenes.lobby import LobbyScene, describe_seek, describe_time
     from lanqi.protocol import (
         AcceptChallenge,
         ChallengeReceived,
@@ -237,6 +250,7 @@ def test_seeks_and_challenges_carry_size_and_rule(
         assert received is not None, "no challenge reached Bob"
         assert received.seek.variant == "gomoku"
         assert {k: received.seek.options[k] for k in RENJU_19} == RENJU_19
+        assert describe_time(received.seek.time_control) == "5+3"  # the clock picked
         bob.call(AcceptChallenge(challenge_id=received.challenge_id), Ok)
         join(bob, server)
         driver.until(

@@ -447,7 +447,7 @@ class SidePanel:
             texts = [line.name + line.text for line in model.chat if not line.system]
             self._missing = missing("".join(texts + model.players))
             if self._missing:
-                log.info("no font can draw %r here", self._missing)
+                log.debug("no font can draw %r here", self._missing)
         return MISSING_NOTE if self._missing else ""
 
     def _draw_chat(self, surface: pygame.Surface, rect: pygame.Rect) -> None:
