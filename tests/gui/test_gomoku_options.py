@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from lanqi.client.matchmaker import MatchmakerClient
     from lanqi.gui.scenes.game import GameScene
     from lanqi.gui.widgets import Button
+    from lanqi.protocol import Assignment
     from lanqi.server.embedded import EmbeddedServer
 
 RENJU_19 = {"size": 19, "rule": "renju"}
@@ -261,7 +262,7 @@ def test_seeks_and_challenges_carry_size_and_rule(
         check_game(wait_for_game(driver), server)
 
 
-def join(bob: MatchmakerClient, server: EmbeddedServer) -> None:
+def join(bob: MatchmakerClient, server: EmbeddedServer) -> Assignment:
     """Bob takes his seat of the game the matchmaker assigned him."""
     from lanqi.client.referee import RefereeClient
     from lanqi.protocol import GameAssigned
@@ -272,8 +273,49 @@ def join(bob: MatchmakerClient, server: EmbeddedServer) -> None:
             game = push.game
             with RefereeClient(server.referee.endpoint, server.referee.pub_endpoint) as referee:
                 referee.join(game.game_id, game.seat, game.token)
-            return
+            return game
     raise AssertionError("Bob got no game")
+
+
+def test_a_spectator_sees_the_size_and_the_forbidden_points(
+    gui: Callable[..., Driver], server: EmbeddedServer
+) -> None:
+    from tests.gui.test_online import click_row, connect
+
+    from lanqi.client.matchmaker import MatchmakerClient
+    from lanqi.client.referee import RefereeClient
+    from lanqi.gui.scenes.game import GameScene
+    from lanqi.protocol import CreateSeek, Seek, SeekCreated
+
+    seek = Seek(variant="gomoku", options=RENJU_19)
+    with (
+        MatchmakerClient(server.matchmaker_endpoint) as bob,
+        MatchmakerClient(server.matchmaker_endpoint) as dave,
+        RefereeClient(server.referee.endpoint, server.referee.pub_endpoint) as referee,
+    ):
+        bob.hello("Bob")
+        dave.hello("Dave")
+        bob.call(CreateSeek(seek=seek), SeekCreated)
+        dave.call(CreateSeek(seek=seek), SeekCreated)
+        seats = sorted((join(bob, server), join(dave, server)), key=lambda game: game.seat)
+        board = double_three()
+        for ply, move in enumerate(board.move_stack):
+            game = seats[ply % 2]
+            referee.move(game.game_id, game.token, ply, str(move))
+        driver = connect(gui, server, "Carol")
+        link = driver.app.lobby
+        assert link is not None
+        driver.until(lambda: bool(link.state.games), 10, "the live game in the lobby")
+        driver.frames()
+        click_row(driver, driver.scene.games, 0)
+        driver.until(lambda: isinstance(driver.scene, GameScene), 5, "the game screen")
+        scene = driver.scene
+        driver.until(lambda: scene.model.ply == board.ply, 10, "the moves")
+        driver.frames()
+        assert scene.session.kind == "spectate"
+        assert scene.view.files == 19 and "19×19 renju" in scene.panel.title()
+        driver.check_gomoku_board(board)
+        assert marked_forbidden(driver, board) == {str(m) for m in board.forbidden_moves()}
 
 
 def check_game(scene: GameScene, server: EmbeddedServer) -> None:
