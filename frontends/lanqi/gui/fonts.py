@@ -243,13 +243,12 @@ def source_of(ch: str, name: str = UI_FONT) -> str:
     found = _SOURCE.get(key)
     if found is None:
         found = ""
-        if ord(ch) < 0x7F or ch.isspace():
+        if ord(ch) < 0x7F or ch.isspace() or _has_glyph(name, ch):
             found = name
-        else:
-            for source in dict.fromkeys([name, UI_FONT, *system_fonts()]):
-                if _has_glyph(source, ch):
-                    found = source
-                    break
+        elif _has_glyph(UI_FONT, ch):
+            found = UI_FONT
+        else:  # the system's fonts are looked up only when the subsets lack a character
+            found = next((path for path in system_fonts() if _has_glyph(path, ch)), "")
         _SOURCE[key] = found
     return found
 
