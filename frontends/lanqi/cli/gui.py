@@ -148,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    # pygame greets on import ("Hello from the pygame community"); lanqi's output is its own
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     from lanqi.gui.app import App, AppConfig
     from lanqi.paths import data_dir
 
