@@ -243,6 +243,20 @@ def test_silent_seat_is_shown_disconnected_then_abandoned() -> None:
     assert (end.termination, end.winner) == ("abandoned", 0)
 
 
+def test_snapshots_count_down_to_abandonment() -> None:
+    session = make(liveness=Liveness(disconnect_after_ms=100.0, abandon_after_ms=1_000.0))
+    session.move(TOKENS[0], 0, "h2e2", 50.0)
+    session.move(TOKENS[1], 1, "h9g7", 60.0)
+    assert session.snapshot(None, None, 80.0).abandon_in_ms == [970, 980]
+    session.tick(200.0)  # both silent: away since their last sign of life
+    session.seen(0, 300.0)  # red is back: its full time again
+    snapshot = session.snapshot(None, None, 400.0)
+    assert snapshot.abandon_in_ms == [900, 660]
+    assert snapshot.abandon_after_ms == 1_000
+    session.tick(1_100.0)  # black is gone: the game is over
+    assert session.snapshot(None, None, 1_200.0).abandon_in_ms == []
+
+
 def test_chat_rooms_and_rate_limit() -> None:
     session = make()
     said = session.chat(TOKENS[0], "", "good luck", "peer1", 1.0)[-1]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import secrets
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lanqi.clock import ClockError, GameClock
@@ -647,7 +647,23 @@ class GameSession:
     # ------------------------------------------------------------ views
 
     def snapshot(self, re: int | None, your_seat: int | None, now: float) -> Snapshot:
-        return to_snapshot(self.state, re=re, your_seat=your_seat, clock=self.clock_info(now))
+        snapshot = to_snapshot(self.state, re=re, your_seat=your_seat, clock=self.clock_info(now))
+        return replace(
+            snapshot,
+            abandon_in_ms=self.abandon_in_ms(now),
+            abandon_after_ms=round(self.liveness.abandon_after_ms),
+        )
+
+    def abandon_in_ms(self, now: float) -> list[int]:
+        """Per seat, how long from ``now`` until it loses by abandonment if it stays
+        silent (empty once the game is over): what clients count down."""
+        if self.over:
+            return []
+        left = []
+        for index, seat in enumerate(self.seats):
+            since = seat.last_seen if self.state.connected[index] else seat.away_since
+            left.append(max(0, round(since + self._away_limit(index) - now)))
+        return left
 
     def summary(self) -> GameSummary:
         state = self.state

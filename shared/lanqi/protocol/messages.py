@@ -509,6 +509,11 @@ class Snapshot(Reply):
     winner: int | None = field(default=None, metadata=limit(max_value=1))
     #: the latest chat lines of both rooms, oldest first (at most MAX_CHAT_HISTORY)
     chat: list[ChatLine] = field(default_factory=list, metadata=limit(MAX_CHAT_HISTORY))
+    #: per seat, ms from now until it loses by abandonment if it stays silent (it
+    #: counts down while the seat is away; empty once the game is over)
+    abandon_in_ms: list[int] = field(default_factory=list, metadata=limit(2, min_value=0))
+    #: the referee's ``--abandon-after`` in ms (0: not said)
+    abandon_after_ms: int = field(default=0, metadata=limit(min_value=0))
 
 
 @register
