@@ -24,6 +24,7 @@ from typing import TypeVar
 import pygame
 
 from lanqi.gui import fonts, theme
+from lanqi.gui.connection import lobby_lost_text
 from lanqi.gui.model import load_record
 from lanqi.gui.net import LobbyAgent, LobbyLink, Note, Refused, derive_endpoint
 from lanqi.gui.scenes import connect, game, lobby, menu, review
@@ -92,10 +93,10 @@ class App:
         self.settings = Settings.load(config.data_dir)
         if config.server:
             self.settings.server = config.server
-        for name in ("events", "referee", "referee_events", "name"):
-            value = getattr(config, name)
-            if value:
-                setattr(self.settings, name, value)
+        if config.name:
+            self.settings.name = config.name
+        # --events, --referee, --referee-events hold for this run, and are not saved:
+        # an override kept from another server would be asked first there
         self.lobby: LobbyLink | None = None
         self.scene: Scene | None = None
         self._next: Scene | None = None
@@ -171,15 +172,15 @@ class App:
         """Start a lobby agent for ``server`` as ``name`` (closing any other);
         ``claim``: a roster entry's claim code."""
         self.disconnect()
-        settings = self.settings
-        # events and referees: the ones the server names, unless set as overrides
-        referee = settings.referee or None
-        referee_events = settings.referee_events or (
-            derive_endpoint(referee, 1) if referee else None
-        )
+        settings, config = self.settings, self.config
+        # events and referees: the ones the server names, after any override
+        referee = config.referee or settings.referee or None
+        referee_events = config.referee_events or settings.referee_events or None
+        if referee and not referee_events:
+            referee_events = derive_endpoint(referee, 1)
         agent = LobbyAgent(
             server,
-            settings.events or None,
+            config.events or settings.events or None,
             name,
             session=settings.session_for(server, name),
             claim=claim,
@@ -255,9 +256,13 @@ class App:
     def _draw_notices(self) -> None:
         now = time.monotonic()
         self.notices = [n for n in self.notices if now - n[2] < 5.0]
+        shown = [(text, error) for text, error, _ in reversed(self.notices)]
+        lost = self.lobby.lost if self.lobby is not None else None
+        if lost is not None:  # steady while it lasts, not a note that fades
+            shown.insert(0, (lobby_lost_text(lost, now), True))
         w, _ = self.screen.get_size()
         y = 8
-        for text, error, _ in reversed(self.notices):
+        for text, error in shown:
             rect = pygame.Rect(0, 0, min(w - 40, 12 + 9 * len(text)), 30)
             rect.midtop = (w // 2, y)
             pygame.draw.rect(self.screen, theme.PANEL_DARK, rect, border_radius=6)

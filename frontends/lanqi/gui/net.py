@@ -14,7 +14,14 @@ blocks a frame.
   reconnect back-off.
 - :class:`LobbyAgent`: the matchmaker: hello (keeping the session), the lobby
   lists, seeks, challenges, tournaments and standings, and the private pushes
-  (``game_assigned``, ``challenge_received``).
+  (``game_assigned``, ``challenge_received``); the live games of every referee
+  the matchmaker names.
+
+A lost connection is a state, not a message: the agent says :class:`Disconnected`
+when it loses its server and again after every failed try (the same ``since``, the
+next ``next_try_at``), and :class:`Reconnected` once it is back, until then nothing
+else.  A closed TCP connection (the server's process died) is noticed at once by a
+socket monitor, a silent one by a request that times out.
 - :class:`LobbyLink`: the GUI-side end of a lobby agent: the latest lists and
   what is waiting to be handled.
 """
@@ -31,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 from lanqi.client.matchmaker import MatchmakerClient, MatchmakerRefused, MatchmakerTimeout
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
@@ -78,12 +86,14 @@ __all__ = [
     "Assigned",
     "ChallengeGone",
     "ChallengeIn",
+    "Disconnected",
     "Failed",
     "GameAgent",
     "LobbyAgent",
     "LobbyLink",
     "LobbyState",
     "Note",
+    "Reconnected",
     "Refused",
     "ViewState",
     "Welcomed",
@@ -96,6 +106,9 @@ HEARTBEAT_S = 1.0
 POLL_MS = 20
 QUIET_RESYNC_S = 2.0
 MAX_BACKOFF_S = 8.0
+#: a game's reconnect tries: the first after a second, then every 2 s, at most every 4 s
+FIRST_RETRY_S = 1.0
+MAX_RETRY_S = 4.0
 PING_S = 3.0
 LOBBY_REFRESH_S = 5.0
 LOBBY_DIRTY_S = 0.2
@@ -121,10 +134,68 @@ def derive_endpoint(endpoint: str, port_offset: int = 0, port: int | None = None
 @dataclass(frozen=True, slots=True)
 class ViewState:
     """One game as the agent's :class:`GameView` has it: its state (folded by
-    :func:`lanqi.gamestate.apply`), read at ``at`` (monotonic, for the clocks)."""
+    :func:`lanqi.gamestate.apply`), read at ``at`` (monotonic, for the clocks).
+
+    ``abandon_at``: per seat that is away, the monotonic time at which the referee
+    ends the game as abandoned unless it comes back (None for a seat that is there,
+    or where the referee does not say); ``abandon_after_ms`` the referee's limit."""
 
     state: GameState
     at: float
+    abandon_at: tuple[float | None, ...] = ()
+    abandon_after_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnected:
+    """The agent lost its server (``which``: ``referee`` or ``matchmaker``).
+
+    ``since``: the last time it heard from it (monotonic); ``next_try_at``: when the
+    next try to reconnect starts (in the past while a try runs).  Said again, with
+    the same ``since``, after every try that fails.  ``abandon_at``: for a seat, when
+    the referee would end the game as abandoned if only this link were down (None:
+    not known, or not seated)."""
+
+    which: str
+    since: float
+    next_try_at: float
+    abandon_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reconnected:
+    """The server lost at ``since`` answers again; ``view``: the game as the referee
+    has it now (a fresh snapshot: its clocks are the referee's), for a game agent."""
+
+    which: str
+    since: float
+    view: ViewState | None = None
+
+
+class LinkDown(Exception):  # noqa: N818 - reads as what happened
+    """The TCP connection to the server closed (its process died, say)."""
+
+
+class LinkWatch:
+    """Watches a connected socket: :meth:`check` raises :class:`LinkDown` once its
+    connection closed, so a dead server is noticed without waiting for a timeout."""
+
+    def __init__(self, socket: zmq.Socket[bytes]) -> None:
+        self.socket = socket
+        self.monitor: zmq.Socket[bytes] | None = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+
+    def check(self) -> None:
+        monitor = self.monitor
+        while monitor is not None and monitor.poll(0, zmq.POLLIN):
+            event = recv_monitor_message(monitor)
+            if event["event"] == zmq.EVENT_DISCONNECTED:
+                raise LinkDown(f"the connection to {event['endpoint']!r} closed")
+
+    def close(self) -> None:
+        if self.monitor is not None:
+            self.socket.disable_monitor()
+            self.monitor.close(linger=0)
+            self.monitor = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +248,14 @@ class LobbyState:
     standings: tuple[Standings, ...] = ()
     games: tuple[GameSummary, ...] = ()
     my_seeks: tuple[str, ...] = ()
+    #: every referee answered the last game list
     referee_ok: bool = True
+    #: game id -> (requests, events) of the referee the game is on
+    where: tuple[tuple[str, tuple[str, str]], ...] = ()
+
+    def referee_of(self, game_id: str) -> tuple[str, str] | None:
+        """The referee a listed game is on."""
+        return dict(self.where).get(game_id)
 
 
 C = TypeVar("C", bound=commands.Command)
@@ -246,40 +324,86 @@ class GameAgent(_Agent[commands.GameCommand]):
         self.token = token
         self.name = name
         self.timeout_ms = timeout_ms
+        #: the last time the referee answered or published (monotonic)
+        self._heard = 0.0
+        #: the last sign of life of our seat the referee took (a join, a heartbeat)
+        self._alive = 0.0
+        self._snapshot: object = None
+        self._abandon_at: tuple[float, ...] = ()
+        self._abandon_after_ms = 0
 
     def run(self) -> None:
-        backoff = 0.5
+        retry = FIRST_RETRY_S
+        lost: Disconnected | None = None
         while not self.stop_event.is_set():
             try:
                 with RefereeClient(
                     self.referee, self.referee_pub, context=self.context, timeout_ms=self.timeout_ms
                 ) as client:
-                    if self.seat is not None and self.token is not None:
-                        client.join(self.game_id, self.seat, self.token)
-                    view = GameView(client, self.game_id)
-                    backoff = 0.5
-                    self._emit(view)
-                    self._serve(client, view)
-                    return
+                    link = LinkWatch(client.dealer)
+                    try:
+                        if self.seat is not None and self.token is not None:
+                            client.join(self.game_id, self.seat, self.token)
+                            self._alive = time.monotonic()
+                        view = GameView(client, self.game_id)
+                        self._heard = time.monotonic()
+                        if lost is not None:
+                            log.info("game %s: the referee is back", self.game_id)
+                            self.events.put(Reconnected("referee", lost.since, self._state(view)))
+                            lost = None
+                        else:
+                            self._emit(view)
+                        retry = FIRST_RETRY_S
+                        self._serve(client, view, link)
+                        return
+                    finally:
+                        link.close()
             except RequestRefused as exc:
                 self.events.put(Failed(f"the referee refused: {exc.msg or exc.code}"))
                 return
-            except (RefereeTimeout, zmq.ZMQError) as exc:
+            except (RefereeTimeout, LinkDown, zmq.ZMQError) as exc:
                 if self.stop_event.is_set():
                     return
-                log.info("game %s: lost the referee (%s); retrying", self.game_id, exc)
-                self.events.put(Note(f"lost the referee; retrying in {backoff:.0f} s", error=True))
-                self.stop_event.wait(backoff)
-                backoff = min(MAX_BACKOFF_S, backoff * 2)
+                now = time.monotonic()
+                if lost is None:
+                    log.info("game %s: lost the referee (%s)", self.game_id, exc)
+                since = lost.since if lost is not None else (self._heard or now)
+                lost = Disconnected("referee", since, now + retry, self._my_abandon_at())
+                self.events.put(lost)
+                self.stop_event.wait(retry)
+                retry = min(MAX_RETRY_S, retry * 2)
+
+    def _my_abandon_at(self) -> float | None:
+        """When the referee would end the game as abandoned, counted from our seat's
+        last sign of life it took (None: not seated, or the referee did not say)."""
+        if self.seat is None or not self._abandon_after_ms or not self._alive:
+            return None
+        return self._alive + self._abandon_after_ms / 1000.0
+
+    def _state(self, view: GameView) -> ViewState:
+        now = time.monotonic()
+        snapshot = view.snapshot
+        if snapshot is not self._snapshot:  # a fresh snapshot: its countdowns start now
+            self._snapshot = snapshot
+            self._abandon_at = tuple(now + ms / 1000.0 for ms in snapshot.abandon_in_ms)
+            self._abandon_after_ms = snapshot.abandon_after_ms
+        state = view.state
+        away = tuple(
+            at if state.status != "finished" and not state.connected[i] else None
+            for i, at in enumerate(self._abandon_at[: len(state.connected)])
+        )
+        return ViewState(state, now, away, self._abandon_after_ms)
 
     def _emit(self, view: GameView) -> None:
-        self.events.put(ViewState(view.state, time.monotonic()))
+        self.events.put(self._state(view))
 
-    def _serve(self, client: RefereeClient, view: GameView) -> None:
+    def _serve(self, client: RefereeClient, view: GameView, link: LinkWatch) -> None:
         last_beat = 0.0
         last_event = time.monotonic()
         while not self.stop_event.is_set():
+            link.check()
             before = (view.seq, len(view.chat), view.resyncs)
+            present = view.state.connected
             for command in _drain(self.commands):
                 self._do(client, view, command)
             now = time.monotonic()
@@ -289,15 +413,21 @@ class GameAgent(_Agent[commands.GameCommand]):
                 assert self.token is not None
                 try:
                     client.heartbeat(self.game_id, self.token)
+                    self._heard = self._alive = time.monotonic()
                 except RequestRefused as exc:
                     log.debug("heartbeat refused: %s", exc)
             if view.poll(POLL_MS if not view.finished else 5 * POLL_MS):
-                last_event = now
+                last_event = self._heard = now
                 while view.poll(0):
                     pass
             elif now - last_event > QUIET_RESYNC_S:
                 last_event = now  # a lost last event must not leave us behind
                 view.resync()
+                self._heard = time.monotonic()
+            if any(
+                was and not is_ for was, is_ in zip(present, view.state.connected, strict=False)
+            ):
+                view.resync()  # someone went away: the snapshot says how long they have
             if (view.seq, len(view.chat), view.resyncs) != before:
                 self._emit(view)
 
@@ -348,7 +478,11 @@ GAME_HANDLERS: dict[type[commands.GameCommand], Callable[[GameAgent, RefereeClie
 
 
 class LobbyAgent(_Agent[commands.LobbyCommand]):
-    """The player's connection to the matchmaker (and a referee, for the game list)."""
+    """The player's connection to the matchmaker (and its referees, for the game list).
+
+    The referees are the ones the matchmaker names (``server_info``), after the one
+    given as an override (``referee``, ``referee_pub``), if any: games are listed
+    from every referee that answers, each with the referee it is on."""
 
     def __init__(
         self,
@@ -372,9 +506,13 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         self.claim = claim
         self.referee = referee
         self.referee_pub = referee_pub
+        #: every referee games are listed from (the override first), once welcomed
+        self.referees: tuple[tuple[str, str], ...] = ()
         self.timeout_ms = timeout_ms
+        self._link: LinkWatch | None = None
         self._client: MatchmakerClient | None = None
-        self._referee_client: RefereeClient | None = None
+        #: (requests, events) -> a client, for each referee games are listed from
+        self._referee_clients: dict[tuple[str, str], RefereeClient] = {}
         self._state = LobbyState()
         self._watched: set[str] = set()
         self._dirty = True
@@ -387,12 +525,16 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
     def run(self) -> None:
         backoff = 0.5
         welcomed = False
+        lost: Disconnected | None = None
         try:
             while not self.stop_event.is_set():
                 try:
                     self._connect()
                     welcomed = True
                     backoff = 0.5
+                    if lost is not None:
+                        self.events.put(Reconnected("matchmaker", lost.since))
+                        lost = None
                     self._serve()
                     return
                 except MatchmakerRefused as exc:
@@ -401,24 +543,31 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
                         continue
                     self.events.put(Failed(exc.msg or exc.code))
                     return
-                except (MatchmakerTimeout, zmq.ZMQError) as exc:
+                except (MatchmakerTimeout, LinkDown, zmq.ZMQError) as exc:
                     if not welcomed:
                         self.events.put(Failed(f"no answer from {self.endpoint}"))
                         return
-                    log.info("lobby: lost the matchmaker (%s); retrying", exc)
-                    self.events.put(Note(f"lost the server; retrying in {backoff:.0f} s", True))
+                    now = time.monotonic()
+                    if lost is None:
+                        log.info("lobby: lost the matchmaker (%s); retrying", exc)
+                    since = lost.since if lost is not None else now
+                    lost = Disconnected("matchmaker", since, now + backoff)
+                    self.events.put(lost)
                     self.stop_event.wait(backoff)
                     backoff = min(MAX_BACKOFF_S, backoff * 2)
         finally:
             self._close()
 
     def _close(self) -> None:
+        if self._link is not None:
+            self._link.close()
+            self._link = None
         if self._client is not None:
             self._client.close()
             self._client = None
-        if self._referee_client is not None:
-            self._referee_client.close()
-            self._referee_client = None
+        for client in self._referee_clients.values():
+            client.close()
+        self._referee_clients = {}
 
     def _connect(self) -> None:
         self._close()
@@ -426,40 +575,41 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
             self.endpoint, self.events_endpoint, context=self.context, timeout_ms=self.timeout_ms
         )
         self._client = client
+        self._link = LinkWatch(client.dealer)
         if self.claim:
             welcome = client.hello(self.name, claim=self.claim)
         else:
             welcome = client.hello(self.name, session=self.session)
         self.session, self.claim = welcome.session, None
         self.name = welcome.name
-        if not (self.referee and self.referee_pub):  # no override: the one the server names
-            try:
-                referees = client.server_info().referees
-            except MatchmakerRefused as exc:  # a server older than server_info
-                log.info("the server names no referee (%s); games are not listed", exc)
-                referees = []
-            if referees:
-                self.referee, self.referee_pub = referees[0].endpoint, referees[0].events
+        try:
+            named = [(r.endpoint, r.events) for r in client.server_info().referees]
+        except MatchmakerRefused as exc:  # a server older than server_info
+            log.info("the server names no referee (%s)", exc)
+            named = []
+        override = [(self.referee, self.referee_pub)] if self.referee and self.referee_pub else []
+        self.referees = tuple(dict.fromkeys([*override, *named]))
         self.events.put(Welcomed(welcome))
         client.subscribe(TOPIC_LOBBY)
         for tournament_id in self._watched:
             client.subscribe(tour_topic(tournament_id))
-        if self.referee and self.referee_pub:
-            self._referee_client = RefereeClient(
-                self.referee, self.referee_pub, context=self.context, timeout_ms=1500
-            )
+        self._referee_clients = {
+            where: RefereeClient(*where, context=self.context, timeout_ms=1500)
+            for where in self.referees
+        }
         self._dirty = True
 
     @property
     def referee_endpoints(self) -> tuple[str, str] | None:
-        """The referee games are listed and watched on, once known."""
-        referee, referee_pub = self.referee, self.referee_pub
-        return (referee, referee_pub) if referee and referee_pub else None
+        """The first referee games are listed and watched on, once known."""
+        return self.referees[0] if self.referees else None
 
     def _serve(self) -> None:
         client = self._client
         assert client is not None
         while not self.stop_event.is_set():
+            if self._link is not None:
+                self._link.check()
             push = client.next_push(30)
             while push is not None:
                 self._on_push(push)
@@ -516,14 +666,18 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
                 standings.append(client.call(GetStandings(tournament_id=tournament_id), Standings))
             except MatchmakerRefused as exc:
                 log.debug("standings of %s: %s", tournament_id, exc)
-        games: tuple[GameSummary, ...] = ()
+        games: list[GameSummary] = []
+        where: list[tuple[str, tuple[str, str]]] = []
         referee_ok = True
-        if self._referee_client is not None:
+        for endpoints, referee in self._referee_clients.items():
             try:
-                games = tuple(self._referee_client.list_games("active").games)
+                listed = referee.list_games("active").games
             except (RefereeTimeout, RequestRefused) as exc:
-                log.debug("no game list from the referee: %s", exc)
+                log.debug("no game list from the referee %s: %s", endpoints[0], exc)
                 referee_ok = False
+                continue
+            games.extend(listed)
+            where.extend((game.game_id, endpoints) for game in listed)
         live = {s.seek_id for s in seeks}
         self._my_seeks = [s for s in self._my_seeks if s in live]
         self._state = LobbyState(
@@ -531,9 +685,10 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
             seeks=tuple(seeks),
             tournaments=tuple(tournaments),
             standings=tuple(standings),
-            games=games,
+            games=tuple(games),
             my_seeks=tuple(self._my_seeks),
             referee_ok=referee_ok,
+            where=tuple(where),
         )
         self.events.put(self._state)
 
@@ -615,6 +770,8 @@ class LobbyLink:
     assignments: deque[Assignment] = field(default_factory=deque)
     challenges: dict[str, ChallengeReceived] = field(default_factory=dict)
     notes: deque[Note | Refused] = field(default_factory=deque)
+    #: the matchmaker does not answer (since when, the next try), or None
+    lost: Disconnected | None = None
     #: game ids already handed to a game screen
     started_games: set[str] = field(default_factory=set)
     on_session: Callable[[str, str], None] | None = None
@@ -645,6 +802,11 @@ class LobbyLink:
                 gone = self.challenges.pop(item.closed.challenge_id, None)
                 who = gone.challenger if gone else "the challenge"
                 self.notes.append(Note(f"{who}: challenge {item.closed.how}"))
+            elif isinstance(item, Disconnected):
+                self.lost = item
+            elif isinstance(item, Reconnected):
+                self.lost = None
+                self.notes.append(Note("the server answers again"))
             elif isinstance(item, Failed):
                 self.failed = item.text
             elif isinstance(item, Note | Refused):

@@ -18,6 +18,7 @@ import pygame
 
 from lanqi.gui import theme
 from lanqi.gui.board_view import BoardView
+from lanqi.gui.connection import away_text, opponent_away_line
 from lanqi.gui.fonts import MISSING_NOTE, UI_FONT, font, missing
 from lanqi.gui.model import GameModel, seat_name, termination_text
 from lanqi.gui.sessions import Action, AISession, Notice, Session
@@ -307,9 +308,14 @@ class SidePanel:
             max_width=rect.width - 170,
         )
         sub = seat_name(model.variant, seat, chinese=True) + " " + seat_name(model.variant, seat)
-        if len(model.connected) == 2 and not model.connected[seat] and model.status == "active":
-            sub += " · offline"
-        draw_text(surface, sub, (rect.x + 56, rect.y + 32), 13, theme.TEXT_DIM)
+        away = away_text(session, seat, time.monotonic())
+        if away is None and len(model.connected) == 2 and not model.connected[seat]:
+            away = "offline" if model.status == "active" else None
+        sub_color = theme.ERROR if away else theme.TEXT_DIM
+        sub = f"{sub} · {away}" if away else sub
+        draw_text(
+            surface, sub, (rect.x + 56, rect.y + 32), 13, sub_color, max_width=rect.width - 170
+        )
         left = model.clock.left_ms(seat)
         running = model.clock.running == seat and model.status == "active" and left is not None
         color = theme.TEXT_DIM
@@ -320,6 +326,9 @@ class SidePanel:
         clock_rect = pygame.Rect(rect.right - 108, rect.y + 8, 100, rect.height - 16)
         if running:
             pygame.draw.rect(surface, (80, 62, 40), clock_rect, border_radius=6)
+        if session.lost is not None and left is not None:  # frozen: nobody here knows it now
+            color = theme.TEXT_DIM
+            pygame.draw.rect(surface, theme.ERROR, clock_rect, 2, border_radius=6)
         draw_text(surface, format_clock(left), clock_rect.center, 26, color, anchor="center")
 
     def status_lines(self) -> tuple[str, theme.Color, str]:
@@ -327,6 +336,8 @@ class SidePanel:
         model, session = self.host.model, self.host.session
         if session.failed:
             return session.failed, theme.ERROR, ""
+        if session.lost is not None:
+            return "等待连接 Connection lost", theme.ERROR, "the clocks are frozen"
         if model.status == "waiting":
             return "等待开局 Waiting for the game to start", theme.TEXT_DIM, ""
         if model.finished:
@@ -344,6 +355,8 @@ class SidePanel:
         detail = ""
         if isinstance(session, AISession) and session.thinking():
             detail = "电脑思考中 the computer is thinking…"
+        elif away := opponent_away_line(session, time.monotonic()):
+            detail = away
         elif seat in session.my_seats and len(session.my_seats) == 1:
             detail = "轮到你 your move"
         if "forbidden" in model.position().markers:

@@ -16,6 +16,7 @@ the buttons that :meth:`Session.actions` offers.  No pygame here.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -27,7 +28,16 @@ from lanqi.clock import GameClock
 from lanqi.gamestate import GameState as RefereeState
 from lanqi.gui import commands
 from lanqi.gui.model import ChatLine, ClockView, GameModel, Pending, seat_name, termination_text
-from lanqi.gui.net import Failed, GameAgent, LobbyLink, Note, Refused, ViewState
+from lanqi.gui.net import (
+    Disconnected,
+    Failed,
+    GameAgent,
+    LobbyLink,
+    Note,
+    Reconnected,
+    Refused,
+    ViewState,
+)
 from lanqi.protocol import Assignment, Seek
 from lanqi.protocol.timecontrol import parse_time_control
 
@@ -75,6 +85,8 @@ class Session:
         self.title = ""
         #: a problem that ends the session (a refused join, say)
         self.failed: str | None = None
+        #: the referee does not answer: since when, the next try (online games)
+        self.lost: Disconnected | None = None
 
     # ------------------------------------------------------------ queries
 
@@ -93,6 +105,7 @@ class Session:
             and model.seat_to_move in self.my_seats
             and not self.busy()
             and self.failed is None
+            and self.lost is None
         )
 
     def bottom_seat(self) -> int:
@@ -421,6 +434,7 @@ class OnlineSession(Session):
         self.kind = "online" if self.seat is not None else "spectate"
         self.pending: Pending | None = None
         self.view: ViewState | None = None
+        self._clock_at: float | None = None
         self._chat_seen: set[int] = set()  # seq of the chat lines already shown
         self._confirm_resign = 0.0
         where = "联网对局 Online game" if self.seat is not None else "观战 Watching"
@@ -450,11 +464,30 @@ class OnlineSession(Session):
                     self.pending = None
                     self._apply_moves()
                 self.notice(f"{item.command.label}: {item.msg or item.code}", error=True)
+            elif isinstance(item, Disconnected):
+                self._lost(item)
+            elif isinstance(item, Reconnected):
+                self.lost = None
+                if item.view is not None:
+                    self._apply(item.view)
+                self.notice("the referee answers again: the clocks are the referee's")
             elif isinstance(item, Failed):
                 self.failed = item.text
                 self.notice(item.text, error=True)
             elif isinstance(item, Note):
                 self.notice(item.text, error=item.error)
+
+    def _lost(self, lost: Disconnected) -> None:
+        """The referee does not answer: freeze the clocks where they were when it was
+        last heard (nobody here knows them after that), forget a move on its way."""
+        if self.lost is None:
+            clock = self.model.clock
+            left = [clock.left_ms(seat, lost.since) or 0.0 for seat in (0, 1)]
+            self.model.clock = ClockView(left if clock.timed else [], None, lost.since)
+            if self.pending is not None:
+                self.pending = None
+                self._apply_moves()
+        self.lost = lost
 
     def _apply(self, view: ViewState) -> None:
         """Show the game state the agent's view folded (lanqi.gamestate) on the model."""
@@ -477,7 +510,10 @@ class OnlineSession(Session):
         model.connected = list(new.connected)
         model.casual = new.casual
         running = new.clock.running if new.status == "active" else None
-        model.clock = ClockView([float(t) for t in new.clock.remaining_ms], running, view.at)
+        if old is None or new.clock is not old.clock or self._clock_at is None:
+            self._clock_at = view.at  # when these times were read, not a later chat line
+        remaining = [float(t) for t in new.clock.remaining_ms]
+        model.clock = ClockView(remaining, running, self._clock_at)
         if new.status == "finished" and not model.finished:
             model.finish(new.result or "*", new.termination or "", new.winner)
         elif new.status != "finished":
@@ -542,6 +578,9 @@ class OnlineSession(Session):
         if self.seat is None:
             self.notice("spectators cannot move", error=True)
             return False
+        if self.lost is not None:
+            self.notice("the connection is lost: no moves until the referee answers", error=True)
+            return False
         if self.pending is not None:
             self.notice("wait: your last move is on its way", error=True)
             return False
@@ -594,6 +633,8 @@ class OnlineSession(Session):
             actions.append(Action("resign", label, "R"))
         elif model.finished and self._rematch_seek() is not None:
             actions.append(Action("rematch", "再来一局 Rematch", "G"))
+        if self.lost is not None:  # nothing reaches the referee now
+            actions = [dataclasses.replace(action, enabled=False) for action in actions]
         return actions
 
     def _rematch_seek(self) -> Seek | None:

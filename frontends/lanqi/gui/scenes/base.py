@@ -88,9 +88,11 @@ class ToSeat(Destination):
 
 @dataclass(frozen=True, slots=True)
 class ToWatch(Destination):
-    """The game screen watching a live game (making it raises ValueError without a referee)."""
+    """The game screen watching a live game on ``referee`` (requests, events; default:
+    the first referee the app knows; making it raises ValueError without one)."""
 
     game: GameSummary
+    referee: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

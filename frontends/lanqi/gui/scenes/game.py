@@ -26,6 +26,7 @@ from lanqi.games.base import Game
 from lanqi.games.registry import variant_spec
 from lanqi.gui import theme
 from lanqi.gui.board_view import BoardView, Marks
+from lanqi.gui.connection import draw_lost, lost_lines
 from lanqi.gui.controllers import BoardInput
 from lanqi.gui.fonts import BOARD_FONT, font
 from lanqi.gui.model import GameModel, termination_text
@@ -234,7 +235,9 @@ class GameScene(Scene):
     def why_not(self) -> None:
         """Say why the player cannot move now."""
         model, session = self.model, self.session
-        if model.finished:
+        if session.lost is not None:
+            session.notice("the connection is lost: no moves until the referee answers")
+        elif model.finished:
             session.notice("the game is over")
         elif model.status != "active":
             session.notice("the game has not started yet")
@@ -467,6 +470,7 @@ class GameScene(Scene):
             rect.midtop = (view.rect.centerx, view.rect.top + 4)
             pygame.draw.rect(surface, theme.PANEL_DARK, rect, border_radius=6)
             draw_text(surface, label, rect.center, 14, theme.ACCENT, anchor="center")
+        draw_lost(surface, view.rect, lost_lines(self.session, time.monotonic()))
 
     def _draw_band(
         self, surface: pygame.Surface, headline: str, detail: str, center: tuple[int, int]
@@ -572,9 +576,10 @@ def seated_game(app: Host, to: ToSeat) -> GameScene:
 
 def watched_game(app: Host, to: ToWatch) -> GameScene:
     """The game screen watching a game live (no seat, chat as a spectator)."""
-    if app.referee_endpoints is None:
+    where = to.referee or app.referee_endpoints
+    if where is None:
         raise ValueError("no referee to watch games on")
-    referee, referee_pub = app.referee_endpoints
+    referee, referee_pub = where
     name = app.lobby.name if app.lobby is not None else "spectator"
     game = to.game
     agent = GameAgent(referee, referee_pub, game.game_id, name=name)

@@ -283,7 +283,7 @@ class LobbyScene(Scene):
             return
         game = link.state.games[index]
         try:
-            self.app.go(ToWatch(game))
+            self.app.go(ToWatch(game, link.state.referee_of(game.game_id)))
         except ValueError as exc:
             self.say(str(exc), error=True)
 
@@ -366,8 +366,9 @@ class LobbyScene(Scene):
         self.games.set_rows(
             [(" – ".join(g.players), f"{g.variant} · ply {g.ply}") for g in state.games]
         )
-        if not state.referee_ok:
-            self.games.empty_text = "the referee does not answer (set it on the connect screen)"
+        self.games.empty_text = (
+            "no game being played" if state.referee_ok else "no answer from the referee yet"
+        )
         self.tournaments.set_rows(
             [
                 (

@@ -1,0 +1,141 @@
+"""What the game screen says about connections: ours, when the referee is lost, and
+the opponent's, when the referee says they are away.
+
+Pure text from a session and the time (``time.monotonic()``), so the tests read the
+same lines the screen draws; :func:`draw_lost` draws the band over the board.
+
+- While the referee does not answer (:attr:`Session.lost`), the screen keeps one
+  steady band: the clocks are frozen, moves and offers wait, the next try counts
+  down, and what the opponent sees (the referee's rules: a seat silent for a few
+  seconds is shown away, and after ``--abandon-after`` it loses by abandonment; a
+  referee that restarts charges nobody for its downtime).
+- While the opponent is away, their card counts down to the abandonment.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pygame
+
+from lanqi.gui import theme
+from lanqi.gui.model import seat_name
+from lanqi.gui.net import Disconnected
+from lanqi.gui.sessions import OnlineSession, Session
+from lanqi.gui.widgets import draw_text, wrap_text
+
+__all__ = ["away_text", "draw_lost", "lobby_lost_text", "lost_lines", "mmss", "opponent_away_line"]
+
+
+def mmss(seconds: float) -> str:
+    """A countdown as ``m:ss``, rounded up (a countdown shows 0:00 only at the end).
+
+    >>> mmss(52.2), mmss(0), mmss(125)
+    ('0:53', '0:00', '2:05')
+    """
+    whole = max(0, math.ceil(seconds))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def lost_lines(session: Session, now: float) -> tuple[str, ...]:
+    """The band shown while the referee is lost: a headline and what follows from it
+    (nothing while it answers)."""
+    lost = session.lost
+    if lost is None:
+        return ()
+    lines = [f"等待连接 Connection lost · {retry_text(lost, now)}"]
+    seated = isinstance(session, OnlineSession) and session.seat is not None
+    if not seated:
+        lines.append(f"No word from the referee for {mmss(now - lost.since)}; the game goes on.")
+        return tuple(lines)
+    lines.append("Clocks frozen; moves and offers wait until the referee answers.")
+    if lost.abandon_at is None:
+        lines.append(
+            "Your opponent sees you away after a few seconds; stay away too long and you "
+            "lose by abandonment. If the server is down, the game waits for it."
+        )
+    elif now < lost.abandon_at:
+        lines.append(
+            f"Your opponent sees you away; back within {mmss(lost.abandon_at - now)} or you "
+            "lose by abandonment. If the server is down, the game waits for it."
+        )
+    else:
+        lines.append(
+            "Past the referee's abandonment time: if only your link was down, the game "
+            "was ended; if the server is down, it waits for it."
+        )
+    return tuple(lines)
+
+
+def lobby_lost_text(lost: Disconnected, now: float) -> str:
+    """The steady line while the matchmaker does not answer."""
+    return f"lost the server {mmss(now - lost.since)} ago; {retry_text(lost, now)}"
+
+
+def retry_text(lost: Disconnected, now: float) -> str:
+    """The countdown to the next try, or that a try runs now."""
+    if now < lost.next_try_at:
+        return f"retrying in {math.ceil(lost.next_try_at - now)} s"
+    return "trying to reconnect now…"
+
+
+def away_text(session: Session, seat: int, now: float) -> str | None:
+    """``seat`` is away in a game that goes on: how long until it loses by
+    abandonment, as the referee counts (None while it is there)."""
+    if not isinstance(session, OnlineSession) or session.lost is not None:
+        return None
+    model, view = session.model, session.view
+    if view is None or model.status == "finished" or seat >= len(model.connected):
+        return None
+    if model.connected[seat] or model.status != "active":
+        return None
+    at = view.abandon_at[seat] if seat < len(view.abandon_at) else None
+    if at is None:
+        return "away"
+    return f"away · abandoned in {mmss(at - now)}"
+
+
+def opponent_away_line(session: Session, now: float) -> str | None:
+    """For a player: the opponent is away, and what happens if they stay away."""
+    if not isinstance(session, OnlineSession) or session.seat is None:
+        return None
+    them = 1 - session.seat
+    text = away_text(session, them, now)
+    if text is None:
+        return None
+    who = session.model.players[them] if them < len(session.model.players) else ""
+    who = who or seat_name(session.model.variant, them)
+    view = session.view
+    at = view.abandon_at[them] if view is not None and them < len(view.abandon_at) else None
+    if at is None:
+        return f"{who} is away"
+    return f"{who} away: you win by abandonment in {mmss(at - now)}"
+
+
+def draw_lost(surface: pygame.Surface, board: pygame.Rect, lines: tuple[str, ...]) -> None:
+    """The connection-lost band across the middle of the board."""
+    if not lines:
+        return
+    width = board.width
+    body: list[str] = []
+    for line in lines[1:]:
+        body.extend(wrap_text(line, 15, width - 40))
+    height = 44 + 20 * len(body) + 10
+    band = pygame.Surface((width, height), pygame.SRCALPHA)
+    band.fill((40, 14, 12, 220))
+    rect = band.get_rect(center=board.center)
+    surface.blit(band, rect)
+    pygame.draw.line(surface, theme.ERROR, rect.topleft, rect.topright, 2)
+    pygame.draw.line(surface, theme.ERROR, rect.bottomleft, rect.bottomright, 2)
+    draw_text(
+        surface,
+        lines[0],
+        (rect.centerx, rect.y + 8),
+        22,
+        theme.ERROR,
+        anchor="midtop",
+    )
+    for i, line in enumerate(body):
+        draw_text(
+            surface, line, (rect.centerx, rect.y + 44 + 20 * i), 15, theme.TEXT, anchor="midtop"
+        )
