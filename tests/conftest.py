@@ -5,7 +5,7 @@
 - ``server``: a whole lanqi server in this process (:class:`EmbeddedServer`: the
   matchmaker and a referee on their own threads) on free loopback ports, stopped
   after the test.  Its director key is the test module's ``DIRECTOR_KEY`` (``k`` if
-  the module has none).
+  the module has none), its referee's liveness the module's ``LIVENESS`` (if any).
 """
 
 from __future__ import annotations
@@ -70,6 +70,7 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EmbeddedS
         referee_port=0,
         referee_pub_port=0,
         director_key=getattr(request.module, "DIRECTOR_KEY", "k"),
+        liveness=getattr(request.module, "LIVENESS", None),
     )
     embedded.start()
     try:

@@ -80,8 +80,8 @@ def retry_text(lost: Disconnected, now: float) -> str:
 
 
 def away_text(session: Session, seat: int, now: float) -> str | None:
-    """``seat`` is away in a game that goes on: how long until it loses by
-    abandonment, as the referee counts (None while it is there)."""
+    """``seat`` is away in a game that goes on, with how long until it loses by
+    abandonment as the referee counts (``away 0:42``; None while it is there)."""
     if not isinstance(session, OnlineSession) or session.lost is not None:
         return None
     model, view = session.model, session.view
@@ -92,7 +92,7 @@ def away_text(session: Session, seat: int, now: float) -> str | None:
     at = view.abandon_at[seat] if seat < len(view.abandon_at) else None
     if at is None:
         return "away"
-    return f"away · abandoned in {mmss(at - now)}"
+    return f"away {mmss(at - now)}"
 
 
 def opponent_away_line(session: Session, now: float) -> str | None:

@@ -579,7 +579,7 @@ class OnlineSession(Session):
             self.notice("spectators cannot move", error=True)
             return False
         if self.lost is not None:
-            self.notice("the connection is lost: no moves until the referee answers", error=True)
+            self.notice("no moves while the connection is lost", error=True)
             return False
         if self.pending is not None:
             self.notice("wait: your last move is on its way", error=True)

@@ -236,7 +236,7 @@ class GameScene(Scene):
         """Say why the player cannot move now."""
         model, session = self.model, self.session
         if session.lost is not None:
-            session.notice("the connection is lost: no moves until the referee answers")
+            session.notice("no moves while the connection is lost")
         elif model.finished:
             session.notice("the game is over")
         elif model.status != "active":
