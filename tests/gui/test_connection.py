@@ -129,7 +129,7 @@ def seat_in_game(
 def test_a_killed_server_is_shown_lost_until_it_is_back(
     gui: Callable[..., Driver], services: Services
 ) -> None:
-    from lanqi.gui.connection import lost_lines
+    from lanqi.gui.connection import lobby_lost_text, lost_lines
 
     pub_port = unused_port()
     serve = services.start(
@@ -140,15 +140,19 @@ def test_a_killed_server_is_shown_lost_until_it_is_back(
     )
     referee, events = serve.endpoints["referee"], referee_pub(serve, pub_port)
     tc = TimeControl(kind="fischer", base_ms=300_000, increment_ms=2_000)
-    driver = gui()
+    driver = gui(server=serve.endpoints["lobby"], name="Alice", connect=True)
+    driver.app.switch(driver.app.first_scene())
+    driver.until(lambda: driver.app.lobby is not None and driver.app.lobby.connected, 10, "lobby")
+    link = driver.app.lobby
     with RefereeClient(referee, events, timeout_ms=3000) as script:
         scene, game_id, tokens = seat_in_game(driver, script, referee, events, tc)
         session = scene.session
         driver.until(lambda: scene.model.status == "active", 10, "the start")
         driver.play_xiangqi("h2e2")
         driver.until(lambda: scene.model.ply == 1 and session.pending is None, 10, "my move")
-        script.heartbeat(game_id, tokens[1])
-        assert scene.model.clock.running == 1  # Black thinks, its clock runs
+        script.move(game_id, tokens[1], 1, "h9g7")
+        driver.until(scene.interactive, 10, "my move again")
+        assert scene.model.clock.running == 0  # I think, my clock runs
 
         serve.kill()  # kill -9 in the middle of the game
         driver.until(lambda: session.lost is not None, 10, "the lost state")
@@ -157,7 +161,6 @@ def test_a_killed_server_is_shown_lost_until_it_is_back(
         assert not scene.interactive()
         assert not any(b.enabled for b in scene.panel.buttons if b.id in ("resign", "offer_draw"))
         assert scene.panel.status_lines()[0] == "等待连接 Connection lost"
-        driver.shot("connection-lost-kill")
 
         # one steady state over several tries: every frame shows it, the clocks stay
         tries = [session.lost]
@@ -173,34 +176,50 @@ def test_a_killed_server_is_shown_lost_until_it_is_back(
             countdowns.add(lines[0])
             if lost is not tries[-1]:
                 tries.append(lost)
-            return len(tries) >= 4
+            return len(tries) >= 4 and link.lost is not None
 
         driver.until(steady, 40, "three more failed tries")
         assert len({lost.since for lost in tries}) == 1
         assert any("retrying in" in line for line in countdowns)
         assert any("trying to reconnect now" in line for line in countdowns)
+        assert lobby_lost_text(link.lost, time.monotonic()).startswith("lost the server ")
         driver.shot("connection-lost", docs=True)
-        # a move is refused here, not sent
+        # my move is refused here, not sent
         notices = len(session.notices)
-        driver.play_xiangqi("h9g7")
-        assert scene.model.ply == 1 and session.pending is None
+        driver.play_xiangqi("b2c2")
+        assert scene.model.ply == 2 and session.pending is None
         assert session.notices[notices:], "no word on the refused click"
         assert session.notices[-1].text == "no moves while the connection is lost"
-        assert session.play("b9c7") is False
+        assert session.play("b2c2") is False
 
         serve.start()  # the same ports and data
         driver.until(lambda: session.lost is None, 30, "the referee back")
         shown = list(scene.model.clock.remaining_ms)
         snapshot = script.sync(game_id)
-        # Red's stopped clock is exactly the referee's; Black's runs again from the
+        # Black's stopped clock is exactly the referee's; mine runs again from the
         # referee's value (not charged for the downtime), read here a little later
-        assert shown[0] == snapshot.clock.remaining_ms[0]
-        assert shown[1] >= snapshot.clock.remaining_ms[1]
-        assert scene.model.clock.running == 1
-        script.move(game_id, tokens[1], 1, "h9g7")
+        assert shown[1] == snapshot.clock.remaining_ms[1]
+        assert shown[0] >= snapshot.clock.remaining_ms[0]
+        assert scene.model.clock.running == 0
         driver.until(scene.interactive, 10, "my move again")
         driver.play_xiangqi("b2c2")
         driver.until(lambda: scene.model.ply == 3 and session.pending is None, 10, "a move")
+        driver.until(lambda: link.lost is None, 30, "the lobby back")
+
+        # a chat line later does not restart the clock from the time it came (unless a
+        # fresh snapshot came with it: then the clock is new, so try again)
+        def chat_lines(count: int) -> Callable[[], bool]:
+            return lambda: len(scene.model.chat) >= count
+
+        for attempt in range(5):
+            clock, told = scene.model.clock, session.view.state.clock
+            script.chat(game_id, f"still here {attempt}", token=tokens[1])
+            driver.until(chat_lines(attempt + 1), 10, "the chat line")
+            if session.view.state.clock is told:
+                assert scene.model.clock == clock
+                break
+        else:
+            raise AssertionError("every chat line came with a fresh snapshot")
 
 
 def test_the_opponent_away_counts_down_to_abandonment(
