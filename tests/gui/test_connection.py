@@ -183,7 +183,7 @@ def test_a_killed_server_is_shown_lost_until_it_is_back(
         assert any("retrying in" in line for line in countdowns)
         assert any("trying to reconnect now" in line for line in countdowns)
         assert lobby_lost_text(link.lost, time.monotonic()).startswith("lost the server ")
-        driver.shot("connection-lost", docs=True)
+        driver.shot("connection-lost")
         # my move is refused here, not sent
         notices = len(session.notices)
         driver.play_xiangqi("b2c2")
@@ -252,7 +252,7 @@ def test_the_opponent_away_counts_down_to_abandonment(
         assert scene.panel.status_lines()[2] == line
         first = away()
         driver.until(lambda: away() != first, 5, "the countdown moving")
-        driver.shot("opponent-away", docs=True)
+        driver.shot("opponent-away")
         # back: the countdown goes
         script.heartbeat(game_id, tokens[1])
         driver.until(lambda: not away(), 10, "back")

@@ -61,7 +61,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--referee",
         type=endpoint_arg(REFEREE_PORT),
         default=None,
-        help="referee endpoint for watching games (default: the one the server names)",
+        help="one more referee to list and watch games on, for this run (default: only the ones"
+        " the server names)",
     )
     parser.add_argument(
         "--referee-events",

@@ -46,23 +46,25 @@ def lost_lines(session: Session, now: float) -> tuple[str, ...]:
     lines = [f"等待连接 Connection lost · {retry_text(lost, now)}"]
     seated = isinstance(session, OnlineSession) and session.seat is not None
     if not seated:
-        lines.append(f"No word from the referee for {mmss(now - lost.since)}; the game goes on.")
+        lines.append(f"Clocks frozen: no word from the referee for {mmss(now - lost.since)}.")
         return tuple(lines)
     lines.append("Clocks frozen; moves and offers wait until the referee answers.")
     if lost.abandon_at is None:
         lines.append(
-            "Your opponent sees you away after a few seconds; stay away too long and you "
-            "lose by abandonment. If the server is down, the game waits for it."
+            "If only your link is down, your opponent sees you away after a few seconds, "
+            "and you lose by abandonment if you stay away. If the server is down, the "
+            "game waits for it."
         )
     elif now < lost.abandon_at:
         lines.append(
-            f"Your opponent sees you away; back within {mmss(lost.abandon_at - now)} or you "
-            "lose by abandonment. If the server is down, the game waits for it."
+            "If only your link is down, your opponent sees you away: back within "
+            f"{mmss(lost.abandon_at - now)} or you lose by abandonment. If the server is "
+            "down, the game waits for it."
         )
     else:
         lines.append(
-            "Past the referee's abandonment time: if only your link was down, the game "
-            "was ended; if the server is down, it waits for it."
+            "If only your link was down, the referee has ended the game by abandonment; "
+            "if the server is down, the game waits for it."
         )
     return tuple(lines)
 
