@@ -304,3 +304,32 @@ def test_watching_games_of_every_referee_with_only_the_server_given(
         script.move(game_id, tokens[1], 1, "h9g7")
         driver.until(lambda: scene.model.ply == 2, 10, "a live move")
         assert scene.session.kind == "spectate" and scene.session.lost is None
+
+
+def test_a_referee_override_is_for_the_run_and_hides_no_game(
+    gui: Callable[..., Driver], server: EmbeddedServer
+) -> None:
+    """``--referee`` names one more referee (here one that never answers): the games of
+    the referees the server names are listed all the same, and the flag is not saved."""
+    from lanqi.gui.scenes.lobby import LobbyScene
+    from lanqi.gui.settings import Settings
+
+    named = (server.referee.endpoint, server.referee.pub_endpoint)
+    dead = f"tcp://127.0.0.1:{unused_port()}"
+    with RefereeClient(*named) as script:
+        created = script.create_game("gomoku", players=["Ann", "Bob"])
+        game_id = created.game_id
+        for seat, token in enumerate(created.tokens):
+            script.join(game_id, seat, token)
+    driver = gui(server=server.matchmaker_endpoint, name="Watcher", connect=True, referee=dead)
+    driver.app.switch(driver.app.first_scene())
+    driver.until(lambda: isinstance(driver.scene, LobbyScene), 10, "the lobby")
+    link = driver.app.lobby
+    assert link is not None
+    driver.until(lambda: link.state.referee_of(game_id) == named, 15, "the game listed")
+    assert link.agent.referees[0][0] == dead and named in link.agent.referees
+    driver.until(lambda: not link.state.referee_ok, 15, "the silent override noticed")
+    assert link.state.referee_of(game_id) == named
+    driver.app.settings.save()
+    assert driver.app.settings.path is not None
+    assert Settings.load(driver.app.settings.path.parent).referee == ""

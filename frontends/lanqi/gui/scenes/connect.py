@@ -35,7 +35,7 @@ class ConnectScene(Scene):
         self.name.max_length = 40
         self.referee = TextInput(
             settings.referee,
-            placeholder="referee for watching games (default: the one the server names)",
+            placeholder="optional: the server names its referees",
             on_enter=self._enter,
         )
         self.claim = TextInput(
