@@ -16,14 +16,14 @@ blocks a frame.
   lists, seeks, challenges, tournaments and standings, and the private pushes
   (``game_assigned``, ``challenge_received``); the live games of every referee
   the matchmaker names.
+- :class:`LobbyLink`: the GUI-side end of a lobby agent: the latest lists and
+  what is waiting to be handled.
 
 A lost connection is a state, not a message: the agent says :class:`Disconnected`
 when it loses its server and again after every failed try (the same ``since``, the
 next ``next_try_at``), and :class:`Reconnected` once it is back, until then nothing
 else.  A closed TCP connection (the server's process died) is noticed at once by a
 socket monitor, a silent one by a request that times out.
-- :class:`LobbyLink`: the GUI-side end of a lobby agent: the latest lists and
-  what is waiting to be handled.
 """
 
 from __future__ import annotations
