@@ -139,8 +139,9 @@ def wire(message: Message, **changes: Any) -> dict[str, Any]:
 
 
 def stable(snapshot: Snapshot) -> Snapshot:
-    """A snapshot without what moves by itself (the clock reading, the reply id)."""
-    return dataclasses.replace(snapshot, re=None, clock=ClockInfo())
+    """A snapshot without what moves by itself (the clock reading, the countdowns to
+    abandonment, the reply id)."""
+    return dataclasses.replace(snapshot, re=None, clock=ClockInfo(), abandon_in_ms=[])
 
 
 @pytest.fixture

@@ -470,9 +470,9 @@ class OnlineSession(Session):
                 self.lost = None
                 if item.view is not None:
                     self._apply(item.view)
-                self.notice("the referee answers again: the clocks are the referee's")
+                self.notice("the referee answers again")
             elif isinstance(item, Failed):
-                self.failed = item.text
+                self.failed, self.lost = item.text, None  # the agent stopped: no more tries
                 self.notice(item.text, error=True)
             elif isinstance(item, Note):
                 self.notice(item.text, error=item.error)
