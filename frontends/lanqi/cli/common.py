@@ -2,7 +2,8 @@
 checks whose messages show the accepted forms, one-line errors, and tables.
 
 The server is named once: ``--server`` anywhere on a client command's line (before
-or after the action), or ``$LANQI_SERVER``.  Flags given at several levels are kept
+or after the action), or ``$LANQI_SERVER``; ``auto`` takes the one server heard on
+the LAN (:func:`discovered_server`).  Flags given at several levels are kept
 with ``default=SUPPRESS`` so that a subcommand's default never overwrites what the
 line said before it; :func:`server_endpoint` then falls back to the environment and
 the default.
@@ -14,12 +15,17 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from lanqi.protocol.endpoints import ENDPOINT_FORMS, MATCHMAKER_PORT, normalise_endpoint, tcp
 
+if TYPE_CHECKING:
+    from lanqi.discovery import DiscoveredServer
+
 SERVER_ENV = "LANQI_SERVER"
 DEFAULT_SERVER = tcp("127.0.0.1", MATCHMAKER_PORT)
+#: the server address that means "the one server heard on the LAN"
+AUTO = "auto"
 
 
 class CliError(Exception):
@@ -74,22 +80,65 @@ def add_server_flag(parser: argparse.ArgumentParser) -> None:
         "--server",
         default=argparse.SUPPRESS,
         metavar="ADDRESS",
-        help=f"the matchmaker: {ENDPOINT_FORMS} (default: ${SERVER_ENV}, else {DEFAULT_SERVER})",
+        help=f"the matchmaker: {ENDPOINT_FORMS}, or {AUTO} for the one server heard on the"
+        f" LAN (default: ${SERVER_ENV}, else {DEFAULT_SERVER})",
     )
 
 
 def server_endpoint(args: argparse.Namespace) -> str:
-    """The matchmaker's endpoint: ``--server``, ``$LANQI_SERVER`` or the default."""
+    """The matchmaker's endpoint: ``--server``, ``$LANQI_SERVER`` or the default
+    (``auto`` in either: the one server heard on the LAN)."""
     given = getattr(args, "server", None)
     source = "--server"
     if not given:
         given, source = os.environ.get(SERVER_ENV), f"${SERVER_ENV}"
+    return resolve_server(given, source)
+
+
+def resolve_server(given: str | None, source: str = "--server") -> str:
+    """An endpoint from what a person typed (``None``: the default; ``auto``: the one
+    server heard on the LAN); a :class:`CliError` saying what to type otherwise."""
     if not given:
         return DEFAULT_SERVER
+    if given.strip().lower() == AUTO:
+        return discovered_server().endpoint
     try:
         return normalise_endpoint(given)
     except ValueError as exc:
         raise CliError(f"{source}: {exc}") from None
+
+
+def discovered_server() -> DiscoveredServer:
+    """The one lanqi server heard on the LAN, or a :class:`CliError` that lists the
+    servers heard or says none was."""
+    from lanqi.discovery import browse
+    from lanqi.protocol import PROTOCOL_VERSION
+
+    print("looking for a lanqi server on the LAN...", file=sys.stderr, flush=True)
+    try:
+        heard = browse()
+    except OSError as exc:
+        raise CliError(f"{exc}; name the server with --server HOST") from None
+    usable = [s for s in heard if s.version == PROTOCOL_VERSION]
+    if len(usable) == 1:
+        found = usable[0]
+        print(f"found {found.name!r} at {found.address}", file=sys.stderr, flush=True)
+        return found
+    if usable:
+        listing = "; ".join(f"{s.name!r} at {s.address}" for s in usable)
+        raise CliError(
+            f"{len(usable)} lanqi servers on the LAN: {listing}; pick one with --server HOST:PORT"
+        )
+    other = (
+        f" (heard only servers of another protocol version: "
+        f"{', '.join(f'{s.name!r} v{s.version} at {s.address}' for s in heard)})"
+        if heard
+        else ""
+    )
+    raise CliError(
+        f"no lanqi server heard on the LAN{other}; the network may block multicast:"
+        " type its address with --server HOST"
+    )
 
 
 def endpoint_arg(default_port: int) -> Callable[[str], str]:

@@ -18,18 +18,18 @@ import os
 import sys
 from pathlib import Path
 
-from lanqi.cli.common import SERVER_ENV, CliError, endpoint_arg, int_in
+from lanqi.cli.common import SERVER_ENV, CliError, endpoint_arg, int_in, resolve_server
 from lanqi.protocol.endpoints import (
     ENDPOINT_FORMS,
     MATCHMAKER_PUB_PORT,
     REFEREE_PORT,
     REFEREE_PUB_PORT,
-    normalise_endpoint,
 )
 from lanqi.protocol.timecontrol import TIME_FORMS, parse_time_control
 
 EXAMPLES = """examples:
   lanqi gui --server 192.168.1.20 --name Alice      # straight to the lobby
+  lanqi gui --server auto --name Alice              # the one server heard on the LAN
   lanqi gui --offline xiangqi --ai 4                # against the built-in AI
 """
 
@@ -47,8 +47,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--server",
         default=argparse.SUPPRESS,
         metavar="ADDRESS",
-        help=f"the matchmaker, to connect to its lobby: {ENDPOINT_FORMS} "
-        f"(default: ${SERVER_ENV}, else the menu)",
+        help=f"the matchmaker, to connect to its lobby: {ENDPOINT_FORMS}, or auto for the one"
+        f" server heard on the LAN (default: ${SERVER_ENV}, else the menu; the connect screen"
+        " lists the servers heard)",
     )
     parser.add_argument("--name", default=None, help="your name in the lobby")
     parser.add_argument(
@@ -160,10 +161,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"bad --size {args.size!r}: use WIDTHxHEIGHT, e.g. 1180x780") from None
     server = getattr(args, "server", None) or os.environ.get(SERVER_ENV) or None
     if server:
-        try:
-            server = normalise_endpoint(server)
-        except ValueError as exc:
-            raise CliError(str(exc)) from None
+        server = resolve_server(server)  # "auto": the one server heard on the LAN
     offline = args.offline or ("xiangqi" if args.ai is not None else None)
     options = _offline_options(offline, args.option, args.fen)
     config = AppConfig(

@@ -6,7 +6,7 @@ import argparse
 import logging
 import sys
 
-from lanqi.cli.servers import add_network_flags, director_key, listen_host, on_signals
+from lanqi.cli.servers import add_network_flags, announce, director_key, listen_host, on_signals
 from lanqi.protocol.endpoints import MATCHMAKER_PORT, MATCHMAKER_PUB_PORT
 
 log = logging.getLogger(__name__)
@@ -15,11 +15,12 @@ log = logging.getLogger(__name__)
 EXAMPLES = """examples:
   lanqi matchmaker --referee tcp://127.0.0.1:5052
   lanqi matchmaker --lan --referee tcp://10.0.0.5:5052 --referee tcp://10.0.0.6:5052
+  lanqi matchmaker --lan --name "Club night" --referee tcp://10.0.0.5:5052   # announced
 """
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    add_network_flags(parser)
+    add_network_flags(parser, announces=True)
     parser.add_argument("--port", type=int, default=MATCHMAKER_PORT, help="request port (ROUTER)")
     parser.add_argument(
         "--pub-port", type=int, default=MATCHMAKER_PUB_PORT, help="event port (PUB)"
@@ -38,7 +39,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="HOST",
         help="host name or address players should use to reach the referees "
-        "(when the referees are given as 127.0.0.1 but players come over the LAN)",
+        "(when the referees are given as 127.0.0.1 but players come over the LAN);"
+        " with --lan, an address given here is the one announced",
     )
     parser.add_argument(
         "--director-key",
@@ -81,13 +83,23 @@ def run(args: argparse.Namespace) -> int:
         service.close()
         return 1
     on_signals(service.stop)
+    port = int(service.endpoint.rpartition(":")[2])
+    announcer = announce(
+        args,
+        port=port,
+        events_port=int(service.pub_endpoint.rpartition(":")[2]),
+        players_online=service.players_online,
+    )
     print(
         f"matchmaker ready: requests {service.endpoint}, events {service.pub_endpoint}, "
-        f"referees {', '.join(link.endpoint for link in links)}, data {config.db_path}",
+        f"referees {', '.join(link.endpoint for link in links)}, data {config.db_path}"
+        + (announcer.ready_line() if announcer else ""),
         flush=True,
     )
     try:
         service.serve_forever()
     finally:
+        if announcer is not None:
+            announcer.stop()
         service.close()
     return 0

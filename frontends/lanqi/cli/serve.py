@@ -6,7 +6,7 @@ import argparse
 import sys
 import threading
 
-from lanqi.cli.servers import add_network_flags, director_key, listen_host, on_signals
+from lanqi.cli.servers import add_network_flags, announce, director_key, listen_host, on_signals
 from lanqi.protocol.endpoints import (
     MATCHMAKER_PORT,
     MATCHMAKER_PUB_PORT,
@@ -16,13 +16,14 @@ from lanqi.protocol.endpoints import (
 
 EXAMPLES = """examples:
   lanqi serve                                   # this machine only, ports 5050-5053
-  lanqi serve --lan                             # for the LAN: clients use this machine's address
+  lanqi serve --lan                             # for the LAN: announced, players find it
+  lanqi serve --lan --name "Club night"         # ...under the event's name
   lanqi serve --port 6599 --pub-port 6600 --referee-port 6601 --referee-pub-port 6602
 """
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    add_network_flags(parser)
+    add_network_flags(parser, announces=True)
     parser.add_argument("--port", type=int, default=MATCHMAKER_PORT, help="matchmaker requests")
     parser.add_argument("--pub-port", type=int, default=MATCHMAKER_PUB_PORT, help="lobby events")
     parser.add_argument("--referee-port", type=int, default=REFEREE_PORT, help="referee requests")
@@ -33,8 +34,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--advertise",
         default=None,
         metavar="HOST",
-        help="address clients are told to reach the events and the referee at (default: the"
-        " address each client reached the server at)",
+        help="address clients are told to reach the events and the referee at, and the one"
+        " announced with --lan (default: the address each client reached the server at;"
+        " announced: every LAN address of this machine)",
     )
     parser.add_argument(
         "--director-key",
@@ -76,6 +78,14 @@ def run(args: argparse.Namespace) -> int:
         return 1
     done = threading.Event()
     on_signals(done.set)
+    assert server.matchmaker is not None
+    port = _port(server.matchmaker_endpoint)
+    announcer = announce(
+        args,
+        port=port,
+        events_port=_port(server.matchmaker_pub_endpoint),
+        players_online=server.matchmaker.players_online,
+    )
     print(
         f"lanqi server ready: lobby {server.matchmaker_endpoint} (events "
         f"{server.matchmaker_pub_endpoint}), referee {server.referee.endpoint}, data {folder}\n"
@@ -83,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
             "director key: the one given with --director-key"  # no file is written then
             if args.director_key
             else f"director key in {folder / 'director.key'}"
-        ),
+        )
+        + (announcer.ready_line() if announcer else ""),
         flush=True,
     )
     code = 0
@@ -94,5 +105,11 @@ def run(args: argparse.Namespace) -> int:
                 code = 1
                 break
     finally:
+        if announcer is not None:
+            announcer.stop()  # the goodbye first: players stop seeing a server going away
         server.stop()
     return code
+
+
+def _port(endpoint: str) -> int:
+    return int(endpoint.rpartition(":")[2])

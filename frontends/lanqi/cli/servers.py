@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import secrets
 import signal
@@ -10,21 +11,38 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from lanqi.server.database import StoreOpenError, prepare_data_dir
+
+if TYPE_CHECKING:
+    from lanqi.discovery import Announcer
 
 DIRECTOR_KEY_FILE = "director.key"
 
 
-def add_network_flags(parser: argparse.ArgumentParser) -> None:
+def add_network_flags(parser: argparse.ArgumentParser, *, announces: bool = False) -> None:
+    """``--host``, ``--lan``, ``--data-dir``, ``--durable``; with ``announces`` (the
+    matchmaker's commands) ``--lan`` also announces the server and ``--name`` names it."""
     parser.add_argument(
         "--host",
         default="127.0.0.1",
         help="address to listen on (default 127.0.0.1: this machine only)",
     )
     parser.add_argument(
-        "--lan", action="store_true", help="listen on every interface (0.0.0.0) for LAN players"
+        "--lan",
+        action="store_true",
+        help="listen on every interface (0.0.0.0) for LAN players"
+        + (" and announce the server on the LAN (DNS-SD), so players find it" if announces else ""),
     )
+    if announces:
+        parser.add_argument(
+            "--name",
+            default=None,
+            metavar="EVENT",
+            help="the event's name players see in the servers found on the LAN"
+            " (default: lanqi on HOSTNAME)",
+        )
     parser.add_argument(
         "--data-dir", default=None, help="data directory (default: $LANQI_DATA_DIR or per-user)"
     )
@@ -70,3 +88,38 @@ def on_signals(stop: Callable[[], None]) -> None:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, handler)
         signal.signal(signal.SIGINT, handler)
+
+
+def announce(
+    args: argparse.Namespace,
+    *,
+    port: int,
+    events_port: int,
+    players_online: Callable[[], int],
+    public_key: Callable[[], str | None] | str | None = None,
+) -> Announcer | None:
+    """With ``--lan``, announce the server on the LAN (on a thread; stop it at the end).
+
+    The addresses announced are this machine's interface addresses, or the one given
+    with ``--advertise`` when that is an IPv4 address.
+    """
+    if not args.lan:
+        return None
+    from lanqi.discovery import Announcer, default_event_name
+
+    addresses = None
+    if args.advertise:
+        try:
+            addresses = [str(ipaddress.IPv4Address(args.advertise))]
+        except ValueError:  # a host name: the interfaces' addresses
+            addresses = None
+    announcer = Announcer(
+        name=args.name or default_event_name(),
+        port=port,
+        events_port=events_port,
+        public_key=public_key,
+        players_online=players_online,
+        addresses=addresses,
+    )
+    announcer.start()
+    return announcer

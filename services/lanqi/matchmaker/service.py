@@ -379,6 +379,11 @@ class MatchmakerService:
                     LobbyPresence(player=self._name(player_id), online=True),
                 )
 
+    def players_online(self) -> int:
+        """How many players are online in the lobby.  Safe to ask from another thread
+        (the LAN announcer's): the snapshot of the clients is taken in one step."""
+        return sum(1 for client in tuple(self.clients.values()) if client.online)
+
     def _name(self, player_id: str | None) -> str:
         record = self.store.player(player_id) if player_id else None
         return record.name if record else ""
