@@ -1,4 +1,5 @@
-"""The connect screen: server address and name (remembered in ``gui.json``)."""
+"""The connect screen: server address and name (remembered in ``gui.json``), and the
+servers heard on the LAN (one click connects to one)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,22 @@ import time
 import pygame
 
 from lanqi.gui import theme
+from lanqi.gui.lan import LanServers
 from lanqi.gui.scenes.base import Host, Scene, ToLobby, ToMenu
-from lanqi.gui.widgets import Button, TextInput, draw_text
+from lanqi.gui.widgets import Button, ScrollList, TextInput, draw_text
 from lanqi.protocol.endpoints import normalise_endpoint
 
 __all__ = ["ConnectScene"]
 
 CONNECT_TIMEOUT_S = 8.0
+#: the form and the list of servers side by side from this window width on
+SIDE_BY_SIDE_W = 1000
+LIST_TITLE = "局域网服务器 Servers on the LAN"
 
 
 class ConnectScene(Scene):
-    """Type the server and a name, press Enter: the lobby opens once the server answers."""
+    """Click a server heard on the LAN, or type one, and a name, and press Enter: the
+    lobby opens once the server answers."""
 
     def __init__(self, *, auto: bool = False) -> None:
         self.auto = auto
@@ -25,6 +31,9 @@ class ConnectScene(Scene):
         self.connecting_since: float | None = None
         self.fields: list[tuple[str, TextInput]] = []
         self.buttons: list[Button] = []
+        self.lan = LanServers()
+        self.list = ScrollList(row_height=30, columns=3, weights=(5, 4, 1), on_pick=self.pick)
+        self.list.empty_text = "listening for lanqi servers on the LAN..."
 
     def startup(self, app: Host) -> None:
         settings = app.settings
@@ -48,6 +57,7 @@ class ConnectScene(Scene):
             ("Claim code (optional: a roster entry)", self.claim),
             ("裁判 Referee (optional)", self.referee),
         ]
+        self.lan.start()
         super().startup(app)
         target = self.name if not settings.name else self.server
         target.focus(True)
@@ -56,17 +66,39 @@ class ConnectScene(Scene):
 
     def layout(self, size: tuple[int, int]) -> None:
         w, h = size
-        width = min(560, w - 60)
-        y = max(140, h // 2 - 150)
+        wide = w >= SIDE_BY_SIDE_W
+        width = min(520 if wide else 560, w - 60)
+        list_w = min(440, w - width - 100) if wide else width
+        left = (w - width - 40 - list_w) // 2 if wide else w // 2 - width // 2
+        top = max(140, h // 2 - 150)
+        y = top
         for _, field in self.fields:
-            field.rect = pygame.Rect(w // 2 - width // 2, y + 22, width, 34)
+            field.rect = pygame.Rect(left, y + 22, width, 34)
             y += 74
         self.buttons = [
             Button("连接 Connect", self.connect, rect=pygame.Rect(0, 0, 200, 40), primary=True),
             Button("返回 Back", self.back, rect=pygame.Rect(0, 0, 140, 40), key="escape"),
         ]
-        self.buttons[0].rect.topleft = (w // 2 - width // 2, y + 10)
-        self.buttons[1].rect.topright = (w // 2 + width // 2, y + 10)
+        self.buttons[0].rect.topleft = (left, y + 10)
+        self.buttons[1].rect.topright = (left + width, y + 10)
+        if wide:  # beside the form, as tall as it
+            self.list.rect = pygame.Rect(left + width + 40, top + 22, list_w, y - top - 22)
+        else:  # under the form and its messages
+            below = self.buttons[0].rect.bottom + 80
+            self.list.rect = pygame.Rect(left, below, width, max(60, h - below - 20))
+
+    def pick(self, index: int) -> None:
+        """A click on a server heard on the LAN: connect to it."""
+        if not 0 <= index < len(self.lan.servers):
+            return
+        self.server.text = self.lan.servers[index].endpoint
+        if not self.name.text.strip():
+            self.error = "your name, please, then connect"
+            for _, field in self.fields:
+                field.focused = False
+            self.name.focus(True)
+            return
+        self.connect()
 
     def _enter(self, _text: str) -> None:
         for i, (_, field) in enumerate(self.fields):
@@ -109,6 +141,8 @@ class ConnectScene(Scene):
         for button in self.buttons:
             if button.handle_event(event):
                 return
+        if self.list.handle_event(event):
+            return
         if event.type == pygame.KEYDOWN:
             if event.key == pygame.K_ESCAPE:
                 self.back()
@@ -126,6 +160,11 @@ class ConnectScene(Scene):
     def update(self, dt: float) -> None:
         for _, field in self.fields:
             field.update(dt)
+        if self.lan.refresh():
+            self.list.set_rows(self.lan.rows())
+            self.list.selected = None
+        if self.lan.error:
+            self.list.empty_text = f"{self.lan.error}; type the server's address"
         lobby = self.app.lobby
         if self.connecting_since is None or lobby is None:
             return
@@ -149,7 +188,7 @@ class ConnectScene(Scene):
         )
         draw_text(
             surface,
-            "Start a server with `lanqi serve`, then connect to it here.",
+            "Click a server heard on the LAN (`lanqi serve --lan`), or type its address.",
             (w // 2, 100),
             16,
             theme.TEXT_DIM,
@@ -160,9 +199,16 @@ class ConnectScene(Scene):
             field.draw(surface)
         for button in self.buttons:
             button.draw(surface)
-        y = self.buttons[0].rect.bottom + 24
+        draw_text(
+            surface, LIST_TITLE, (self.list.rect.x, self.list.rect.y - 20), 15, theme.TEXT_DIM
+        )
+        self.list.draw(surface)
+        at = (self.fields[0][1].rect.centerx, self.buttons[0].rect.bottom + 24)
         if self.connecting_since is not None:
             dots = "." * (1 + int(time.monotonic() * 3) % 3)
-            draw_text(surface, f"connecting{dots}", (w // 2, y), 16, theme.TEXT, anchor="midtop")
+            draw_text(surface, f"connecting{dots}", at, 16, theme.TEXT, anchor="midtop")
         elif self.error:
-            draw_text(surface, self.error, (w // 2, y), 16, theme.ERROR, anchor="midtop")
+            draw_text(surface, self.error, at, 16, theme.ERROR, anchor="midtop")
+
+    def cleanup(self) -> None:
+        self.lan.close()
