@@ -48,6 +48,7 @@ __all__ = [
     "TxtFields",
     "browse",
     "choose_address",
+    "instance_label",
     "lan_addresses",
     "parse_txt",
     "txt_record",
@@ -63,8 +64,9 @@ BROWSE_WINDOW_S = 3.0
 SETTLE_S = 0.5
 #: how often an announcer checks whether the number of players online changed
 REFRESH_S = 1.0
-#: the longest event name kept in the TXT record (a TXT string holds 255 bytes)
-MAX_NAME = 100
+#: the longest event name kept in the TXT record, in bytes of UTF-8 (a TXT string
+#: holds 255 bytes, ``name=`` included)
+MAX_NAME_BYTES = 200
 #: DNS labels (the instance name) hold at most 63 bytes
 MAX_LABEL_BYTES = 63
 
@@ -106,7 +108,7 @@ def txt_record(
     del port  # the SRV record carries it; kept in the signature to say what is where
     return {
         "v": str(PROTOCOL_VERSION),
-        "name": name[:MAX_NAME],
+        "name": cut(name, MAX_NAME_BYTES),
         "key": key or "",
         "events": str(events_port),
         "players": str(players),
@@ -181,10 +183,18 @@ def lan_addresses() -> list[str]:
     return found
 
 
-def _instance_label(name: str) -> str:
+def cut(text: str, size: int) -> str:
+    """``text`` cut to at most ``size`` bytes of UTF-8, on a character boundary.
+
+    >>> cut("象棋", 4)
+    '象'
+    """
+    return text.encode("utf-8")[:size].decode("utf-8", errors="ignore")
+
+
+def instance_label(name: str) -> str:
     """An instance name from an event name: no dots, at most 63 bytes of UTF-8."""
-    label = (name.replace(".", " ").strip() or "lanqi").encode("utf-8")[:MAX_LABEL_BYTES]
-    return label.decode("utf-8", errors="ignore")
+    return cut(name.replace(".", " ").strip() or "lanqi", MAX_LABEL_BYTES)
 
 
 def default_event_name() -> str:
@@ -233,7 +243,7 @@ class Announcer:
         where = ", ".join(f"{address}:{self.port}" for address in self.addresses)
         return f"\nannounced on the LAN as {self.name!r} at {where or 'no LAN address'}"
 
-    def _info(self, instance: str, players: int) -> ServiceInfo:
+    def _info(self, instance: str, players: int, key: str | None) -> ServiceInfo:
         return ServiceInfo(
             SERVICE_TYPE,
             instance,
@@ -242,7 +252,7 @@ class Announcer:
                 name=self.name,
                 port=self.port,
                 events_port=self.events_port,
-                key=self.key(),
+                key=key,
                 players=players,
             ),
             server=f"{socket.gethostname().split('.')[0]}.local.",
@@ -265,18 +275,17 @@ class Announcer:
             log.warning("%s", self.error)
             return
         try:
-            players = self._players()
-            info = self._info(f"{_instance_label(self.name)}.{SERVICE_TYPE}", players)
+            shown = (self._players(), self.key())  # what the record says
+            info = self._info(f"{instance_label(self.name)}.{SERVICE_TYPE}", *shown)
             zc.register_service(info, allow_name_change=True)
             self.instance = info.name
             self._registered.set()
             log.info("announced %r on the LAN at %s", self.instance, ", ".join(self.addresses))
-            key = self.key()
             while not self._stop.wait(REFRESH_S):
-                now, now_key = self._players(), self.key()
-                if (now, now_key) != (players, key):
-                    players, key = now, now_key
-                    info = self._info(info.name, players)
+                now = (self._players(), self.key())
+                if now != shown:
+                    shown = now
+                    info = self._info(info.name, *shown)
                     zc.update_service(info)
             zc.unregister_service(info)  # the goodbye: browsers drop it at once
         except Exception as exc:  # never take the server down with the announcement

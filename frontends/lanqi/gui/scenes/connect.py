@@ -18,7 +18,7 @@ __all__ = ["ConnectScene"]
 CONNECT_TIMEOUT_S = 8.0
 #: the form and the list of servers side by side from this window width on
 SIDE_BY_SIDE_W = 1000
-LIST_TITLE = "局域网服务器 Servers on the LAN"
+LIST_TITLE = "联网服务器 Servers on the LAN: name, address, players online"
 
 
 class ConnectScene(Scene):
