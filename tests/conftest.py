@@ -5,7 +5,9 @@
 - ``server``: a whole lanqi server in this process (:class:`EmbeddedServer`: the
   matchmaker and a referee on their own threads) on free loopback ports, stopped
   after the test.  Its director key is the test module's ``DIRECTOR_KEY`` (``k`` if
-  the module has none), its referee's liveness the module's ``LIVENESS`` (if any).
+  the module has none), its referee's liveness the module's ``LIVENESS`` (if any), the
+  address it listens on the module's ``SERVER_HOST`` (``127.0.0.1`` if none; ``0.0.0.0``
+  for every interface).
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EmbeddedS
 
     embedded = EmbeddedServer(
         tmp_path / "server",
+        host=getattr(request.module, "SERVER_HOST", "127.0.0.1"),
         port=0,
         pub_port=0,
         referee_port=0,

@@ -2,8 +2,8 @@
 while frames run, and connects to one with a click; typing an address still works
 (``test_online.py``).
 
-A real server (:class:`EmbeddedServer` on every interface) is announced with a real
-:class:`~lanqi.discovery.Announcer`; the GUI hears it over multicast DNS.  Other
+A real server (the ``server`` fixture's, on every interface) is announced with a
+real :class:`~lanqi.discovery.Announcer`; the GUI hears it over multicast DNS.  Other
 lanqi servers may be announced on this network meanwhile, so the test looks for its
 own uniquely named one.
 """
@@ -11,8 +11,7 @@ own uniquely named one.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pytest
@@ -27,27 +26,15 @@ if TYPE_CHECKING:
     from lanqi.server.embedded import EmbeddedServer
 
 
+SERVER_HOST = "0.0.0.0"  # the ``server`` fixture listens on every interface
+
+
 @pytest.fixture
-def lan_server(tmp_path: Path) -> Iterator[EmbeddedServer]:
-    """A whole server on every interface (port 0: free ports)."""
+def lan_server(server: EmbeddedServer) -> EmbeddedServer:
+    """The test's whole server, on every interface (free ports)."""
     if not lan_addresses():
         pytest.skip("no network interface besides loopback: multicast DNS has nowhere to go")
-    from lanqi.server.embedded import EmbeddedServer
-
-    server = EmbeddedServer(
-        tmp_path / "server",
-        host="0.0.0.0",
-        port=0,
-        pub_port=0,
-        referee_port=0,
-        referee_pub_port=0,
-        director_key="k",
-    )
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    return server
 
 
 def test_connect_screen_lists_an_announced_server_and_connects_with_a_click(
