@@ -5,7 +5,8 @@ the GUI's connect screen, and a whole game is played across them.
 Everything runs as real processes: ``lanqi serve --lan`` inside namespace A, the
 clients (``lanqi tournament``, ``lanqi bot``, the GUI on SDL's dummy driver) inside
 namespace B, which can reach A only over the veth pair.  No address is typed: each
-client learns the server from its multicast DNS announcement.
+client learns the server from its multicast DNS announcement.  These keep README's
+"No address to type on a LAN" and docs/protocol.md's "Discovery".
 """
 
 from __future__ import annotations
@@ -198,3 +199,20 @@ def test_auto_says_when_no_server_or_several_are_heard(lan_pair: LanPair, tmp_pa
         f"lanqi bot: 2 lanqi servers on the LAN: 'North hall' at {a}:5050;"
         f" 'South hall' at {a}:6599; pick one with --server HOST:PORT"
     ), several.stderr
+
+
+def test_gui_auto_is_the_same_lookup(lan_pair: LanPair, tmp_path: Path) -> None:
+    """``lanqi gui --server auto`` resolves like every other command (nothing heard:
+    the same one line, before any window opens)."""
+    pytest.importorskip("pygame")
+    done = subprocess.run(
+        lan_pair.lanqi_in(lan_pair.b, "gui", "--server", "auto", "--data-dir", str(tmp_path)),
+        capture_output=True,
+        text=True,
+        env=lan_pair.env(SDL_VIDEODRIVER="dummy"),
+        timeout=WAIT_S,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("lanqi gui: no lanqi server heard on the LAN"), done.stderr

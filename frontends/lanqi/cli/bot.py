@@ -26,7 +26,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from lanqi.cli.common import CliError, add_server_flag, int_in, server_endpoint
+from lanqi.cli.common import CliError, add_server_flag, int_in, resolve_server, server_endpoint
 
 log = logging.getLogger(__name__)
 
@@ -103,11 +103,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _entry_server(entry: dict[str, Any], default: str) -> str:
-    """A config entry's own ``server`` (normalised), else the command's."""
-    from lanqi.protocol.endpoints import normalise_endpoint
-
+    """A config entry's own ``server`` (normalised; ``auto``: the one heard on the
+    LAN), else the command's."""
     given = entry.get("server")
-    return normalise_endpoint(str(given)) if given else default
+    return resolve_server(str(given), "server") if given else default
 
 
 def _options(pairs: list[str]) -> dict[str, object]:
