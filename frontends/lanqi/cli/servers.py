@@ -107,19 +107,28 @@ def announce(
         return None
     from lanqi.discovery import Announcer, default_event_name
 
-    addresses = None
-    if args.advertise:
-        try:
-            addresses = [str(ipaddress.IPv4Address(args.advertise))]
-        except ValueError:  # a host name: the interfaces' addresses
-            addresses = None
     announcer = Announcer(
         name=args.name or default_event_name(),
         port=port,
         events_port=events_port,
         public_key=public_key,
         players_online=players_online,
-        addresses=addresses,
+        addresses=announced_addresses(args.advertise),
     )
     announcer.start()
     return announcer
+
+
+def announced_addresses(advertise: str | None) -> list[str] | None:
+    """The addresses to announce: an IPv4 ``--advertise`` alone, else ``None`` (the
+    machine's interface addresses; a host name cannot go in an A record).
+
+    >>> announced_addresses("192.168.1.20"), announced_addresses("club.example")
+    (['192.168.1.20'], None)
+    """
+    if not advertise:
+        return None
+    try:
+        return [str(ipaddress.IPv4Address(advertise))]
+    except ValueError:
+        return None
