@@ -16,7 +16,7 @@ The TXT record is plain data (:func:`txt_record`, :func:`parse_txt`);
 :class:`Announcer` keeps a server announced on a thread of its own, and
 :class:`ServerBrowser` (or :func:`browse` for one look) lists the servers heard.
 
->>> fields = txt_record(name="Club night", port=5050, events_port=5051, key="abc", players=3)
+>>> fields = txt_record(name="Club night", events_port=5051, key="abc", players=3)
 >>> fields["name"], fields["players"]
 ('Club night', '3')
 >>> parse_txt({k.encode(): v.encode() for k, v in fields.items()})
@@ -101,11 +101,8 @@ class DiscoveredServer:
         return self.endpoint[len("tcp://") :]
 
 
-def txt_record(
-    *, name: str, port: int, events_port: int, key: str | None, players: int
-) -> dict[str, str]:
-    """The TXT fields a server announces (``port``, the SRV port, is not repeated)."""
-    del port  # the SRV record carries it; kept in the signature to say what is where
+def txt_record(*, name: str, events_port: int, key: str | None, players: int) -> dict[str, str]:
+    """The TXT fields a server announces (its request port is the SRV record's)."""
     return {
         "v": str(PROTOCOL_VERSION),
         "name": cut(name, MAX_NAME_BYTES),
@@ -250,7 +247,6 @@ class Announcer:
             port=self.port,
             properties=txt_record(
                 name=self.name,
-                port=self.port,
                 events_port=self.events_port,
                 key=key,
                 players=players,
