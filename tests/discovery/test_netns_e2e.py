@@ -177,12 +177,12 @@ def test_auto_says_when_no_server_or_several_are_heard(lan_pair: LanPair, tmp_pa
     assert last.startswith("lanqi tournament: no lanqi server heard on the LAN"), none.stderr
     assert "--server HOST" in last
 
-    first = _serve(lan_pair, tmp_path, "North hall")
+    first = _serve(lan_pair, tmp_path, "Hall")
     try:
-        second = _serve(
+        second = _serve(  # the same event name: its instance name gets a number
             lan_pair,
             tmp_path,
-            "South hall",
+            "Hall",
             *("--port", "6599", "--pub-port", "6600"),
             *("--referee-port", "6601", "--referee-pub-port", "6602"),
         )
@@ -196,8 +196,8 @@ def test_auto_says_when_no_server_or_several_are_heard(lan_pair: LanPair, tmp_pa
     last = several.stderr.strip().splitlines()[-1]
     a = lan_pair.address_a
     assert last == (
-        f"lanqi bot: 2 lanqi servers on the LAN: 'North hall' at {a}:5050;"
-        f" 'South hall' at {a}:6599; pick one with --server HOST:PORT"
+        f"lanqi bot: 2 lanqi servers on the LAN: 'Hall' at {a}:5050;"
+        f" 'Hall' at {a}:6599; pick one with --server HOST:PORT"
     ), several.stderr
 
 
