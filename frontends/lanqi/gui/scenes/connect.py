@@ -70,22 +70,24 @@ class ConnectScene(Scene):
         width = min(520 if wide else 560, w - 60)
         list_w = min(440, w - width - 100) if wide else width
         left = (w - width - 40 - list_w) // 2 if wide else w // 2 - width // 2
-        top = max(140, h // 2 - 150)
+        if wide:  # the list beside the form, as tall as it
+            top = max(140, h // 2 - 150)
+        else:  # the list above the form, two rows (it scrolls): messages stay in view
+            self.list.rect = pygame.Rect(left, 150, width, 2 * self.list.row_height)
+            top = self.list.rect.bottom + 8
         y = top
+        step = 74 if wide or h >= 700 else 62  # a short window: the fields closer together
         for _, field in self.fields:
             field.rect = pygame.Rect(left, y + 22, width, 34)
-            y += 74
+            y += step
         self.buttons = [
             Button("连接 Connect", self.connect, rect=pygame.Rect(0, 0, 200, 40), primary=True),
             Button("返回 Back", self.back, rect=pygame.Rect(0, 0, 140, 40), key="escape"),
         ]
         self.buttons[0].rect.topleft = (left, y + 10)
         self.buttons[1].rect.topright = (left + width, y + 10)
-        if wide:  # beside the form, as tall as it
+        if wide:
             self.list.rect = pygame.Rect(left + width + 40, top + 22, list_w, y - top - 22)
-        else:  # under the form and its messages
-            below = self.buttons[0].rect.bottom + 80
-            self.list.rect = pygame.Rect(left, below, width, max(60, h - below - 20))
 
     def pick(self, index: int) -> None:
         """A click on a server heard on the LAN: connect to it."""
