@@ -42,6 +42,7 @@ from lanqi.gui.scenes.base import (
     ToWatch,
 )
 from lanqi.gui.settings import DEFAULT_SIZE, AppConfig, Settings
+from lanqi.gui.sound import SoundPlayer
 from lanqi.gui.widgets import draw_text, reset_cache
 
 __all__ = ["DEFAULT_SIZE", "ROUTES", "App", "AppConfig", "Scene"]
@@ -84,7 +85,8 @@ class App:
 
     def __init__(self, config: AppConfig) -> None:
         self.config = config
-        # only what the GUI uses: no sound, so no audio device is opened
+        # only what the GUI uses: the audio device is opened by the first game screen
+        # (lanqi.gui.sound), not here
         pygame.display.init()
         pygame.font.init()
         pygame.display.set_caption("lanqi 象棋 · 五子棋")
@@ -97,6 +99,8 @@ class App:
             self.settings.name = config.name
         # --events, --referee, --referee-events hold for this run, and are not saved:
         # an override kept from another server would be asked first there
+
+        self.sound = SoundPlayer(self.settings)
         self.lobby: LobbyLink | None = None
         self.scene: Scene | None = None
         self._next: Scene | None = None
@@ -296,6 +300,7 @@ class App:
             self.scene = None
         self.disconnect()
         self.settings.save()
+        self.sound.close()
         fonts.reset()
         reset_cache()
         pygame.quit()

@@ -47,6 +47,7 @@ class Marks:
     win_line: tuple[int, ...] = ()
     numbers: dict[int, int] = field(default_factory=dict)
     forbidden: tuple[int, ...] = ()  # points the side to move may not play (renju)
+    premove: tuple[int, ...] = ()  # a premove's from/to (xiangqi) or point (gomoku)
 
 
 def _blend(a: theme.Color, b: theme.Color, t: float) -> theme.Color:
@@ -180,7 +181,35 @@ class BoardView:
         """A pixel that shows the last-move mark of ``point``."""
         raise NotImplementedError
 
+    def premove_probe(self, point: int) -> tuple[int, int]:
+        """A pixel on the premove ring of ``point`` (its top)."""
+        cx, cy = self.center(point)
+        radius, width = self._premove_ring()
+        return cx, cy - radius + width // 2
+
     # ------------------------------------------------------------ helpers
+
+    def _premove_ring(self) -> tuple[int, int]:
+        """(radius, width) of the ring around a premove's points."""
+        width = max(3, round(self.cell / 14))
+        return round(self.cell * 0.5) - width // 2, width
+
+    def draw_premove(self, surface: pygame.Surface, points: tuple[int, ...]) -> None:
+        """A premove: a ring on each of its points and a faint line from its piece to
+        its target."""
+        if not points:
+            return
+        radius, width = self._premove_ring()
+        if len(points) >= 2:
+            layer = pygame.Surface(self.rect.size, pygame.SRCALPHA)
+            ox, oy = self.rect.topleft
+            (ax, ay), (bx, by) = self.center(points[0]), self.center(points[-1])
+            pygame.draw.line(
+                layer, (*theme.PREMOVE, 140), (ax - ox, ay - oy), (bx - ox, by - oy), width * 2
+            )
+            surface.blit(layer, self.rect)
+        for point in points:
+            pygame.draw.circle(surface, theme.PREMOVE, self.center(point), radius, width)
 
     def _line(
         self, surface: pygame.Surface, a: tuple[float, float], b: tuple[float, float], width: int
@@ -434,6 +463,7 @@ class XiangqiBoardView(BoardView):
                 self._blit_piece(surface, chosen, center, lifted=True)
                 lifted = (center[0], center[1] - 3)
                 pygame.draw.circle(surface, theme.SELECT, lifted, r + 2, max(2, round(c / 22)))
+        self.draw_premove(surface, marks.premove)
         if marks.cursor is not None:
             cx, cy = self.center(marks.cursor)
             half = round(c * 0.5)
@@ -650,6 +680,11 @@ class GomokuBoardView(BoardView):
             pygame.draw.line(surface, theme.WIN_LINE, a, b, max(3, round(c / 9)))
         for point in marks.targets:
             pygame.draw.circle(surface, theme.TARGET, self.center(point), max(3, round(c * 0.12)))
+        for point in marks.premove:  # the stone to come, faint, in the player's colour
+            if board.stone_at(point % n, point // n) is None:
+                cx, cy = self.center(point)
+                surface.blit(self.stone(board.turn.other, ghost=True), (cx - r - 1, cy - r - 1))
+        self.draw_premove(surface, marks.premove)
         if marks.cursor is not None:
             cx, cy = self.center(marks.cursor)
             stone_here = board.stone_at(marks.cursor % n, marks.cursor // n)

@@ -5,6 +5,11 @@
   down); the legal targets of a picked-up piece are marked.
 - :class:`GomokuInput`: a click (or Enter on the cursor) places a stone.
 
+In an online game, during the opponent's turn, the same clicks, drags and keys
+make a premove (:mod:`lanqi.gui.premove`) instead: shown on the board, played
+when the turn comes if it is still legal, cancelled by a right click, ``Esc``
+or a click on its piece (or point) again.
+
 A controller holds the input state (picked-up piece, drag, cursor) and talks to
 the game screen through :class:`Table`; only legal moves reach the session, an
 illegal try shows the rules' reason.  The game screen picks the controller from
@@ -19,6 +24,7 @@ from typing import Protocol
 from lanqi.games import gomoku, xiangqi
 from lanqi.gui.board_view import BoardView, Marks
 from lanqi.gui.model import GameModel, seat_name
+from lanqi.gui.premove import Fate, Premove, settle
 from lanqi.gui.sessions import Session
 
 __all__ = ["BoardInput", "Drag", "GomokuInput", "Table", "XiangqiInput"]
@@ -45,6 +51,9 @@ class Table(Protocol):
     def reviewing(self) -> bool:
         """Is an earlier position shown (not the live one)?"""
 
+    def premoving(self) -> bool:
+        """Is it the opponent's turn in an online game of ours (a click makes a premove)?"""
+
     def why_not(self) -> None:
         """Say why the player cannot move now."""
 
@@ -69,17 +78,54 @@ class BoardInput:
         self.keyboard = False
         #: the last move was dropped where it lands (no need to slide it there)
         self.dropped = False
+        #: the move to play when the opponent has moved (online games)
+        self.premove: Premove | None = None
 
     # ------------------------------------------------------------ state
 
     def holding(self) -> bool:
-        """Is a piece picked up or being dragged?"""
-        return self.selected is not None or self.drag is not None
+        """Is a piece picked up or being dragged, or a premove waiting?"""
+        return self.selected is not None or self.drag is not None or self.premove is not None
 
     def clear(self) -> None:
         """Put down whatever is picked up."""
         self.selected = None
         self.drag = None
+
+    def cancel(self) -> None:
+        """Right click or Esc: put down what is picked up and cancel the premove."""
+        self.clear()
+        if self.premove is not None:
+            self.premove = None
+            self.table.session.notice("premove cancelled")
+
+    # ------------------------------------------------------------ premoves
+
+    def set_premove(self, move: str, points: tuple[int, ...]) -> None:
+        """Keep ``move`` to play when the turn comes (replacing any other premove)."""
+        self.selected = None
+        self.dropped = False
+        self.premove = Premove.on(self.table.model, move, points)
+
+    def follow_premove(self) -> None:
+        """Every frame: play the premove once it is our turn, or drop it."""
+        premove = self.premove
+        if premove is None:
+            return
+        table = self.table
+        model, session = table.model, table.session
+        fate = settle(premove, model, my_turn=session.can_move())
+        if fate is Fate.WAIT:
+            return
+        self.premove = None
+        if fate is Fate.STALE:
+            session.notice(f"premove {premove.move} dropped: the position changed")
+        elif fate is Fate.PLAY:
+            reason = model.legal_reason(premove.move)
+            if reason is not None:
+                session.notice(f"premove {premove.move} dropped: {reason}")
+            else:
+                session.play(premove.move)
 
     def new_position(self) -> None:
         """The live position changed (a move, a takeback, a new game)."""
@@ -160,7 +206,8 @@ class BoardInput:
     def marks(self, marks: Marks) -> None:
         """Add the input state (picked-up piece, targets, drag, cursor) to ``marks``."""
         table = self.table
-        if not table.reviewing() and table.interactive():
+        if not table.reviewing() and (table.interactive() or table.premoving()):
+            # a premove's piece has no targets: its moves depend on the reply
             if self.selected is not None:
                 marks.selected = self.selected
                 marks.targets = tuple(self.legal_targets(self.selected))
@@ -168,6 +215,9 @@ class BoardInput:
                 marks.drag = (self.drag.point, self.drag.pos)
                 marks.selected = None
                 marks.targets = tuple(self.legal_targets(self.drag.point))
+        premove = self.premove
+        if premove is not None and premove.model is table.model and not table.reviewing():
+            marks.premove = premove.points
         if self.keyboard and self.cursor is not None and table.playing():
             marks.cursor = self.cursor
 
@@ -202,16 +252,43 @@ class XiangqiInput(BoardInput):
             self._legal_of = (model, model.version)
         return self._legal.get(point, [])
 
+    def _mine(self, point: int) -> bool:
+        """Is there a piece of a local seat on ``point``?"""
+        piece = self._board().piece_at(point)
+        return piece is not None and int(piece.color) in self.table.session.my_seats
+
     def new_position(self) -> None:
         if self.selected is not None:
             board = self._board()
             piece = board.piece_at(self.selected)
-            if piece is None or piece.color is not board.turn or not self.table.interactive():
+            movable = piece is not None and piece.color is board.turn and self.table.interactive()
+            # a piece picked up for a premove stays up while it is still ours
+            if not movable and not (self.table.premoving() and self._mine(self.selected)):
                 self.selected = None
         super().new_position()
 
+    def _pick_premove(self, point: int) -> bool:
+        """A click during the opponent's turn: pick a piece and its target."""
+        premove = self.premove
+        if self.selected is None and premove is not None and point in premove.points:
+            self.cancel()  # a click on the premove's piece (or target) again
+            return False
+        if self._mine(point):
+            if point == self.selected:
+                self.selected = None
+                return False
+            self.selected = point
+            return True
+        if self.selected is not None:
+            self.try_move(self.selected, point)
+        elif self._board().piece_at(point) is not None:
+            self.table.why_not()
+        return False
+
     def pick(self, point: int) -> bool:
         table = self.table
+        if table.premoving() and not table.interactive():
+            return self._pick_premove(point)
         board = self._board()
         piece = board.piece_at(point)
         own = piece is not None and piece.color is board.turn
@@ -239,10 +316,13 @@ class XiangqiInput(BoardInput):
     def try_move(self, frm: int, to: int) -> None:
         """Play ``frm`` -> ``to`` if legal; otherwise say why (the rules' reason)."""
         self.selected = None
-        if not self.table.interactive():
-            self.table.why_not()
-            return
         text = xiangqi.square_name(frm) + xiangqi.square_name(to)
+        if not self.table.interactive():
+            if self.table.premoving():
+                self.set_premove(text, (frm, to))
+            else:
+                self.table.why_not()
+            return
         if not self.table.session.play(text):
             self.dropped = False
 
@@ -260,9 +340,19 @@ class GomokuInput(BoardInput):
 
     def pick(self, point: int) -> bool:
         table = self.table
+        n = table.view.files
+        text = str(gomoku.Move(point % n, point // n))
         if table.interactive():
-            n = table.view.files
-            table.session.play(str(gomoku.Move(point % n, point // n)))
-        else:
+            table.session.play(text)
+        elif not table.premoving():
             table.why_not()
+        elif self.premove is not None and point in self.premove.points:
+            self.cancel()  # a click on the premove's point again
+        else:
+            board = table.model.board
+            assert isinstance(board, gomoku.Board)
+            if board.stone_at(point % n, point // n) is None:
+                self.set_premove(text, (point,))
+            else:
+                table.session.notice("that point is taken", error=True)
         return False

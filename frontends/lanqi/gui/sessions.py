@@ -108,6 +108,10 @@ class Session:
             and self.lost is None
         )
 
+    def can_premove(self) -> bool:
+        """May the local player choose a premove now (online, the opponent's turn)?"""
+        return False
+
     def bottom_seat(self) -> int:
         """The seat shown at the bottom of the board, before any flip."""
         if len(self.my_seats) == 1:
@@ -454,6 +458,15 @@ class OnlineSession(Session):
 
     def busy(self) -> bool:
         return self.pending is not None
+
+    def can_premove(self) -> bool:
+        model = self.model
+        return (
+            self.seat is not None
+            and self.failed is None
+            and model.status == "active"
+            and model.seat_to_move != self.seat
+        )
 
     def update(self, now: float) -> None:
         for item in self.agent.poll():

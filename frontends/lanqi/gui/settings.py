@@ -2,7 +2,8 @@
 
 It remembers the server address and name of the last connection, the lobby
 session of each (server, name) so a restarted GUI is the same player, and the
-display choices (Latin letters, move notation, AI level, time of local games).
+display choices (Latin letters, move notation, AI level, time of local games,
+sound on or off).
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ class Settings:
     ai_level: int = 3
     #: slide pieces to their new square
     animate: bool = True
+    #: play sounds (moves, captures, check, the end); ``M`` on the game screen toggles it
+    sound: bool = True
     #: time control of local games: "none" or "MINUTES+SECONDS"
     local_time: str = "none"
     #: the game options last picked, "variant.option" -> value as text (``gomoku.size``)

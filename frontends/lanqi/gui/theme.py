@@ -53,6 +53,7 @@ CHECK: Color = (230, 30, 30)
 CURSOR: Color = (250, 120, 20)
 #: a renju point Black may not play: a small cross
 FORBIDDEN: Color = (178, 48, 40)
+PREMOVE: Color = (150, 70, 200)
 
 #: radius of a piece, in cells
 PIECE_RADIUS = 0.45

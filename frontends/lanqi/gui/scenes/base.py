@@ -22,6 +22,7 @@ from lanqi.gui import theme
 from lanqi.gui.model import GameModel
 from lanqi.gui.net import LobbyLink
 from lanqi.gui.settings import AppConfig, Settings
+from lanqi.gui.sound import SoundPlayer
 from lanqi.protocol import Assignment, GameSummary
 
 __all__ = [
@@ -121,6 +122,7 @@ class Host(Protocol):
     settings: Settings
     screen: pygame.Surface
     lobby: LobbyLink | None
+    sound: SoundPlayer
 
     @property
     def referee_endpoints(self) -> tuple[str, str] | None:

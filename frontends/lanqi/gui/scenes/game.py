@@ -52,6 +52,7 @@ from lanqi.gui.sessions import (
     Session,
 )
 from lanqi.gui.settings import Settings
+from lanqi.gui.sound import Cues
 from lanqi.gui.variants import VariantUI, variant_ui
 from lanqi.gui.widgets import draw_text
 from lanqi.protocol.endpoints import reachable
@@ -64,7 +65,9 @@ ANIMATION_S = 0.16
 HELP = (
     ("Click / drag", "pick up and put down a piece · 点击或拖动走棋"),
     ("Arrows + Enter/Space", "move the cursor, pick up, put down · 键盘走棋"),
-    ("Esc", "drop the piece; again: leave · 返回"),
+    ("Esc", "drop the piece, cancel a premove; again: leave · 返回"),
+    ("Right click", "drop the piece, cancel a premove"),
+    ("Opponent's turn", "pick a piece and a target: a premove (online)"),
     (", .  Home End", "step back / forward, first / last move · 复盘"),
     ("← →", "step through moves when not playing"),
     ("F", "flip the board · 翻转"),
@@ -76,6 +79,7 @@ HELP = (
     ("T", "ask for or allow a takeback · 悔棋"),
     ("X", "decline an offer"),
     ("G", "new game / rematch · 再来一局"),
+    ("M", "sound on / off (remembered)"),
     ("Tab", "type in the chat"),
     ("H or F1", "this help"),
 )
@@ -107,6 +111,8 @@ class GameScene(Scene):
         self._anim: tuple[int, int, float] | None = None
         self._last_ply = session.model.ply
         self.saved_path: Path | None = None
+        #: which sound each change of the live game calls for
+        self.cues = Cues()
 
     # ------------------------------------------------------------ setup
 
@@ -124,6 +130,9 @@ class GameScene(Scene):
         self.view.latin = app.settings.latin
         super().startup(app)
         pygame.key.set_repeat(300, 40)
+        if not app.sound.muted:
+            app.sound.open()  # here, not at the first move: no delay then
+        self.cues.follow(self.model)
 
     def cleanup(self) -> None:
         self.session.close()
@@ -213,6 +222,15 @@ class GameScene(Scene):
         self.view.latin = settings.latin
         settings.save()
 
+    def toggle_sound(self) -> None:
+        sound = self.app.sound
+        if sound.toggle_mute():
+            self.session.notice("sound off (M turns it on)")
+        elif sound.available:
+            self.session.notice("sound on")
+        else:
+            self.session.notice(f"sound on, but no audio device here: {sound.problem}")
+
     def toggle_notation(self) -> None:
         settings = self.app.settings
         current = notation(settings)
@@ -224,6 +242,10 @@ class GameScene(Scene):
     def interactive(self) -> bool:
         """Can the local player move now, on the live position?"""
         return self.view_ply is None and self.session.can_move()
+
+    def premoving(self) -> bool:
+        """Is it the opponent's turn in an online game of ours (clicks make a premove)?"""
+        return self.view_ply is None and self.session.can_premove()
 
     def playing(self) -> bool:
         """Is there a local seat in a game that goes on (arrows move the cursor)?"""
@@ -301,7 +323,7 @@ class GameScene(Scene):
         controller = self.controller
         if key == pygame.K_ESCAPE:
             if controller.holding():
-                controller.clear()
+                controller.cancel()
             else:
                 self.leave()
             return
@@ -333,6 +355,7 @@ class GameScene(Scene):
             pygame.K_TAB: self.panel.focus_chat,
             pygame.K_l: self.toggle_latin,
             pygame.K_n: self.toggle_notation,
+            pygame.K_m: self.toggle_sound,
         }
         if key in steps:
             steps[key]()
@@ -345,7 +368,7 @@ class GameScene(Scene):
 
     def _mouse_down(self, event: pygame.event.Event) -> None:
         if event.button == 3:
-            self.controller.clear()
+            self.controller.cancel()
             return
         if event.button != 1 or self.panel.click(event.pos):
             return
@@ -379,6 +402,10 @@ class GameScene(Scene):
         if model.version != self._seen_version:
             self._seen_version = model.version
             self._new_position()
+        cue = self.cues.follow(model)
+        if cue is not None:
+            self.app.sound.play(cue)
+        self.controller.follow_premove()
         self.check_flash = max(0.0, self.check_flash - dt)
         if self._anim is not None:
             frm, to, done = self._anim
