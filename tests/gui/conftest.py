@@ -20,10 +20,16 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import logging
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from lanqi.client.referee import RefereeClient
+    from lanqi.protocol import TimeControl
+    from lanqi.server.embedded import EmbeddedServer
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS_IMAGES = REPO / "docs" / "images"
@@ -247,6 +253,82 @@ def gui(tmp_path: Path) -> Iterator[Callable[..., Driver]]:
     yield make
     for app in apps:
         app.close()
+
+
+class ScriptedGame:
+    """The GUI on seat 0 of a game on a real referee; the test plays seat 1 through
+    ``script`` (a :class:`~lanqi.client.referee.RefereeClient`)."""
+
+    def __init__(
+        self, driver: Driver, script: RefereeClient, game_id: str, tokens: list[str]
+    ) -> None:
+        self.driver = driver
+        self.script = script
+        self.game_id = game_id
+        self.tokens = tokens
+
+    @property
+    def scene(self) -> Any:
+        return self.driver.scene
+
+    def wait(self, predicate: Callable[[], object], what: str) -> None:
+        """Run frames until ``predicate``, keeping the scripted seat alive."""
+
+        def check() -> bool:
+            self.script.heartbeat(self.game_id, self.tokens[1])
+            return bool(predicate())
+
+        self.driver.until(check, 10, what)
+
+    def reply(self, move: str) -> None:
+        """Seat 1 plays ``move``; returns in the frame the GUI shows it (the frame in
+        which a premove would have been sent or dropped)."""
+        ply = self.script.sync(self.game_id).ply
+        self.script.move(self.game_id, self.tokens[1], ply, move)
+        self.wait(lambda: self.scene.model.ply > ply, f"the reply {move}")
+
+    def referee_moves(self) -> list[str]:
+        return list(self.script.sync(self.game_id).moves)
+
+
+@pytest.fixture
+def scripted_game(
+    gui: Callable[..., Driver], server: EmbeddedServer
+) -> Callable[..., AbstractContextManager[ScriptedGame]]:
+    """``with scripted_game("xiangqi", time_control=tc) as game:`` a casual game
+    between the GUI (seat 0, "Alice") and the test (seat 1, "Script")."""
+    from lanqi.client.referee import RefereeClient
+    from lanqi.gui.scenes.base import ToSeat
+    from lanqi.protocol import Assignment, TimeControl
+
+    referee, referee_pub = server.referee.endpoint, server.referee.pub_endpoint
+
+    @contextmanager
+    def start(variant: str, *, time_control: TimeControl | None = None) -> Iterator[ScriptedGame]:
+        with RefereeClient(referee, referee_pub) as script:
+            players = ["Alice", "Script"]
+            created = script.create_game(
+                variant, players=players, time_control=time_control, casual=True
+            )
+            seat = Assignment(
+                game_id=created.game_id,
+                referee=referee,
+                referee_pub=referee_pub,
+                seat=0,
+                token=created.tokens[0],
+                variant=variant,
+                players=players,
+                time_control=time_control or TimeControl(),
+            )
+            driver = gui()
+            driver.app.go(ToSeat(seat))
+            driver.frames()
+            script.join(created.game_id, 1, created.tokens[1])
+            game = ScriptedGame(driver, script, created.game_id, list(created.tokens))
+            game.wait(lambda: game.scene.model.status == "active", "the start")
+            yield game
+
+    return start
 
 
 @pytest.fixture(autouse=True)

@@ -23,7 +23,9 @@ from lanqi.gui import commands  # noqa: E402
 from lanqi.protocol import Seek  # noqa: E402
 
 if TYPE_CHECKING:
-    from tests.gui.conftest import Driver
+    from contextlib import AbstractContextManager
+
+    from tests.gui.conftest import Driver, ScriptedGame
 
     from lanqi.server.embedded import EmbeddedServer
 
@@ -353,42 +355,15 @@ def test_tournament_calls_every_game(
 
 
 def test_offers_takebacks_and_clocks_with_a_scripted_opponent(
-    gui: Callable[..., Driver], server: EmbeddedServer
+    scripted_game: Callable[..., AbstractContextManager[ScriptedGame]],
 ) -> None:
     """Draw and takeback buttons, and a live Fischer clock, against a scripted seat."""
-    from lanqi.client.referee import RefereeClient
-    from lanqi.gui.scenes.base import ToSeat
-    from lanqi.protocol import Assignment, TimeControl
+    from lanqi.protocol import TimeControl
 
-    referee, referee_pub = server.referee.endpoint, server.referee.pub_endpoint
     tc = TimeControl(kind="fischer", base_ms=120_000, increment_ms=2_000)
-    with RefereeClient(referee, referee_pub) as script:
-        created = script.create_game(
-            "xiangqi", players=["Alice", "Script"], time_control=tc, casual=True
-        )
-        game_id, tokens = created.game_id, created.tokens
-        seat = Assignment(
-            game_id=game_id,
-            referee=referee,
-            referee_pub=referee_pub,
-            seat=0,
-            token=tokens[0],
-            variant="xiangqi",
-            time_control=tc,
-            players=["Alice", "Script"],
-        )
-        driver = gui()
-        driver.app.go(ToSeat(seat))
-        driver.frames()
-        scene = driver.scene
-        script.join(game_id, 1, tokens[1])
-
-        def wait(predicate: Any, what: str) -> None:
-            def check() -> bool:
-                script.heartbeat(game_id, tokens[1])
-                return bool(predicate())
-
-            driver.until(check, 10, what)
+    with scripted_game("xiangqi", time_control=tc) as game:
+        driver, script, scene, wait = game.driver, game.script, game.scene, game.wait
+        game_id, tokens = game.game_id, game.tokens
 
         def buttons() -> set[str]:
             return {b.id for b in scene.panel.buttons if b.enabled}

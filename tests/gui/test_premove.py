@@ -5,10 +5,9 @@ the piece again; never for spectators or offline games."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -19,87 +18,31 @@ from lanqi.gui import theme  # noqa: E402
 from lanqi.gui.sound import Sound  # noqa: E402
 
 if TYPE_CHECKING:
-    from tests.gui.conftest import Driver
+    from tests.gui.conftest import ScriptedGame
 
-    from lanqi.client.referee import RefereeClient
     from lanqi.server.embedded import EmbeddedServer
 
-
-@dataclass
-class Table:
-    """The GUI on seat 0 of a game and the script that plays seat 1."""
-
-    driver: Driver
-    script: RefereeClient
-    game_id: str
-    token: str
-
-    @property
-    def scene(self) -> Any:
-        return self.driver.scene
-
-    def wait(self, predicate: Callable[[], object], what: str) -> None:
-        def check() -> bool:
-            self.script.heartbeat(self.game_id, self.token)
-            return bool(predicate())
-
-        self.driver.until(check, 10, what)
-
-    def reply(self, move: str) -> None:
-        """The opponent plays ``move``; returns when the GUI has seen it (and, if it
-        had a premove, sent or dropped it in that same frame)."""
-        ply = self.script.sync(self.game_id).ply
-        self.script.move(self.game_id, self.token, ply, move)
-        self.wait(lambda: self.scene.model.ply > ply, f"the reply {move}")
-
-    def referee_moves(self) -> list[str]:
-        return list(self.script.sync(self.game_id).moves)
-
-    def notice(self) -> str:
-        notices = self.scene.session.notices
-        return str(notices[-1].text) if notices else ""
-
-    def right_click(self) -> None:
-        pos = self.scene.view.rect.center
-        self.driver.post(pygame.MOUSEBUTTONDOWN, pos=pos, button=3)
-        self.driver.post(pygame.MOUSEBUTTONUP, pos=pos, button=3)
-        self.driver.frames()
+    Scripted = Callable[..., AbstractContextManager[ScriptedGame]]
 
 
-@contextmanager
-def seated(gui: Callable[..., Driver], server: EmbeddedServer, variant: str) -> Iterator[Table]:
-    from lanqi.client.referee import RefereeClient
-    from lanqi.gui.scenes.base import ToSeat
-    from lanqi.protocol import Assignment
+def notice(game: ScriptedGame) -> str:
+    notices = game.scene.session.notices
+    return str(notices[-1].text) if notices else ""
 
-    referee, referee_pub = server.referee.endpoint, server.referee.pub_endpoint
-    with RefereeClient(referee, referee_pub) as script:
-        created = script.create_game(variant, players=["Alice", "Script"], casual=True)
-        game_id, tokens = created.game_id, created.tokens
-        seat = Assignment(
-            game_id=game_id,
-            referee=referee,
-            referee_pub=referee_pub,
-            seat=0,
-            token=tokens[0],
-            variant=variant,
-            players=["Alice", "Script"],
-        )
-        driver = gui()
-        driver.app.go(ToSeat(seat))
-        driver.frames()
-        script.join(game_id, 1, tokens[1])
-        table = Table(driver, script, game_id, tokens[1])
-        table.wait(lambda: table.scene.model.status == "active", "the start")
-        yield table
+
+def right_click(game: ScriptedGame) -> None:
+    pos = game.scene.view.rect.center
+    game.driver.post(pygame.MOUSEBUTTONDOWN, pos=pos, button=3)
+    game.driver.post(pygame.MOUSEBUTTONUP, pos=pos, button=3)
+    game.driver.frames()
 
 
 def sq(name: str) -> int:
     return xiangqi.parse_square(name)
 
 
-def test_xiangqi_premoves(gui: Callable[..., Driver], server: EmbeddedServer) -> None:
-    with seated(gui, server, "xiangqi") as t:
+def test_xiangqi_premoves(scripted_game: Scripted) -> None:
+    with scripted_game("xiangqi") as t:
         driver, scene = t.driver, t.scene
         controller = scene.controller
         driver.play_xiangqi("h2e2")
@@ -126,7 +69,7 @@ def test_xiangqi_premoves(gui: Callable[..., Driver], server: EmbeddedServer) ->
         driver.play_xiangqi("b2b9")
         assert controller.premove is not None and controller.premove.move == "b2b9"
         t.reply("b9c7")
-        assert t.notice().startswith("premove b2b9 dropped: ")
+        assert notice(t).startswith("premove b2b9 dropped: ")
         assert scene.model.ply == 4 and scene.session.pending is None
         assert controller.premove is None and scene.interactive()
         # a right click cancels a premove
@@ -134,8 +77,8 @@ def test_xiangqi_premoves(gui: Callable[..., Driver], server: EmbeddedServer) ->
         t.wait(lambda: scene.session.pending is None and scene.model.ply == 5, "c3c4 accepted")
         driver.play_xiangqi("b2b6")
         assert controller.premove is not None
-        t.right_click()
-        assert controller.premove is None and t.notice() == "premove cancelled"
+        right_click(t)
+        assert controller.premove is None and notice(t) == "premove cancelled"
         t.reply("a9a8")
         assert scene.model.ply == 6 and scene.session.pending is None and scene.interactive()
         # a click on the premove's piece again cancels it; so does Esc (which does not
@@ -145,11 +88,11 @@ def test_xiangqi_premoves(gui: Callable[..., Driver], server: EmbeddedServer) ->
         driver.play_xiangqi("g3g4")
         assert controller.premove is not None
         driver.click_point(sq("g3"))
-        assert controller.premove is None and t.notice() == "premove cancelled"
+        assert controller.premove is None and notice(t) == "premove cancelled"
         driver.play_xiangqi("g3g4")
         assert controller.premove is not None
         driver.key(pygame.K_ESCAPE)
-        assert controller.premove is None and t.notice() == "premove cancelled"
+        assert controller.premove is None and notice(t) == "premove cancelled"
         # one premove at a time: the last one chosen (by drag) is the one played
         driver.play_xiangqi("a3a4")
         driver.play_xiangqi("g3g4", "drag")
@@ -159,12 +102,12 @@ def test_xiangqi_premoves(gui: Callable[..., Driver], server: EmbeddedServer) ->
         t.wait(lambda: t.referee_moves()[-1] == "g3g4", "the dragged premove at the referee")
 
 
-def test_a_spectator_cannot_premove(gui: Callable[..., Driver], server: EmbeddedServer) -> None:
+def test_a_spectator_cannot_premove(scripted_game: Scripted, server: EmbeddedServer) -> None:
     from lanqi.gui.net import GameAgent
     from lanqi.gui.scenes.game import GameScene
     from lanqi.gui.sessions import LocalSession, OnlineSession
 
-    with seated(gui, server, "xiangqi") as t:
+    with scripted_game("xiangqi") as t:
         driver = t.driver
         driver.play_xiangqi("h2e2")
         t.wait(lambda: t.referee_moves() == ["h2e2"], "h2e2 at the referee")
@@ -178,33 +121,33 @@ def test_a_spectator_cannot_premove(gui: Callable[..., Driver], server: Embedded
         assert not scene.premoving()
         driver.play_xiangqi("h0g2")  # Red's piece, Black to move: would be a premove
         assert scene.controller.premove is None and scene.controller.selected is None
-        assert t.notice() == "you are watching: no moves here"
+        assert notice(t) == "you are watching: no moves here"
         t.reply("h9g7")
         assert scene.model.ply == 2 and scene.controller.premove is None
     # two players on one computer: always someone's own turn, never a premove
     assert LocalSession("xiangqi").can_premove() is False
 
 
-def test_gomoku_premove_points(gui: Callable[..., Driver], server: EmbeddedServer) -> None:
-    with seated(gui, server, "gomoku") as t:
+def test_gomoku_premove_points(scripted_game: Scripted) -> None:
+    with scripted_game("gomoku") as t:
         driver, scene = t.driver, t.scene
         controller = scene.controller
         n = scene.view.files
 
         def point(text: str) -> int:
             move = gomoku.Move.from_text(text, n)
-            return move.y * n + move.x
+            return int(move.y * n + move.x)
 
         driver.click_point(point("h8"))
         t.wait(lambda: scene.session.pending is None and scene.model.ply == 1, "h8 accepted")
         driver.click_point(point("h8"))  # a taken point is no premove
-        assert controller.premove is None and t.notice() == "that point is taken"
+        assert controller.premove is None and notice(t) == "that point is taken"
         driver.click_point(point("i9"))
         assert controller.premove is not None and controller.premove.move == "i9"
         driver.frames()
         assert driver.pixel(scene.view.premove_probe(point("i9"))) == theme.PREMOVE
         driver.click_point(point("i9"))  # the same point again: cancelled
-        assert controller.premove is None and t.notice() == "premove cancelled"
+        assert controller.premove is None and notice(t) == "premove cancelled"
         driver.click_point(point("i9"))
         t.reply("j10")
         assert scene.model.moves == ["h8", "j10", "i9"]
@@ -213,5 +156,5 @@ def test_gomoku_premove_points(gui: Callable[..., Driver], server: EmbeddedServe
         # the opponent takes the premove's point: dropped, with the reason
         driver.click_point(point("g7"))
         t.reply("g7")
-        assert t.notice().startswith("premove g7 dropped: ") and "occupied" in t.notice()
+        assert notice(t).startswith("premove g7 dropped: ") and "occupied" in notice(t)
         assert scene.model.ply == 4 and scene.session.pending is None
