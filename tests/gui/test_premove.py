@@ -51,6 +51,7 @@ def test_xiangqi_premoves(scripted_game: Scripted) -> None:
         assert not scene.interactive() and scene.premoving()
         driver.play_xiangqi("h0g2")
         assert controller.premove is not None and controller.premove.move == "h0g2"
+        assert notice(t) == "premove h0g2 (right click cancels)"
         assert scene.model.ply == 1 and scene.session.pending is None  # nothing sent yet
         assert scene.marks().premove == (sq("h0"), sq("g2"))
         driver.frames()
@@ -100,6 +101,16 @@ def test_xiangqi_premoves(scripted_game: Scripted) -> None:
         t.reply("a8b8")
         assert scene.model.moves[-2:] == ["a8b8", "g3g4"]
         t.wait(lambda: t.referee_moves()[-1] == "g3g4", "the dragged premove at the referee")
+        # a takeback changes the position under a premove: dropped, with a note
+        t.wait(lambda: scene.session.pending is None, "g3g4 accepted")
+        driver.play_xiangqi("a3a4")
+        assert controller.premove is not None
+        driver.key(pygame.K_t)
+        t.wait(lambda: scene.model.takeback_offer == 0, "my takeback request")
+        t.script.accept_takeback(t.game_id, t.tokens[1])
+        t.wait(lambda: scene.model.ply == 8, "g3g4 taken back")
+        assert notice(t) == "premove a3a4 dropped: the position changed"
+        assert controller.premove is None and scene.session.pending is None
 
 
 def test_a_spectator_cannot_premove(scripted_game: Scripted, server: EmbeddedServer) -> None:

@@ -45,6 +45,9 @@ def test_the_sound_follows_what_the_move_did() -> None:
     assert sounds_of("xiangqi", [m for m, _ in XIANGQI_LINE]) == [s for _, s in XIANGQI_LINE]
     # a capture that gives check sounds as a check
     assert sounds_of("xiangqi", ["h2e2", "h9g7", "e2e6", "c9a7", "b2b9"])[-1] is Sound.CHECK
+    # checkmate ends the game
+    mate = "b0c2 b9a7 b2a2 f9e8 a2a6 g6g5 a6a9 b7b6 a0b0 c6c5 b0b6 h7h5 b6e6 a7b9 a9c9"
+    assert sounds_of("xiangqi", mate.split())[-1] is Sound.END
     # gomoku: every stone, then five in a row ends the game
     five = ["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4", "l8"]
     assert sounds_of("gomoku", five) == [Sound.STONE] * 8 + [Sound.END]

@@ -200,14 +200,18 @@ class BoardView:
         if not points:
             return
         radius, width = self._premove_ring()
-        if len(points) >= 2:
-            layer = pygame.Surface(self.rect.size, pygame.SRCALPHA)
-            ox, oy = self.rect.topleft
+        if len(points) >= 2:  # from ring to ring, clear of the pieces
             (ax, ay), (bx, by) = self.center(points[0]), self.center(points[-1])
-            pygame.draw.line(
-                layer, (*theme.PREMOVE, 140), (ax - ox, ay - oy), (bx - ox, by - oy), width * 2
-            )
-            surface.blit(layer, self.rect)
+            dx, dy = bx - ax, by - ay
+            length = math.hypot(dx, dy)
+            if length > 2 * radius:
+                ux, uy = dx / length * radius, dy / length * radius
+                ox, oy = self.rect.topleft
+                layer = pygame.Surface(self.rect.size, pygame.SRCALPHA)
+                start = (round(ax + ux) - ox, round(ay + uy) - oy)
+                end = (round(bx - ux) - ox, round(by - uy) - oy)
+                pygame.draw.line(layer, (*theme.PREMOVE, 170), start, end, width * 2)
+                surface.blit(layer, self.rect)
         for point in points:
             pygame.draw.circle(surface, theme.PREMOVE, self.center(point), radius, width)
 

@@ -106,6 +106,7 @@ class BoardInput:
         self.selected = None
         self.dropped = False
         self.premove = Premove.on(self.table.model, move, points)
+        self.table.session.notice(f"premove {move} (right click cancels)")
 
     def follow_premove(self) -> None:
         """Every frame: play the premove once it is our turn, or drop it."""
