@@ -103,8 +103,8 @@ def test_xiangqi_premoves(scripted_game: Scripted) -> None:
         t.wait(lambda: t.referee_moves()[-1] == "g3g4", "the dragged premove at the referee")
         # a takeback changes the position under a premove: dropped, with a note
         t.wait(lambda: scene.session.pending is None, "g3g4 accepted")
-        driver.play_xiangqi("a3a4")
-        assert controller.premove is not None
+        driver.play_xiangqi("a3a4", "keys")  # the keyboard cursor makes premoves too
+        assert controller.premove is not None and controller.premove.move == "a3a4"
         driver.key(pygame.K_t)
         t.wait(lambda: scene.model.takeback_offer == 0, "my takeback request")
         t.script.accept_takeback(t.game_id, t.tokens[1])
@@ -169,3 +169,23 @@ def test_gomoku_premove_points(scripted_game: Scripted) -> None:
         t.reply("g7")
         assert notice(t).startswith("premove g7 dropped: ") and "occupied" in notice(t)
         assert scene.model.ply == 4 and scene.session.pending is None
+
+
+def test_what_becomes_of_a_premove() -> None:
+    from lanqi.gui.model import GameModel
+    from lanqi.gui.premove import Fate, Premove, settle
+
+    model = GameModel("xiangqi", moves=["h2e2"])  # Black to move; Red premoves
+    premove = Premove.on(model, "h0g2", (sq("h0"), sq("g2")))
+    assert premove.ply == 2
+    assert settle(premove, model, my_turn=False) is Fate.WAIT  # the opponent thinks
+    model.push("h9g7")
+    assert settle(premove, model, my_turn=False) is Fate.WAIT  # our turn, no moving yet
+    assert settle(premove, model, my_turn=True) is Fate.PLAY
+    model.pop()
+    model.pop()
+    assert settle(premove, model, my_turn=True) is Fate.STALE  # taken back under it
+    assert settle(premove, GameModel("xiangqi"), my_turn=True) is Fate.FORGET  # another game
+    model.push("h2e2")
+    model.finish("0-1", "resignation", 1)
+    assert settle(premove, model, my_turn=False) is Fate.FORGET  # the game is over

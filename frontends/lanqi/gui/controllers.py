@@ -240,7 +240,10 @@ class XiangqiInput(BoardInput):
         if self.selected is not None:
             return self.selected
         board = self._board()
-        return board.king(board.turn)
+        seats = self.table.session.my_seats
+        # your own general (also during the opponent's turn, for a premove)
+        side = xiangqi.Color(next(iter(seats))) if len(seats) == 1 else board.turn
+        return board.king(side)
 
     def legal_targets(self, point: int) -> list[int]:
         model = self.table.model

@@ -63,5 +63,5 @@ def settle(premove: Premove, model: GameModel, *, my_turn: bool) -> Fate:
     if model.ply == premove.ply and my_turn:
         return Fate.PLAY
     if model.ply == premove.ply:
-        return Fate.WAIT  # our turn, but the last move is not confirmed yet
+        return Fate.WAIT  # our turn, but no move can go out now (a lost connection)
     return Fate.STALE
