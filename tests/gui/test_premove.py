@@ -63,6 +63,7 @@ def test_xiangqi_premoves(scripted_game: Scripted) -> None:
         assert scene.model.moves == ["h2e2", "h9g7", "h0g2"] and scene.session.pending
         assert controller.premove is None and scene.marks().premove == ()
         t.wait(lambda: t.referee_moves() == ["h2e2", "h9g7", "h0g2"], "the premove at the referee")
+        driver.frames()  # the premove's own sound is chosen on the frame after it went out
         assert list(driver.app.sound.played)[-3:] == [Sound.MOVE] * 3
         # a premove the reply makes illegal is dropped with a note, and nothing is sent:
         # the cannon would take the horse on b9 over the cannon on b7; the horse leaves
