@@ -8,9 +8,9 @@
   and names the sound for each change of the live game (one move more, or the
   game just ended); takebacks, a new game and stepping through moves are silent.
 - :class:`SoundPlayer` plays them through ``pygame.mixer``.  It fails soft: no
-  audio device (or ``SDL_AUDIODRIVER=dummy``/an unknown driver, or a pygame
-  built without its mixer) leaves it silent after one log line.  The mute
-  switch is the ``sound`` setting in ``gui.json`` (key ``M`` on the game screen).
+  audio device (or an ``SDL_AUDIODRIVER`` SDL cannot open, or a pygame built
+  without its mixer) leaves it silent after one log line.  The mute switch is
+  the ``sound`` setting in ``gui.json`` (key ``M`` on the game screen).
 
 The sounds are WAV files made by :mod:`lanqi.gui.synth`, shipped in
 ``lanqi/gui/assets/sounds/``.
