@@ -464,6 +464,7 @@ class OnlineSession(Session):
         return (
             self.seat is not None
             and self.failed is None
+            and self.lost is None  # no new premove while the connection is lost
             and model.status == "active"
             and model.seat_to_move != self.seat
         )
