@@ -5,6 +5,7 @@ the piece again; never for spectators or offline games."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
@@ -47,6 +48,14 @@ def test_xiangqi_premoves(scripted_game: Scripted) -> None:
         controller = scene.controller
         driver.play_xiangqi("h2e2")
         t.wait(lambda: scene.session.pending is None and scene.model.ply == 1, "h2e2 accepted")
+        # no premove is made while the connection is lost (the session's lost state,
+        # set here by hand: test_connection kills a real server for the state itself)
+        from lanqi.gui.net import Disconnected
+
+        now = time.monotonic()
+        scene.session.lost = Disconnected("referee", now, now + 5)
+        assert not scene.premoving()
+        scene.session.lost = None
         # Black to move: two clicks make a premove, shown on the board
         assert not scene.interactive() and scene.premoving()
         driver.play_xiangqi("h0g2")
