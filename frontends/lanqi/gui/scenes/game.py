@@ -63,11 +63,9 @@ log = logging.getLogger(__name__)
 
 ANIMATION_S = 0.16
 HELP = (
-    ("Click / drag", "pick up and put down a piece · 点击或拖动走棋"),
+    ("Click / drag", "pick up, put down (their turn: premove) · 点击或拖动走棋"),
     ("Arrows + Enter/Space", "move the cursor, pick up, put down · 键盘走棋"),
-    ("Esc", "drop the piece, cancel a premove; again: leave · 返回"),
-    ("Right click", "drop the piece, cancel a premove"),
-    ("Opponent's turn", "pick a piece and a target: a premove (online)"),
+    ("Esc, right click", "drop the piece, cancel a premove; Esc again: leave · 返回"),
     (", .  Home End", "step back / forward, first / last move · 复盘"),
     ("← →", "step through moves when not playing"),
     ("F", "flip the board · 翻转"),
