@@ -81,8 +81,13 @@ def seen_by_all(state: GameState) -> GameState:
     return state.public()._replace(clock=ClockInfo())
 
 
-def new_session(variant: str, timed: bool, casual: bool) -> GameSession:
-    tc = TimeControl(kind="fischer", base_ms=8_000, increment_ms=500) if timed else TimeControl()
+def new_session(variant: str, timed: bool, casual: bool, first_move_ms: int = 0) -> GameSession:
+    if timed:
+        tc = TimeControl(
+            kind="fischer", base_ms=8_000, increment_ms=500, first_move_ms=first_move_ms
+        )
+    else:
+        tc = TimeControl(first_move_ms=first_move_ms)
     setup = SessionSetup(
         game_id="g1",
         variant=variant,
@@ -163,15 +168,16 @@ def command(
         st.booleans(),  # timed
         st.booleans(),  # casual (takebacks, aborts)
         st.booleans(),  # both seats taken at once
+        st.sampled_from([0, 0, 2_000, 5_000]),  # first-move window (0: off)
     ),
     steps=st.integers(1, 80),
 )
 def test_replaying_the_referees_events_gives_its_state(
-    data: st.DataObject, game: tuple[str, bool, bool, bool], steps: int
+    data: st.DataObject, game: tuple[str, bool, bool, bool, int], steps: int
 ) -> None:
-    script, timed, casual, seated = game
+    script, timed, casual, seated, first_move_ms = game
     variant = "xiangqi" if script == "xiangqi" else "gomoku"
-    session = new_session(variant, timed, casual)
+    session = new_session(variant, timed, casual, first_move_ms)
     initial = session.state
     referee = InProcessReferee(session)
     log: list[GameEvent] = [session.created_event(0.0)]
@@ -204,6 +210,15 @@ def test_replaying_the_referees_events_gives_its_state(
         assert state.fen == session.game.fen()
         assert state.to_move == (None if session.over else session.game.seat_to_move)
         assert state.clock.running == session.clock.running
+        # ... the first-move window runs exactly while the state says so, only for a
+        # side that has yet to move, and never together with a clock
+        window = state.clock.first_move_left_ms
+        assert (window is not None) == (session.clock.waiting is not None)
+        if window is not None:
+            assert first_move_ms and state.ply < 2 and state.clock.running is None
+            assert session.clock.waiting == state.to_move
+        elif state.status == "active" and first_move_ms and not session.over:
+            assert state.ply >= 2 and state.clock.running == state.to_move
         # ... and a spectator that saw only some of them (re-syncing on the gaps)
         # agrees whenever it has caught up.
         if view is not None and view.seq == session.state.seq:
@@ -259,6 +274,17 @@ def test_second_join_starts_the_game_and_its_clock() -> None:
     assert first.status == "waiting" and first.connected == (False, True)
     both = apply(first, PlayerJoined(game_id="g1", seq=3, seat=0, name="ann"))
     assert both.status == "active" and both.clock.running == 0 == both.to_move
+
+
+def test_with_a_first_move_window_the_second_join_opens_it_and_starts_no_clock() -> None:
+    session = new_session("xiangqi", timed=True, casual=True, first_move_ms=3_000)
+    session.created_event(0.0)
+    first = apply(session.state, PlayerJoined(game_id="g1", seq=2, seat=1, name="bob"))
+    both = apply(first, PlayerJoined(game_id="g1", seq=3, seat=0, name="ann"))
+    assert both.status == "active" and both.to_move == 0
+    assert both.clock == ClockInfo(
+        remaining_ms=[8_000, 8_000], running=None, first_move_left_ms=3_000
+    )
 
 
 def moved(state: GameState, seat: int, move: str) -> GameState:

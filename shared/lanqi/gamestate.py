@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple, TypeVar
 
+from lanqi.clock import awaits_first_move
 from lanqi.games.base import ResultText, winner_of
 from lanqi.protocol import (
     MAX_CHAT_HISTORY,
@@ -212,15 +213,24 @@ def _joined(state: GameState, event: PlayerJoined) -> GameState:
         joined = _set(joined, event.seat, True)
     connected = _set(state.connected, event.seat, True)  # joining is being there
     if state.status == "waiting" and joined is not None and all(joined):
-        clock = ClockInfo(remaining_ms=list(state.clock.remaining_ms), running=state.to_move)
         return state._replace(
             seq=event.seq,
             joined=joined,
             connected=connected,
             status="active",
-            clock=clock,
+            clock=_starting_clock(state),
         )
     return state._replace(seq=event.seq, joined=joined, connected=connected)
+
+
+def _starting_clock(state: GameState) -> ClockInfo:
+    """The clock as the game starts (both seats joined): the side to move's clock
+    runs, or its first-move window (with the time control's ``first_move_ms``)."""
+    window = state.time_control.first_move_ms
+    remaining = list(state.clock.remaining_ms)
+    if window and awaits_first_move(len(state.moves)):
+        return ClockInfo(remaining_ms=remaining, running=None, first_move_left_ms=window)
+    return ClockInfo(remaining_ms=remaining, running=state.to_move)
 
 
 @_rule(Presence)

@@ -41,7 +41,7 @@ def make(
         start_fen=fen,
         players=["ann", "bob"],
         tokens=list(TOKENS),
-        time_control=tc or TimeControl(),
+        time_control=tc or TimeControl(first_move_ms=0),
         casual=casual,
     )
     session = GameSession(setup, now=0.0, liveness=liveness)
@@ -65,7 +65,9 @@ def ended(events: list[GameEvent]) -> GameEnded:
 
 
 def test_join_starts_the_game_and_the_clock() -> None:
-    setup = SessionSetup("g", "xiangqi", {}, None, ["a", "b"], list(TOKENS), TimeControl(), True)
+    setup = SessionSetup(
+        "g", "xiangqi", {}, None, ["a", "b"], list(TOKENS), TimeControl(first_move_ms=0), True
+    )
     session = GameSession(setup, now=0.0)
     first = session.join(0, TOKENS[0], 10.0)
     assert [type(e) for e in first] == [PlayerJoined]
@@ -103,7 +105,7 @@ def test_retry_gets_the_same_answer_and_applies_once() -> None:
 
 
 def test_fischer_clock_and_flag() -> None:
-    session = make(tc=TimeControl(kind="fischer", base_ms=1_000, increment_ms=100))
+    session = make(tc=TimeControl(first_move_ms=0, kind="fischer", base_ms=1_000, increment_ms=100))
     _, _, events = session.move(TOKENS[0], 0, "h2e2", 400.0)
     moved = events[0]
     assert isinstance(moved, MoveMade)
@@ -119,7 +121,7 @@ def test_fischer_clock_and_flag() -> None:
 
 
 def test_flag_falls_on_the_referee_timer_without_any_message() -> None:
-    session = make(tc=TimeControl(kind="per_move", per_move_ms=500))
+    session = make(tc=TimeControl(first_move_ms=0, kind="per_move", per_move_ms=500))
     end = ended(session.tick(501.0))
     assert (end.termination, end.winner) == ("timeout", 1)
 
@@ -190,7 +192,7 @@ def test_a_resign_or_draw_reason_is_the_termination() -> None:
 
 
 def test_time_odds_reach_the_clock() -> None:
-    tc = TimeControl(kind="fischer", base_ms=10_000, seat_base_ms=[10_000, 4_000])
+    tc = TimeControl(first_move_ms=0, kind="fischer", base_ms=10_000, seat_base_ms=[10_000, 4_000])
     session = make(tc=tc)
     assert session.clock_info(0.0).remaining_ms == [10_000, 4_000]
     session.move(TOKENS[0], 0, "h2e2", 1_000.0)
@@ -200,7 +202,11 @@ def test_time_odds_reach_the_clock() -> None:
 
 def test_increment_odds_reach_the_clock() -> None:
     tc = TimeControl(
-        kind="fischer", base_ms=10_000, seat_base_ms=[10_000, 5_000], seat_increment_ms=[100, 50]
+        kind="fischer",
+        base_ms=10_000,
+        seat_base_ms=[10_000, 5_000],
+        seat_increment_ms=[100, 50],
+        first_move_ms=0,
     )
     session = make(tc=tc)
     session.move(TOKENS[0], 0, "h2e2", 1_000.0)
@@ -210,7 +216,9 @@ def test_increment_odds_reach_the_clock() -> None:
 
 
 def test_per_move_odds_reach_the_clock() -> None:
-    tc = TimeControl(kind="per_move", per_move_ms=2_000, seat_per_move_ms=[2_000, 500])
+    tc = TimeControl(
+        first_move_ms=0, kind="per_move", per_move_ms=2_000, seat_per_move_ms=[2_000, 500]
+    )
     session = make(tc=tc)
     assert session.clock_info(0.0).remaining_ms == [2_000, 500]
     session.move(TOKENS[0], 0, "h2e2", 1_000.0)
@@ -273,7 +281,9 @@ def test_chat_rooms_and_rate_limit() -> None:
 
 
 def test_restore_rebuilds_the_same_state() -> None:
-    setup = make(tc=TimeControl(kind="fischer", base_ms=60_000, increment_ms=0)).setup
+    setup = make(
+        tc=TimeControl(first_move_ms=0, kind="fischer", base_ms=60_000, increment_ms=0)
+    ).setup
     fresh = GameSession(setup, now=0.0)
     log: list[tuple[GameEvent, float]] = []
 
@@ -309,3 +319,108 @@ def test_a_seat_token_must_match_whole(forged: str | None) -> None:
     assert code_of(lambda: session.move(forged, 0, "h2e2", 1.0)) == "bad_token"  # type: ignore[arg-type]
     assert code_of(lambda: session.resign(forged, 1.0)) == "bad_token"  # type: ignore[arg-type]
     assert session.seat_of(TOKENS[1]) == 1
+
+
+# ---------------------------------------------------------------- first-move windows
+
+WINDOW = TimeControl(kind="fischer", base_ms=60_000, increment_ms=1_000, first_move_ms=2_000)
+
+
+def test_no_clock_runs_before_a_sides_first_move_only_its_window() -> None:
+    session = make(tc=WINDOW)
+    assert session.state.clock.running is None
+    assert session.state.clock.first_move_left_ms == 2_000
+    assert session.snapshot(None, None, 1_500.0).clock.first_move_left_ms == 500
+    assert session.snapshot(None, None, 1_500.0).clock.remaining_ms == [60_000, 60_000]
+    assert session.next_deadline() == 2_000.0
+    # Red's first move costs nothing (and earns the increment); Black's window opens
+    _, _, events = session.move(TOKENS[0], 0, "h2e2", 1_900.0)
+    red = events[-1]
+    assert isinstance(red, MoveMade)
+    assert red.left_ms == 60_000
+    assert red.clock.remaining_ms == [61_000, 60_000]
+    assert (red.clock.running, red.clock.first_move_left_ms) == (None, 2_000)
+    assert session.next_deadline() == 3_900.0
+    # Black's first move: now Red's clock runs, from Black's move on
+    _, _, events = session.move(TOKENS[1], 1, "h9g7", 3_000.0)
+    black = events[-1]
+    assert isinstance(black, MoveMade)
+    assert black.left_ms == 60_000
+    assert black.clock.remaining_ms == [61_000, 61_000]
+    assert (black.clock.running, black.clock.first_move_left_ms) == (0, None)
+    assert session.clock.flag_deadline() == 3_000.0 + 61_000.0
+    assert session.clock.window_deadline() is None
+    assert session.clock_info(4_000.0).remaining_ms == [60_000, 61_000]
+
+
+def test_a_side_that_does_not_make_its_first_move_in_time_aborts_the_game() -> None:
+    session = make(tc=WINDOW, casual=False)  # rated games too: no result
+    assert session.tick(1_999.0) == []
+    end = ended(session.tick(2_001.0))
+    assert (end.result, end.termination, end.winner) == ("*", "no_first_move", None)
+    assert (end.clock.running, end.clock.first_move_left_ms) == (None, None)
+    assert end.clock.remaining_ms == [60_000, 60_000]
+    assert session.next_deadline() is None
+
+
+def test_the_second_sides_window_opens_at_the_first_move() -> None:
+    session = make(tc=WINDOW)
+    session.move(TOKENS[0], 0, "h2e2", 1_000.0)
+    assert session.tick(2_500.0) == []  # Red's window would have closed at 2 s
+    end = ended(session.tick(3_001.0))
+    assert (end.result, end.termination, end.winner) == ("*", "no_first_move", None)
+
+
+def test_a_first_move_after_the_window_is_refused_and_the_game_aborted() -> None:
+    session = make(tc=WINDOW)
+    with pytest.raises(GameEndedError) as info:
+        session.move(TOKENS[0], 0, "h2e2", 2_500.0)  # before the referee's timer fired
+    assert info.value.code == "game_over"
+    end = ended(info.value.events)
+    assert (end.result, end.termination) == ("*", "no_first_move")
+    assert session.moves() == []
+
+
+def test_a_takeback_to_a_sides_first_move_opens_its_window_again() -> None:
+    session = make(tc=WINDOW)
+    session.move(TOKENS[0], 0, "h2e2", 1_000.0)
+    session.request_takeback(TOKENS[0], 1_500.0)
+    taken = session.answer_takeback(TOKENS[1], True, 1_800.0)[-1]
+    assert isinstance(taken, TakenBack)
+    assert (taken.clock.running, taken.clock.first_move_left_ms) == (None, 2_000)
+    assert session.next_deadline() == 3_800.0
+
+
+def test_a_window_in_untimed_games_and_none_with_first_move_ms_0() -> None:
+    untimed = make(tc=TimeControl(first_move_ms=1_000))
+    assert (untimed.state.clock.remaining_ms, untimed.state.clock.running) == ([], None)
+    assert ended(untimed.tick(1_001.0)).termination == "no_first_move"
+    off = make(tc=TimeControl(kind="fischer", base_ms=5_000, first_move_ms=0))
+    assert (off.state.clock.running, off.state.clock.first_move_left_ms) == (0, None)
+
+
+@pytest.mark.parametrize("window", [1, 999])
+def test_a_window_under_a_second_is_a_bad_request(window: int) -> None:
+    setup = SessionSetup(
+        "g", "xiangqi", {}, None, ["a", "b"], list(TOKENS), TimeControl(first_move_ms=window), True
+    )
+    assert code_of(lambda: GameSession(setup, now=0.0)) == "bad_request"
+
+
+def test_restore_keeps_the_window_running() -> None:
+    setup = make(tc=WINDOW).setup
+    fresh = GameSession(setup, now=0.0)
+    log: list[tuple[GameEvent, float]] = [(fresh.created_event(0.0), 0.0)]
+    log += [(e, 0.0) for e in fresh.join(0, TOKENS[0], 0.0) + fresh.join(1, TOKENS[1], 0.0)]
+    log += [(e, 1_000.0) for e in fresh.move(TOKENS[0], 0, "h2e2", 1_000.0)[2]]
+    # after a restart at 10 s: Black's window resumes in full from then, no clock runs
+    rebuilt = GameSession.restore(setup, [(event, 10_000.0) for event, _ in log], 10_000.0)
+    assert rebuilt.state == fresh.state
+    assert rebuilt.clock.waiting == 1 and rebuilt.clock.running is None
+    assert rebuilt.next_deadline() == 12_000.0
+    assert rebuilt.tick(11_999.0) == []
+    assert ended(rebuilt.tick(12_001.0)).termination == "no_first_move"
+    # rebuilt in a running referee: the window runs from the move that opened it
+    live = GameSession.restore(setup, log, 2_000.0)
+    assert live.clock_info(2_000.0) == fresh.clock_info(2_000.0)
+    assert live.clock_info(2_000.0).first_move_left_ms == 1_000

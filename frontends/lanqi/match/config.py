@@ -278,7 +278,11 @@ class MatchConfig:
     def time_control(self, seats: Sequence[EngineConfig] = ()) -> TimeControl:
         """The clock of a game between ``seats`` (seat 0 first): the match's, or time
         odds when the engines have their own ``tc`` (each seat its own base time and
-        increment, or its own time per move)."""
+        increment, or its own time per move).  No first-move window: as in
+        cutechess-cli, the clock of the side to move runs from the start."""
+        return replace(self._clock(seats), first_move_ms=0)
+
+    def _clock(self, seats: Sequence[EngineConfig]) -> TimeControl:
         match_tc = parse_tc(self.tc)
         own = [parse_tc(e.tc) if e.tc else match_tc for e in seats]
         if len(own) != 2 or own[0] == own[1]:

@@ -160,6 +160,13 @@ def _pgn_date(ms: int) -> str:
     return time.strftime("%Y.%m.%d", time.localtime(ms / 1000))
 
 
+def _tournament_clock(tc: TimeControl) -> TimeControl:
+    """A tournament game's clock: no first-move window (``first_move_ms`` 0), the
+    clock of the side to move starts when both have joined; a no-show is the
+    forfeit's business (``forfeit_after_s``, sent as ``join_within_ms``)."""
+    return dataclasses.replace(tc, first_move_ms=0)
+
+
 def _pgn_time_control(tc: TimeControl) -> str:
     """PGN's ``TimeControl``: ``base+increment`` in seconds, ``1/seconds`` per move,
     ``-`` untimed."""
@@ -322,6 +329,7 @@ class Director:
         except ValueError:
             raise _error("bad_request", f"unknown format {spec.format!r}") from None
         check_game(spec.variant, spec.options, spec.time_control)
+        spec = dataclasses.replace(spec, time_control=_tournament_clock(spec.time_control))
         tournament_id = uuid.uuid4().hex[:10]
         self.store.add_tournament(TournamentRecord(tournament_id, spec, "open", 0, int(now)))
         self._publish(TourCreated(tournament_id=tournament_id))
@@ -796,7 +804,9 @@ class Director:
 
     def _create_missing(self, record: TournamentRecord, waiting: list[PairingRecord]) -> None:
         spec = record.spec
-        tc = dataclasses.replace(spec.time_control, join_within_ms=spec.forfeit_after_s * 1000)
+        tc = dataclasses.replace(
+            _tournament_clock(spec.time_control), join_within_ms=spec.forfeit_after_s * 1000
+        )
         for p in waiting:
             key = (record.tournament_id, p.round, p.board, p.game_no)
             if p.game_id is not None or key in self._creating or p.first is None or not p.second:

@@ -66,7 +66,11 @@ def check_game(variant: str, options: Mapping[str, Any], tc: TimeControl) -> dic
     try:
         game = create_game(variant, **dict(options))
         GameClock(
-            tc.kind, base_ms=tc.base_ms, increment_ms=tc.increment_ms, per_move_ms=tc.per_move_ms
+            tc.kind,
+            base_ms=tc.base_ms,
+            increment_ms=tc.increment_ms,
+            per_move_ms=tc.per_move_ms,
+            first_move_ms=tc.first_move_ms,
         )
     except (UnknownVariantError, ClockError, ValueError) as exc:
         raise MatchmakerError("bad_request", str(exc)) from None

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lanqi.clock import ClockError, GameClock
+from lanqi.clock import ClockError, GameClock, awaits_first_move
 from lanqi.games.base import (
     AmbiguousMoveError,
     Game,
@@ -157,6 +157,7 @@ def _make_clock(tc: TimeControl) -> GameClock:
         seat_base_ms=tc.seat_base_ms,
         seat_increment_ms=tc.seat_increment_ms,
         seat_per_move_ms=tc.seat_per_move_ms,
+        first_move_ms=tc.first_move_ms,
     )
 
 
@@ -223,12 +224,20 @@ class GameSession:
         session.state = state
         for text in state.moves:
             session.game.push(session.game.parse_move(text))
-        running = state.clock.running if state.status == "active" else None
+        active = state.status == "active"
+        running = state.clock.running if active else None
+        window = state.clock.first_move_left_ms if active else None
+        waiting = state.to_move if window is not None else None
         remaining = state.clock.remaining_ms
-        if session.clock.timed and len(remaining) == 2:
-            session.clock.restore((float(remaining[0]), float(remaining[1])), running, since)
-        elif running is not None:
-            session.clock.start(running, since)
+        if len(remaining) != 2:  # untimed: the clock only says whose turn it is
+            remaining = [0, 0]
+        session.clock.restore(
+            (float(remaining[0]), float(remaining[1])),
+            running,
+            since,
+            waiting=waiting,
+            window_left_ms=float(window or 0),
+        )
         return session
 
     def resumed(self, now: float) -> None:
@@ -277,11 +286,17 @@ class GameSession:
         return self.state.seq + 1
 
     def clock_info(self, now: float) -> ClockInfo:
-        if not self.clock.timed:
-            return ClockInfo(remaining_ms=[], running=self.clock.running)
         state = self.clock.state(now)
+        window = state.first_move_left_ms
+        first_move_left = None if window is None else max(0, round(window))
+        if not self.clock.timed:
+            return ClockInfo(
+                remaining_ms=[], running=state.running, first_move_left_ms=first_move_left
+            )
         return ClockInfo(
-            remaining_ms=[max(0, round(t)) for t in state.remaining_ms], running=state.running
+            remaining_ms=[max(0, round(t)) for t in state.remaining_ms],
+            running=state.running,
+            first_move_left_ms=first_move_left,
         )
 
     def seat_of(self, token: str | None) -> int:
@@ -351,7 +366,7 @@ class GameSession:
                 events,
             )
             if waiting and self.state.status == "active":  # both seats are taken now
-                self.clock.start(self.game.seat_to_move, now)
+                self._begin_turn(now)
         self._seen(index, now, events)
         return events
 
@@ -381,6 +396,12 @@ class GameSession:
             events = self.seen(seat, now)
             self._end_on_time(flagged, now, events)
             raise GameEndedError("timeout", "your time ran out before the move arrived", events)
+        if self.clock.missed_first_move(now) is not None:
+            events = self.seen(seat, now)
+            self._end_without_first_move(now, events)
+            raise GameEndedError(
+                "game_over", "your first move came too late: the game was aborted", events
+            )
         try:
             move = self.game.parse_move(text)
         except AmbiguousMoveError as exc:
@@ -393,7 +414,7 @@ class GameSession:
         events = self.seen(seat, now)
         human = self.game.move_text(move)
         left = round(max(0.0, self.clock.remaining(seat, now))) if self.clock.timed else None
-        self.clock.press(seat, now)
+        self.clock.press(seat, now, first_move_next=awaits_first_move(self.game.ply + 1))
         self.game.push(move)
         wire = str(move)
         moved = MoveMade(
@@ -464,6 +485,16 @@ class GameSession:
     def _end_on_time(self, seat: int, now: float, events: list[GameEvent]) -> None:
         winner = 1 - seat
         self._finish(result_for(winner), Termination.TIMEOUT.value, winner, now, events)
+
+    def _end_without_first_move(self, now: float, events: list[GameEvent]) -> None:
+        """The side to move let its first-move window run out: no result."""
+        self._finish("*", Termination.NO_FIRST_MOVE.value, None, now, events)
+
+    def _begin_turn(self, now: float) -> None:
+        """The side to move's turn begins at ``now`` in a started game: its clock
+        runs, or its first-move window if it has yet to move."""
+        first_move = awaits_first_move(self.game.ply)
+        self.clock.begin_turn(self.game.seat_to_move, now, first_move=first_move)
 
     def resign(self, token: str, now: float, reason: str = "") -> list[GameEvent]:
         """Give up; ``reason`` (an engine's crash, an adjudication) is recorded as the
@@ -549,8 +580,8 @@ class GameSession:
         plies = self._takeback_plies(requester)
         for _ in range(plies):
             self.game.pop()
-        if self.clock.running is not None:
-            self.clock.start(self.game.seat_to_move, now)
+        if self.state.status == "active":
+            self._begin_turn(now)
         taken = TakenBack(
             game_id=self.game_id,
             seq=self._next(),
@@ -599,9 +630,10 @@ class GameSession:
         if self.over:
             return None
         times = []
-        flag = self.clock.flag_deadline() if self.state.status == "active" else None
-        if flag is not None:
-            times.append(flag)
+        if self.state.status == "active":
+            for deadline in (self.clock.flag_deadline(), self.clock.window_deadline()):
+                if deadline is not None:
+                    times.append(deadline)
         for index, seat in enumerate(self.seats):
             if self.state.connected[index]:
                 times.append(seat.last_seen + self.liveness.disconnect_after_ms)
@@ -617,7 +649,7 @@ class GameSession:
         return self.liveness.abandon_after_ms
 
     def tick(self, now: float) -> list[GameEvent]:
-        """Flags, silent seats and abandonment, checked at ``now``."""
+        """Flags, first-move windows, silent seats and abandonment, checked at ``now``."""
         if self.over:
             return []
         events: list[GameEvent] = []
@@ -625,6 +657,9 @@ class GameSession:
             flagged = self.clock.flagged(now)
             if flagged is not None:
                 self._end_on_time(flagged, now, events)
+                return events
+            if self.clock.missed_first_move(now) is not None:
+                self._end_without_first_move(now, events)
                 return events
         for index, seat in enumerate(self.seats):
             silent = now - seat.last_seen > self.liveness.disconnect_after_ms

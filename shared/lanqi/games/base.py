@@ -80,6 +80,8 @@ class Termination(enum.Enum):
     AGREEMENT = "agreement"
     ABANDONED = "abandoned"
     ABORTED = "aborted"
+    #: aborted by the referee: the side to move did not make its first move in time
+    NO_FIRST_MOVE = "no_first_move"
 
 
 #: A game's result in PGN form: seat 0 won, seat 1 won, a draw, no result.
@@ -128,6 +130,7 @@ TerminationText = Literal[
     "agreement",
     "abandoned",
     "aborted",
+    "no_first_move",
 ]
 
 
@@ -176,7 +179,7 @@ class Outcome(Generic[C]):
 
         An aborted game has no result and gives ``*``.
         """
-        if self.termination is Termination.ABORTED:
+        if self.termination in (Termination.ABORTED, Termination.NO_FIRST_MOVE):
             return "*"
         return result_for(self.winner_seat)
 

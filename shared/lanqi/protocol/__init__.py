@@ -14,6 +14,7 @@ from lanqi.protocol.codec import (
     error_for,
 )
 from lanqi.protocol.messages import (
+    DEFAULT_FIRST_MOVE_MS,
     MAX_CHAT_HISTORY,
     MAX_CHAT_LEN,
     MAX_MOVES,
@@ -131,6 +132,7 @@ from lanqi.protocol.messages import (
 from lanqi.protocol.schema import Message, ProtocolError, message_types
 
 __all__ = [
+    "DEFAULT_FIRST_MOVE_MS",
     "MAX_CHAT_HISTORY",
     "MAX_CHAT_LEN",
     "MAX_MESSAGE_BYTES",

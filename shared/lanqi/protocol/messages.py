@@ -15,6 +15,7 @@ from lanqi.games.base import ResultText
 from lanqi.protocol.schema import Message, Struct, limit, register
 
 __all__ = [
+    "DEFAULT_FIRST_MOVE_MS",
     "MAX_CHAT_HISTORY",
     "MAX_CHAT_LEN",
     "MAX_MOVES",
@@ -142,6 +143,9 @@ TournamentStatus = Literal["open", "running", "paused", "finished"]
 MAX_MOVES = 4000  # plies in one game record
 MAX_CHAT_LEN = 500
 MAX_CHAT_HISTORY = 50  # chat lines a snapshot carries (the latest)
+#: a side's first-move window when a time control does not say (lobby games); the
+#: tournament director and ``lanqi match`` set 0 (off: the clock starts at the join)
+DEFAULT_FIRST_MOVE_MS = 30_000
 ID = limit(64)
 TOKEN = limit(64)
 MOVE_TEXT = limit(32)
@@ -156,6 +160,9 @@ class TimeControl(Struct):
     """``kind``: ``none`` (untimed), ``fischer`` (base + increment per move) or
     ``per_move`` (a fixed time for every move, nothing carried over).
     ``join_within_ms``: a seat that has not joined by then loses (0: referee default).
+    ``first_move_ms``: each side's clock starts at its first move, which it must make
+    within this window after its turn came, or the game is aborted (0: off, the
+    clock of the side to move starts when both seats have joined).
     Time odds: ``seat_base_ms``, ``seat_increment_ms`` and ``seat_per_move_ms`` give
     each seat its own value (empty: the common field for both); :meth:`for_seat`
     reads one seat's clock.
@@ -173,6 +180,12 @@ class TimeControl(Struct):
     #: a seat that has not joined within this time loses by abandonment (0: the
     #: referee's own abandon time); tournaments use it for no-shows
     join_within_ms: int = field(default=0, metadata=limit(max_value=24 * 3600 * 1000))
+    #: a side's clock does not run before its first move; it must make that move
+    #: within this window, else the game is aborted (0: off, the clock of the side
+    #: to move starts when both seats have joined: tournaments and engine matches)
+    first_move_ms: int = field(
+        default=DEFAULT_FIRST_MOVE_MS, metadata=limit(max_value=24 * 3600 * 1000)
+    )
     #: time odds: each seat's own base time (``fischer``), instead of ``base_ms`` for both
     seat_base_ms: list[int] = field(default_factory=list, metadata=limit(2))
     #: time odds: each seat's own increment (``fischer``), instead of ``increment_ms``
@@ -197,16 +210,20 @@ class TimeControl(Struct):
             increment_ms=own(self.seat_increment_ms, self.increment_ms),
             per_move_ms=own(self.seat_per_move_ms, self.per_move_ms),
             join_within_ms=self.join_within_ms,
+            first_move_ms=self.first_move_ms,
         )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClockInfo(Struct):
     """Time left per seat in ms, as the referee's clock reads at ``seq``; the
-    seat to move is ``running`` (None when no clock runs)."""
+    seat to move is ``running`` (None when no clock runs).  While the seat to move
+    has yet to make its first move (a time control with ``first_move_ms``), its
+    clock does not run and ``first_move_left_ms`` is the time left to make it."""
 
     remaining_ms: list[int] = field(default_factory=list, metadata=limit(2))
     running: int | None = field(default=None, metadata=limit(max_value=1))
+    first_move_left_ms: int | None = field(default=None, metadata=limit(max_value=24 * 3600 * 1000))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
