@@ -326,6 +326,13 @@ def test_a_seat_token_must_match_whole(forged: str | None) -> None:
 WINDOW = TimeControl(kind="fischer", base_ms=60_000, increment_ms=1_000, first_move_ms=2_000)
 
 
+def played(session: GameSession, ply: int, text: str, now: float) -> MoveMade:
+    """The ``moved`` event of the move ``text`` at ``ply`` by the side to move."""
+    moved = session.move(TOKENS[ply % 2], ply, text, now)[2][-1]
+    assert isinstance(moved, MoveMade)
+    return moved
+
+
 def test_no_clock_runs_before_a_sides_first_move_only_its_window() -> None:
     session = make(tc=WINDOW)
     assert session.state.clock.running is None
@@ -334,19 +341,13 @@ def test_no_clock_runs_before_a_sides_first_move_only_its_window() -> None:
     assert session.snapshot(None, None, 1_500.0).clock.remaining_ms == [60_000, 60_000]
     assert session.next_deadline() == 2_000.0
     # Red's first move costs nothing (and earns the increment); Black's window opens
-    _, _, events = session.move(TOKENS[0], 0, "h2e2", 1_900.0)
-    red = events[-1]
-    assert isinstance(red, MoveMade)
-    assert red.left_ms == 60_000
-    assert red.clock.remaining_ms == [61_000, 60_000]
+    red = played(session, 0, "h2e2", 1_900.0)
+    assert (red.left_ms, red.clock.remaining_ms) == (60_000, [61_000, 60_000])
     assert (red.clock.running, red.clock.first_move_left_ms) == (None, 2_000)
     assert session.next_deadline() == 3_900.0
     # Black's first move: now Red's clock runs, from Black's move on
-    _, _, events = session.move(TOKENS[1], 1, "h9g7", 3_000.0)
-    black = events[-1]
-    assert isinstance(black, MoveMade)
-    assert black.left_ms == 60_000
-    assert black.clock.remaining_ms == [61_000, 61_000]
+    black = played(session, 1, "h9g7", 3_000.0)
+    assert (black.left_ms, black.clock.remaining_ms) == (60_000, [61_000, 61_000])
     assert (black.clock.running, black.clock.first_move_left_ms) == (0, None)
     assert session.clock.flag_deadline() == 3_000.0 + 61_000.0
     assert session.clock.window_deadline() is None
