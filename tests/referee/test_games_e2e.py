@@ -157,7 +157,8 @@ def test_flag_falls_on_an_idle_server_and_a_late_move_is_refused(
     new_table: Callable[..., Table],
 ) -> None:
     table = new_table(
-        "gomoku", time_control=TimeControl(kind="fischer", base_ms=300, increment_ms=0)
+        "gomoku",
+        time_control=TimeControl(kind="fischer", base_ms=300, increment_ms=0, first_move_ms=0),
     )
     # Nobody sends anything: the referee's own timer must end the game, when the clock
     # (not the test's stopwatch: the clock ran from the join) is at zero.
@@ -172,7 +173,8 @@ def test_a_move_after_the_flag_is_refused_as_timeout_even_mid_game(
     new_table: Callable[..., Table],
 ) -> None:
     table = new_table(
-        "xiangqi", time_control=TimeControl(kind="fischer", base_ms=400, increment_ms=0)
+        "xiangqi",
+        time_control=TimeControl(kind="fischer", base_ms=400, increment_ms=0, first_move_ms=0),
     )
     table.play("h2e2")  # red's clock stops, black's runs out
     view = table.wait_finished()

@@ -177,7 +177,9 @@ def test_clock_runs_on_after_a_restart_on_an_idle_server(
 ) -> None:
     process = referee_factory()
     table = new_table(
-        "xiangqi", process=process, time_control=TimeControl(kind="fischer", base_ms=600)
+        "xiangqi",
+        process=process,
+        time_control=TimeControl(kind="fischer", base_ms=600, first_move_ms=0),
     )
     table.play("h2e2")  # black's 600 ms run
     process.restart(kill=True)

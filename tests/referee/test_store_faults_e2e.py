@@ -115,7 +115,9 @@ def test_a_flag_that_falls_while_the_store_is_locked_is_stored_once_after(
     process = referee_factory()
     db = process.data_dir / "referee.sqlite3"
     table = new_table(
-        "xiangqi", process=process, time_control=TimeControl(kind="fischer", base_ms=1000)
+        "xiangqi",
+        process=process,
+        time_control=TimeControl(kind="fischer", base_ms=1000, first_move_ms=0),
     )
     table.play("h2e2")  # black's 1 s run
     client = connect(process)
@@ -144,7 +146,7 @@ def test_a_full_disk_refuses_the_move_keeps_the_clock_and_plays_on_with_room(
     data = tmpfs("data", "size=3m")
     process = referee_factory(data_dir=data)
     db = data / "referee.sqlite3"
-    fischer = TimeControl(kind="fischer", base_ms=600_000)
+    fischer = TimeControl(kind="fischer", base_ms=600_000, first_move_ms=0)  # runs at once
     table = new_table("gomoku", process=process, options={"size": 20}, time_control=fischer)
     client = connect(process)
     rng = random.Random(10)

@@ -219,7 +219,7 @@ class RefereeService:
             start_fen=row.start_fen,
             players=list(row.players),
             tokens=list(row.tokens),
-            time_control=struct_from_wire(TimeControl, dict(row.time_control)),
+            time_control=_stored_time_control(row),
             casual=row.casual,
             tag=row.tag,
         )
@@ -702,7 +702,7 @@ def _repeated_create(
         options,
         setup.start_fen,
         setup.players,
-        struct_to_wire(setup.time_control),
+        setup.time_control,
         setup.casual,
         setup.tag,
     )
@@ -711,7 +711,7 @@ def _repeated_create(
         row.options,
         row.start_fen,
         row.players,
-        row.time_control,
+        _stored_time_control(row),
         row.casual,
         row.tag,
     )
@@ -722,6 +722,12 @@ def _repeated_create(
         )
     log.info("create_game %s again: answered with the game created before", row.game_id)
     return GameCreated(re=request.id, game_id=row.game_id, tokens=list(row.tokens))
+
+
+def _stored_time_control(row: GameRow) -> TimeControl:
+    """The time control of a stored game.  Games stored before time controls had a
+    first-move window started the clock at the join, and go on doing so."""
+    return struct_from_wire(TimeControl, {"first_move_ms": 0, **row.time_control})
 
 
 def _summary_of(row: GameRow) -> GameSummary:

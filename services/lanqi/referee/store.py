@@ -219,12 +219,6 @@ def _status(text: str) -> GameStatus:
     raise ValueError(f"not a game status: {text!r}")
 
 
-def _time_control(stored: dict[str, Any]) -> dict[str, Any]:
-    """A stored time control; games stored before time controls had a first-move
-    window started their clocks at the join, and go on doing so (``0``: off)."""
-    return {"first_move_ms": 0, **stored}
-
-
 def _game_from_row(row: Sequence[Any]) -> GameRow:
     return GameRow(
         game_id=row[0],
@@ -233,7 +227,7 @@ def _game_from_row(row: Sequence[Any]) -> GameRow:
         start_fen=row[3],
         players=json.loads(row[4]),
         tokens=json.loads(row[5]),
-        time_control=_time_control(json.loads(row[6])),
+        time_control=json.loads(row[6]),
         casual=bool(row[7]),
         tag=row[8],
         status=_status(row[9]),
