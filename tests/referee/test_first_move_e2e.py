@@ -39,11 +39,17 @@ def after_move(table: Any) -> Snapshot:
     return snapshot
 
 
+def quiet_table(referee_factory: Factory, new_table: Factory, first_move_ms: int) -> Any:
+    """A xiangqi game on a referee that shows silent seats quickly, both seats joined."""
+    return new_table(
+        "xiangqi", process=referee_factory(*QUIET), time_control=fischer(first_move_ms)
+    )
+
+
 def test_no_clock_runs_before_each_sides_first_move(
     referee_factory: Factory, new_table: Factory
 ) -> None:
-    process = referee_factory(*QUIET)
-    table = new_table("xiangqi", process=process, time_control=fischer(20_000))
+    table = quiet_table(referee_factory, new_table, 20_000)
     start = table.sync()
     assert start.status == "active" and start.to_move == 0
     assert (start.clock.running, start.clock.remaining_ms) == (None, [60_000, 60_000])
@@ -107,8 +113,7 @@ def test_with_first_move_ms_0_the_clock_starts_at_the_join(
     referee_factory: Factory, new_table: Factory
 ) -> None:
     """Tournaments and ``lanqi match`` (engine testing, cutechess timing)."""
-    process = referee_factory(*QUIET)
-    table = new_table("xiangqi", process=process, time_control=fischer(0))
+    table = quiet_table(referee_factory, new_table, 0)
     start = table.sync()
     assert (start.clock.running, start.clock.first_move_left_ms) == (0, None)
     wait_away(table.view, 0)
