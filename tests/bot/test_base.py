@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from functools import partial
 
 from lanqi.bot.base import GameState, clock_margin_ms, think_time_ms
 from lanqi.bot.runner import GamePlayer
@@ -53,15 +54,17 @@ def test_runner_deadline_keeps_the_margin_and_learns_its_delays() -> None:
     player = _player()
     seen = player._turn_seen
     sense = player.clock_sense
-    assert player._deadline(500) == seen + 0.375  # a quarter of the clock (Fischer)
+    fischer = partial(player._deadline, per_move=False)
+    assert fischer(500) == seen + 0.375  # a quarter of the clock (Fischer)
     sense.round_trips_ms.extend([20.0, 90.0, 40.0])
-    assert player._deadline(500) == seen + 0.320  # twice the slowest round trip
+    assert fischer(500) == seen + 0.320  # twice the slowest round trip
     sense.overruns_ms.extend([0.0, 30.0])
-    assert player._deadline(500) == seen + 0.290  # plus the worst overrun of the bot
+    assert fischer(500) == seen + 0.290  # plus the worst overrun of the bot
     sense.round_trips_ms.append(400.0)
-    assert player._deadline(500) == seen + 0.250  # but never more than half the clock
+    assert fischer(500) == seen + 0.250  # but never more than half the clock
 
 
 def test_runner_keeps_half_of_a_per_move_clock() -> None:
     player = _player(TimeControl(kind="per_move", per_move_ms=500))
-    assert player._deadline(500) == player._turn_seen + 0.250  # no bank pays for a stall
+    seen = player._turn_seen
+    assert player._deadline(500, per_move=True) == seen + 0.250  # no bank pays for a stall

@@ -138,3 +138,16 @@ def test_a_runner_that_hears_no_event_still_moves_in_time(play_game: PlayGame) -
     finally:
         silent.close(linger=0)
     _in_time(played.termination, played.status, played.ply, 6)
+
+
+def test_first_moves_are_made_within_their_windows_not_by_the_idle_clock(
+    play_game: PlayGame,
+) -> None:
+    """Before a side's first move its clock does not run, only its first-move window
+    (2 s here): engines that think until stopped must be stopped within the window,
+    not after the 1/30 of a 10-minute clock a budget from the clock would give them
+    (the game would end ``no_first_move``)."""
+    engines = [UciEngine(_fake("uci_fake.py", "slow"), env=_env()) for _ in range(2)]
+    windowed = TimeControl(kind="fischer", base_ms=600_000, first_move_ms=2_000)
+    played = play_game(*engines, "xiangqi", windowed, max_plies=2, timeout_s=60)
+    assert (played.status, played.ply) == ("active", 2), played.termination

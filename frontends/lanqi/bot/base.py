@@ -40,7 +40,9 @@ class GameState:
     Clocks are in milliseconds; ``remaining_ms`` is ``None`` for untimed games.
     ``deadline`` (a ``time.monotonic()`` value, ``None`` when untimed) is when the
     move must be back in the runner's hands to reach the referee in time: the
-    runner sets it from the clock when it sees the turn, less a safety margin.
+    runner sets it from the clock when it sees the turn, less a safety margin; for
+    a side's first move in a game with a first-move window (its clock does not run
+    yet), from the time left in that window (then also in untimed games).
     ``increment_ms`` and ``per_move_ms`` are this bot's own; with time odds the
     opponent's increment may differ: :attr:`opponent_increment_ms` (``None``: the same).
     """

@@ -184,14 +184,18 @@ class GamePlayer(threading.Thread):
         )
         state.opponent = a.players[1 - a.seat] if len(a.players) == 2 else ""
         state.rated = a.rated
-        if remaining is not None:
-            state.deadline = self._deadline(remaining[a.seat])
+        window = view.clock.first_move_left_ms
+        if window is not None and view.state.to_move == a.seat:
+            # no clock runs before our first move, only the window to make it in
+            # (nothing carries over, as on a per-move clock)
+            state.deadline = self._deadline(window, per_move=True)
+        elif remaining is not None:
+            state.deadline = self._deadline(remaining[a.seat], per_move=tc.kind == "per_move")
         return state
 
-    def _deadline(self, clock_ms: int) -> float:
+    def _deadline(self, clock_ms: int, *, per_move: bool) -> float:
         """When the bot's move must be ready: the clock read when the turn was seen,
         less the margin :class:`ClockSense` keeps for the way to the referee."""
-        per_move = self.assignment.time_control.kind == "per_move"
         margin = self.clock_sense.margin_ms(clock_ms, per_move=per_move)
         return self._turn_seen + (clock_ms - margin) / 1000
 
