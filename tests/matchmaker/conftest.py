@@ -38,7 +38,9 @@ from lanqi.bot.catalog import bot_factory
 from lanqi.bot.runner import BotRunner, Policy
 from lanqi.client.matchmaker import MatchmakerClient
 from lanqi.protocol import (
+    Assignment,
     CreateTournament,
+    GameAssigned,
     GetStandings,
     Ok,
     Standings,
@@ -473,6 +475,16 @@ class Tour:
 @pytest.fixture
 def tour() -> Tour:
     return Tour()
+
+
+def assigned(player: MatchmakerClient, timeout_s: float = 10.0) -> Assignment:
+    """The player's next ``game_assigned``."""
+    deadline = time.monotonic() + timeout_s
+    while (left := deadline - time.monotonic()) > 0:
+        push = player.next_push(int(left * 1000) + 1)
+        if isinstance(push, GameAssigned):
+            return push.game
+    raise AssertionError(f"no game_assigned within {timeout_s} s")
 
 
 # ---------------------------------------------------------------- the matchmaker's store

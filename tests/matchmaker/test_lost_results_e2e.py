@@ -27,7 +27,6 @@ from lanqi.client.referee import GameView, RefereeClient
 from lanqi.protocol import (
     Assignment,
     CreateSeek,
-    GameAssigned,
     GameResult,
     ResultsList,
     Seek,
@@ -36,7 +35,7 @@ from lanqi.protocol import (
     decode_payload,
 )
 
-from .conftest import read_store
+from .conftest import assigned, read_store
 
 
 class LossyRelays(threading.Thread):
@@ -104,16 +103,6 @@ class LossyRelays(threading.Thread):
         if self.second_went_by.is_set():
             self.lost_after_gap.set()
         return True
-
-
-def assigned(player: MatchmakerClient, timeout_s: float = 10.0) -> Assignment:
-    """The player's next ``game_assigned``."""
-    deadline = time.monotonic() + timeout_s
-    while (left := deadline - time.monotonic()) > 0:
-        push = player.next_push(int(left * 1000) + 1)
-        if isinstance(push, GameAssigned):
-            return push.game
-    raise AssertionError(f"no game_assigned within {timeout_s} s")
 
 
 def _pair(mm: Callable[..., MatchmakerClient], server: Any, names: list[str]) -> list[Assignment]:

@@ -28,7 +28,8 @@ from lanqi.protocol import (
     Standings,
 )
 
-from .test_lost_results_e2e import assigned, play_and_resign
+from .conftest import assigned
+from .test_lost_results_e2e import play_and_resign
 from .test_tournament_cli_e2e import cli, ok
 
 MOVES = {"xiangqi": ("h2e2", "h9g7"), "gomoku": ("h8", "a1")}
