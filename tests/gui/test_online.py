@@ -371,16 +371,22 @@ def test_offers_takebacks_and_clocks_with_a_scripted_opponent(
         wait(lambda: scene.model.status == "active", "the start")
         driver.play_xiangqi("h2e2")
         wait(lambda: scene.session.pending is None and scene.model.ply == 1, "my move accepted")
-        # Black's clock runs, live, between two frames
-        before = scene.model.clock.left_ms(1)
-        assert before is not None and scene.model.clock.running == 1
-        wait(lambda: (scene.model.clock.left_ms(1) or before) < before - 100, "Black's clock")
-        # Red's stopped clock is the referee's: base + increment - Red's thinking time
-        red = scene.model.clock.left_ms(0)
-        assert red == script.sync(game_id).clock.remaining_ms[0]
-        assert red is not None and red <= 122_000
+        # a lobby game (first_move_ms left at its default): no clock ran before Red's
+        # first move, so Red has base + increment; Black's clock waits for its first
+        # move, and the window to make it in counts down, live, between two frames
+        assert scene.model.clock.left_ms(0) == 122_000 == script.sync(game_id).clock.remaining_ms[0]
+        assert scene.model.clock.running is None and scene.model.clock.left_ms(1) == 120_000
+        before = scene.model.clock.first_move_left_ms(1)
+        assert before is not None and scene.model.clock.first_move_left_ms(0) is None
+        wait(lambda: (scene.model.clock.first_move_left_ms(1) or before) < before - 100, "window")
+        driver.shot("xiangqi-first-move")
         script.move(game_id, tokens[1], 1, "h9g7")
         wait(lambda: scene.model.ply == 2, "Black's move")
+        # from Black's first move on, Red's clock runs, live
+        assert scene.model.clock.running == 0 and scene.model.clock.first_move is None
+        before = scene.model.clock.left_ms(0)
+        assert before is not None
+        wait(lambda: (scene.model.clock.left_ms(0) or before) < before - 100, "Red's clock")
         driver.shot("xiangqi-clock")
         # the opponent asks for a takeback; T allows it
         script.request_takeback(game_id, tokens[1])

@@ -45,6 +45,7 @@ _TERMINATIONS: dict[str, tuple[str, str]] = {
     "agreement": ("同意和棋", "draw agreed"),
     "abandoned": ("弃权", "abandoned"),
     "aborted": ("中止", "aborted"),
+    "no_first_move": ("未走首着", "aborted: no first move in time"),
 }
 
 
@@ -84,12 +85,22 @@ class ClockView:
     """Clocks as last heard, counted down live for the running seat.
 
     ``remaining_ms`` is what was left at ``at`` (a ``time.monotonic()`` reading);
-    an empty list means the game is untimed.
+    an empty list means the game is untimed.  Before its first move a side's clock
+    does not run: seat ``first_move`` has ``first_move_ms`` (at ``at``) to make it.
     """
 
     remaining_ms: list[float] = field(default_factory=list)
     running: int | None = None
     at: float = 0.0
+    first_move: int | None = None
+    first_move_ms: float = 0.0
+
+    def first_move_left_ms(self, seat: int, now: float | None = None) -> float | None:
+        """The time ``seat`` has left to make its first move, or None (no window runs)."""
+        if self.first_move != seat:
+            return None
+        now = time.monotonic() if now is None else now
+        return max(0.0, self.first_move_ms - max(0.0, now - self.at) * 1000.0)
 
     @property
     def timed(self) -> bool:
@@ -298,6 +309,7 @@ class GameModel:
             self.clock.remaining_ms[self.clock.running] = left
             self.clock.running = None
             self.clock.at = now
+        self.clock.first_move = None
 
     def finish_by_rules(self) -> bool:
         """End the game if the rules say it is over; True if they do."""

@@ -308,6 +308,9 @@ class SidePanel:
             max_width=rect.width - 170,
         )
         sub = seat_name(model.variant, seat, chinese=True) + " " + seat_name(model.variant, seat)
+        window = model.clock.first_move_left_ms(seat) if model.status == "active" else None
+        if window is not None:  # its clock waits for its first move: the time to make it
+            sub += f" · first move {format_clock(window)}"
         away = away_text(session, seat, time.monotonic())
         if away is None and len(model.connected) == 2 and not model.connected[seat]:
             away = "offline" if model.status == "active" else None

@@ -528,6 +528,9 @@ class OnlineSession(Session):
             self._clock_at = view.at  # when these times were read, not a later chat line
         remaining = [float(t) for t in new.clock.remaining_ms]
         model.clock = ClockView(remaining, running, self._clock_at)
+        if new.status == "active" and new.clock.first_move_left_ms is not None:
+            model.clock.first_move = new.to_move  # no clock runs before a first move
+            model.clock.first_move_ms = float(new.clock.first_move_left_ms)
         if new.status == "finished" and not model.finished:
             model.finish(new.result or "*", new.termination or "", new.winner)
         elif new.status != "finished":
