@@ -231,7 +231,7 @@ def run_flood_bench(
                 game: GameCreated = client.create_game(
                     "xiangqi",
                     players=["probe", "flood"],
-                    time_control=TimeControl(kind="fischer", base_ms=3_600_000),
+                    time_control=TimeControl(kind="fischer", base_ms=3_600_000, first_move_ms=0),
                 )
                 for seat in (0, 1):
                     client.join(game.game_id, seat, game.tokens[seat])

@@ -61,7 +61,9 @@ TARGET_GAMES = 64
 VARIANTS = ("xiangqi", "gomoku")
 MAX_GAMES = 1000  # two client sockets per game, and as many on the server
 #: Every benchmark game gets this clock (long enough that no flag falls in a run).
-TIME_CONTROL = TimeControl(kind="fischer", base_ms=600_000, increment_ms=5_000)
+#: no first-move window: the clocks run from the join, as in tournament games (a
+#: table that waits for the others before its first move must not be aborted)
+TIME_CONTROL = TimeControl(kind="fischer", base_ms=600_000, increment_ms=5_000, first_move_ms=0)
 SCRIPT_MAX_PLIES = 1000  # a random game not over by then is thrown away (never seen)
 REPLY_TIMEOUT_S = 10.0  # a request unanswered this long stops the measurement
 EVENT_DRAIN_S = 1.0  # after the last reply, wait this long at most for late events
