@@ -204,8 +204,18 @@ def test_names_and_sessions(
         Seek(variant="gomoku", time_control=TimeControl(kind="blitz")),
         Seek(variant="gomoku", time_control=TimeControl(kind="fischer", base_ms=0)),
         Seek(variant="gomoku", time_control=TimeControl(kind="per_move")),
+        Seek(variant="gomoku", time_control=TimeControl(first_move_ms=30)),  # seconds?
     ],
-    ids=["variant", "color", "size", "option", "clock-kind", "no-base", "no-per-move"],
+    ids=[
+        "variant",
+        "color",
+        "size",
+        "option",
+        "clock-kind",
+        "no-base",
+        "no-per-move",
+        "first-move-ms",
+    ],
 )
 def test_bad_seek_options(hello: Callable[[], MatchmakerClient], seek: Seek) -> None:
     me, other = hello(), hello()

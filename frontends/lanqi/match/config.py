@@ -44,8 +44,9 @@ def parse_tc(text: str) -> TimeControl:
     fixed 2 s per move.  (``moves/time+inc`` is not supported: lanqi clocks have no
     time controls by move count.)
 
-    >>> parse_tc("10+0.1")
-    TimeControl(kind='fischer', base_ms=10000, increment_ms=100, per_move_ms=0, join_within_ms=0)
+    >>> tc = parse_tc("10+0.1")
+    >>> tc.kind, tc.base_ms, tc.increment_ms
+    ('fischer', 10000, 100)
     >>> parse_tc("inf").kind
     'none'
     """
