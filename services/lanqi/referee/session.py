@@ -288,15 +288,10 @@ class GameSession:
     def clock_info(self, now: float) -> ClockInfo:
         state = self.clock.state(now)
         window = state.first_move_left_ms
-        first_move_left = None if window is None else max(0, round(window))
-        if not self.clock.timed:
-            return ClockInfo(
-                remaining_ms=[], running=state.running, first_move_left_ms=first_move_left
-            )
         return ClockInfo(
-            remaining_ms=[max(0, round(t)) for t in state.remaining_ms],
+            remaining_ms=[max(0, round(t)) for t in state.remaining_ms] if self.clock.timed else [],
             running=state.running,
-            first_move_left_ms=first_move_left,
+            first_move_left_ms=None if window is None else max(0, round(window)),
         )
 
     def seat_of(self, token: str | None) -> int:
