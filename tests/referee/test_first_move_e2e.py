@@ -40,10 +40,14 @@ def after_move(table: Any) -> Snapshot:
 
 
 def quiet_table(referee_factory: Factory, new_table: Factory, first_move_ms: int) -> Any:
-    """A xiangqi game on a referee that shows silent seats quickly, both seats joined."""
-    return new_table(
-        "xiangqi", process=referee_factory(*QUIET), time_control=fischer(first_move_ms)
-    )
+    """A xiangqi game on a referee that shows silent seats quickly, Red joined last:
+    Red's silence (which the referee shows) runs from the moment the game started."""
+    process = referee_factory(*QUIET)
+    table = new_table("xiangqi", process=process, time_control=fischer(first_move_ms), join=False)
+    for seat in (1, 0):
+        table.client.join(table.game_id, seat=seat, token=table.tokens[seat])
+    assert table.view.wait_for(lambda v: v.status == "active", 5000), "the game never started"
+    return table
 
 
 def test_no_clock_runs_before_each_sides_first_move(
@@ -73,8 +77,12 @@ def test_no_clock_runs_before_each_sides_first_move(
     assert table.published_result().clocks == [60_000, 60_000]
 
 
-def test_red_never_moves_the_game_is_aborted_at_its_window(new_table: Factory) -> None:
-    table = new_table("xiangqi", time_control=fischer(1_000), casual=False)
+def test_red_never_moves_the_game_is_aborted_at_its_window(
+    referee_factory: Factory, new_table: Factory
+) -> None:
+    process = referee_factory(*QUIET)
+    table = new_table("xiangqi", process=process, time_control=fischer(1_000), casual=False)
+    wait_away(table.view, 0)  # a silent seat's window runs on, as its clock would
     end = table.assert_ended("*", "no_first_move", None)  # also on `results`, no winner
     assert end.moves == [] and end.clock.remaining_ms == [60_000, 60_000]
 
