@@ -14,7 +14,8 @@ from lanqi.bot.simple import RandomBot
 from lanqi.protocol import TimeControl
 
 PlayGame = Callable[..., Any]  # the play_game fixture of tests/bot/conftest.py
-PER_MOVE = TimeControl(kind="per_move", per_move_ms=300)
+#: the clock runs from the join (no first-move window), as in tournaments
+PER_MOVE = TimeControl(kind="per_move", per_move_ms=300, first_move_ms=0)
 
 
 class CrashingBot(Bot):
@@ -75,6 +76,17 @@ def test_a_timeout_is_named(
     assert played.termination == "timeout"
     (line,) = _lost_lines(caplog)
     assert "timeout: its clock ran out (300 ms per move; the bot was still thinking" in line
+
+
+def test_a_first_move_not_made_in_its_window_is_named(
+    play_game: PlayGame, caplog: pytest.LogCaptureFixture, release: threading.Event
+) -> None:
+    caplog.set_level(logging.INFO, logger="lanqi.bot.runner")
+    windowed = TimeControl(kind="per_move", per_move_ms=300, first_move_ms=1_000)
+    played = play_game(StuckBot(release), RandomBot(seed=1), "gomoku", windowed)
+    assert (played.termination, played.ply) == ("no_first_move", 0)
+    stopped = [r.getMessage() for r in caplog.records if " stopped as seat " in r.getMessage()]
+    assert len(stopped) == 2 and all("* (no_first_move) after 0 plies" in m for m in stopped)
 
 
 def test_illegal_moves_are_named(play_game: PlayGame, caplog: pytest.LogCaptureFixture) -> None:
