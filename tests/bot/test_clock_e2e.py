@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -115,28 +115,40 @@ def test_gomocup_brain_that_uses_its_whole_turn_moves_in_time(
     _in_time(played.termination, played.status, played.ply, 16)
 
 
-def test_a_runner_that_hears_no_event_still_moves_in_time(play_game: PlayGame) -> None:
-    """PUB/SUB may drop events: a runner whose subscription hears nothing at all (its
-    event endpoint is a PUB that never publishes) learns of its turns from the
-    snapshots it asks for when the game is quiet, soon enough for the clock.  With
-    the old fixed 2 s of quiet before a snapshot, a 2 s per-move clock always fell
-    before the first mover even knew the game had started."""
+@pytest.fixture
+def deaf() -> Iterator[str]:
+    """An event endpoint that hears nothing: a PUB that never publishes."""
     context: zmq.Context[Any] = zmq.Context.instance()
     silent = context.socket(zmq.PUB)
     silent.setsockopt(zmq.LINGER, 0)
     try:
-        port = silent.bind_to_random_port("tcp://127.0.0.1")
-        deaf = f"tcp://127.0.0.1:{port}"
-        played = play_game(
-            RandomBot(seed=1),
-            RandomBot(seed=2),
-            "xiangqi",
-            TimeControl(kind="per_move", per_move_ms=2000),
-            max_plies=6,
-            events_for={0: deaf, 1: deaf},
-        )
+        yield f"tcp://127.0.0.1:{silent.bind_to_random_port('tcp://127.0.0.1')}"
     finally:
         silent.close(linger=0)
+
+
+@pytest.mark.parametrize(
+    "time_control",
+    [TimeControl(kind="per_move", per_move_ms=2000), TimeControl(first_move_ms=1_000)],
+    ids=["per_move", "first-move-window"],
+)
+def test_a_runner_that_hears_no_event_still_moves_in_time(
+    play_game: PlayGame, deaf: str, time_control: TimeControl
+) -> None:
+    """PUB/SUB may drop events: a runner whose subscription hears nothing at all
+    learns of its turns from the snapshots it asks for when the game is quiet, soon
+    enough for the clock.  With the old fixed 2 s of quiet before a snapshot, a 2 s
+    per-move clock always fell before the first mover even knew the game had
+    started; a quiet time from the clock alone let a 1 s first-move window close
+    (untimed: the whole 2 s)."""
+    played = play_game(
+        RandomBot(seed=1),
+        RandomBot(seed=2),
+        "xiangqi",
+        time_control,
+        max_plies=6,
+        events_for={0: deaf, 1: deaf},
+    )
     _in_time(played.termination, played.status, played.ply, 6)
 
 

@@ -48,7 +48,10 @@ def test_cutechess_arguments() -> None:
     assert (adj.resign_movecount, adj.resign_score, adj.resign_twosided) == (4, 700, True)
     assert adj.maxmoves == 150
     assert config.sprt is not None and config.sprt.beta == 0.1
-    assert config.time_control() == TimeControl(kind="fischer", base_ms=10_000, increment_ms=100)
+    # no first-move window in engine matches: the clock runs from the start (cutechess)
+    assert config.time_control() == TimeControl(
+        kind="fischer", base_ms=10_000, increment_ms=100, first_move_ms=0
+    )
     assert config.pgnout == Path("out.pgn") and config.seed == 7
 
 
@@ -106,7 +109,9 @@ def test_engines_own_clocks_give_time_odds_of_every_kind() -> None:
     assert [e.ponder for e in config.engines] == [True, False]
     tc = config.time_control(config.engines)
     assert (tc.seat_base_ms, tc.seat_increment_ms) == ([10_000, 5_000], [100, 50])
-    assert tc.for_seat(1) == TimeControl(kind="fischer", base_ms=5_000, increment_ms=50)
+    assert tc.for_seat(1) == TimeControl(
+        kind="fischer", base_ms=5_000, increment_ms=50, first_move_ms=0
+    )
     reverse = config.time_control(config.engines[::-1])
     assert (reverse.seat_base_ms, reverse.seat_increment_ms) == ([5_000, 10_000], [50, 100])
     per_move = parse_args(

@@ -42,7 +42,8 @@ class GameState:
     move must be back in the runner's hands to reach the referee in time: the
     runner sets it from the clock when it sees the turn, less a safety margin; for
     a side's first move in a game with a first-move window (its clock does not run
-    yet), from the time left in that window (then also in untimed games).
+    yet), from the clock as if it ran or the time left in that window, whichever
+    ends first (untimed games: the window).
     ``increment_ms`` and ``per_move_ms`` are this bot's own; with time odds the
     opponent's increment may differ: :attr:`opponent_increment_ms` (``None``: the same).
     """

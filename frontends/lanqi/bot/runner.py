@@ -28,6 +28,7 @@ import zmq
 from lanqi.bot.base import Bot, GameState, clock_margin_ms
 from lanqi.bot.failures import failure_reason
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
+from lanqi.clock import awaits_first_move
 from lanqi.games.base import Game, first_seat
 from lanqi.protocol import (
     AcceptChallenge,
@@ -184,13 +185,15 @@ class GamePlayer(threading.Thread):
         )
         state.opponent = a.players[1 - a.seat] if len(a.players) == 2 else ""
         state.rated = a.rated
+        deadlines = []
+        if remaining is not None:  # as if the clock ran (before a first move it does not)
+            deadlines.append(self._deadline(remaining[a.seat], per_move=tc.kind == "per_move"))
         window = view.clock.first_move_left_ms
         if window is not None and view.state.to_move == a.seat:
-            # no clock runs before our first move, only the window to make it in
-            # (nothing carries over, as on a per-move clock)
-            state.deadline = self._deadline(window, per_move=True)
-        elif remaining is not None:
-            state.deadline = self._deadline(remaining[a.seat], per_move=tc.kind == "per_move")
+            # a first move: the window to make it in counts too (nothing carries over,
+            # as on a per-move clock), so a long clock cannot take the bot past it
+            deadlines.append(self._deadline(window, per_move=True))
+        state.deadline = min(deadlines) if deadlines else None
         return state
 
     def _deadline(self, clock_ms: int, *, per_move: bool) -> float:
@@ -343,16 +346,20 @@ class GamePlayer(threading.Thread):
     def _quiet_ms(self, view: GameView) -> float:
         """How long a silent game is trusted before a snapshot is asked for: a
         lost event (PUB/SUB may drop) must be noticed while the clock it started
-        still has time to answer, so a quarter of the clock at stake, at most
-        :data:`QUIET_RESYNC_MS` and at least :data:`MIN_QUIET_RESYNC_MS`."""
+        still has time to answer, so a quarter of the clock at stake (or of the
+        first-move window, before a first move), at most :data:`QUIET_RESYNC_MS`
+        and at least :data:`MIN_QUIET_RESYNC_MS`."""
         tc = self.assignment.time_control
+        at_stake: list[float] = []
         if tc.kind == "per_move":
-            clock_ms = float(tc.per_move_ms)
+            at_stake.append(float(tc.per_move_ms))
         elif tc.kind == "fischer" and len(view.clock.remaining_ms) == 2:
-            clock_ms = float(view.clock.remaining_ms[self.assignment.seat])
-        else:
+            at_stake.append(float(view.clock.remaining_ms[self.assignment.seat]))
+        if tc.first_move_ms and awaits_first_move(view.ply):
+            at_stake.append(float(tc.first_move_ms))
+        if not at_stake:
             return QUIET_RESYNC_MS
-        return min(QUIET_RESYNC_MS, max(MIN_QUIET_RESYNC_MS, clock_ms / 4))
+        return min(QUIET_RESYNC_MS, max(MIN_QUIET_RESYNC_MS, min(at_stake) / 4))
 
     def _log_end(self, view: GameView) -> None:
         """Say at INFO how the game ended, and why it was lost if it was."""

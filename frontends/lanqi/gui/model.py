@@ -45,7 +45,7 @@ _TERMINATIONS: dict[str, tuple[str, str]] = {
     "agreement": ("同意和棋", "draw agreed"),
     "abandoned": ("弃权", "abandoned"),
     "aborted": ("中止", "aborted"),
-    "no_first_move": ("未走首着", "aborted: no first move in time"),
+    "no_first_move": ("中止", "aborted: no first move in time"),
 }
 
 
