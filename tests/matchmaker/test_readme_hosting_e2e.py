@@ -228,7 +228,8 @@ def test_the_readme_hosting_section_runs_as_written(
         assert after_xiangqi[name].get("gomoku", DEFAULT_RATING) == DEFAULT_RATING, name
         assert after_gomoku[name]["xiangqi"] == after_xiangqi[name]["xiangqi"], name
     assert any(r["gomoku"] != DEFAULT_RATING for r in after_gomoku.values()), after_gomoku
-    assert any(r["gomoku"] != r["xiangqi"] for r in after_gomoku.values()), after_gomoku
+    # (the two events may well end alike, game for game, and so rate alike: the pairings
+    # are the same and first movers often win; the lines above already tell them apart)
 
 
 def decisive(server: str, tournament_id: str) -> bool:
