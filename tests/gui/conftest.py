@@ -234,6 +234,28 @@ class Driver:
         return path
 
 
+def _seat_in(server: Any, created: Any, seat: int, **fields: Any) -> Any:
+    """The :class:`~lanqi.protocol.Assignment` of ``seat`` in a game ``created`` on
+    ``server``'s referee by a scripted client (``fields``: variant, players...)."""
+    from lanqi.protocol import Assignment
+
+    return Assignment(
+        game_id=created.game_id,
+        referee=server.referee.endpoint,
+        referee_pub=server.referee.pub_endpoint,
+        seat=seat,
+        token=created.tokens[seat],
+        **fields,
+    )
+
+
+@pytest.fixture
+def seat_in() -> Callable[..., Any]:
+    """``seat_in(server, created, seat, **fields)``: the Assignment of ``seat`` in a
+    game a scripted client created on ``server``'s referee."""
+    return _seat_in
+
+
 @pytest.fixture
 def gui(tmp_path: Path) -> Iterator[Callable[..., Driver]]:
     """Make an App (``gui(**config)``) and get a :class:`Driver`; closed after the test."""

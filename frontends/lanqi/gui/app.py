@@ -37,6 +37,7 @@ from lanqi.gui.scenes.base import (
     ToMenu,
     ToOfflineGame,
     ToOpenRecord,
+    ToResume,
     ToReview,
     ToSeat,
     ToWatch,
@@ -72,6 +73,7 @@ ROUTES: dict[type[Destination], Route] = dict(
         _route(ToConnect, lambda app, to: connect.ConnectScene(auto=to.auto)),
         _route(ToLobby, lambda app, to: lobby.LobbyScene()),
         _route(ToOfflineGame, game.offline_game),
+        _route(ToResume, game.resumed_game),
         _route(ToSeat, game.seated_game),
         _route(ToWatch, game.watched_game),
         _route(ToReview, game.review_game),
@@ -233,7 +235,8 @@ class App:
         events = pygame.event.get()
         for event in events:
             if event.type == pygame.QUIT:
-                self.running = False
+                if self.scene is None or self.scene.close_requested():
+                    self.running = False
             elif event.type == pygame.VIDEORESIZE:
                 self.resize((event.w, event.h))
             elif event.type == pygame.WINDOWSIZECHANGED:

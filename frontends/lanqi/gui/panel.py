@@ -290,18 +290,24 @@ class SidePanel:
             bottom = host.session.bottom_seat()
         return 1 - bottom, bottom
 
-    def _draw_card(self, surface: pygame.Surface, rect: pygame.Rect, seat: int) -> None:
+    def card_name(self, seat: int) -> str:
+        """The name on ``seat``'s card: yours once, marked as you (``你 You`` with no name)."""
         model, session = self.host.model, self.host.session
+        name = model.players[seat] if seat < len(model.players) else ""
+        if seat in session.my_seats and len(session.my_seats) == 1:
+            return f"{name} (you)" if name else "你 You"
+        return name or seat_name(model.variant, seat)
+
+    def _draw_card(self, surface: pygame.Surface, rect: pygame.Rect, seat: int) -> None:
+        model = self.host.model
         to_move = model.status == "active" and model.seat_to_move == seat
         pygame.draw.rect(surface, theme.PANEL_DARK, rect, border_radius=8)
         if to_move:
             pygame.draw.rect(surface, theme.ACCENT, rect, 2, border_radius=8)
         self.host.view.draw_seat_icon(surface, (rect.x + 28, rect.centery), 20, seat)
-        name = model.players[seat] if seat < len(model.players) else ""
-        you = " (you)" if seat in session.my_seats and len(session.my_seats) == 1 else ""
         draw_text(
             surface,
-            (name or seat_name(model.variant, seat)) + you,
+            self.card_name(seat),
             (rect.x + 56, rect.y + 8),
             17,
             theme.TEXT,

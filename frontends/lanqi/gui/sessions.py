@@ -54,6 +54,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+#: a second press within this many seconds confirms an action that loses the game
+CONFIRM_S = 3.0
+
 
 @dataclass(frozen=True, slots=True)
 class Action:
@@ -70,6 +73,8 @@ class Notice:
     text: str
     error: bool = False
     at: float = 0.0
+    #: what the notice is about ("" for nothing in particular)
+    key: str = ""
 
 
 class Session:
@@ -87,6 +92,8 @@ class Session:
         self.failed: str | None = None
         #: the referee does not answer: since when, the next try (online games)
         self.lost: Disconnected | None = None
+        #: action id -> when its first press asked for a second one
+        self._armed: dict[str, float] = {}
 
     # ------------------------------------------------------------ queries
 
@@ -123,9 +130,30 @@ class Session:
 
     # ------------------------------------------------------------ doing
 
-    def notice(self, text: str, *, error: bool = False) -> None:
-        self.notices.append(Notice(text, error, time.monotonic()))
+    def notice(self, text: str, *, error: bool = False, key: str = "") -> None:
+        """Say ``text`` in the status line; ``key`` names what it is about, so
+        :meth:`withdraw` can take it back when that is over."""
+        self.notices.append(Notice(text, error, time.monotonic(), key))
         del self.notices[:-20]
+
+    def withdraw(self, key: str) -> None:
+        """Drop the notices about ``key`` (an offer that was answered, say)."""
+        self.notices = [n for n in self.notices if n.key != key]
+
+    def armed(self, action_id: str) -> bool:
+        """Was ``action_id`` pressed once and waits for its confirming second press?"""
+        return time.monotonic() - self._armed.get(action_id, -CONFIRM_S) < CONFIRM_S
+
+    def confirmed(self, action_id: str, ask: str) -> bool:
+        """True on the second press of ``action_id`` within :data:`CONFIRM_S`; the
+        first press only says ``ask`` and arms it."""
+        if self.armed(action_id):
+            del self._armed[action_id]
+            self.withdraw(f"confirm:{action_id}")
+            return True
+        self._armed[action_id] = time.monotonic()
+        self.notice(ask, key=f"confirm:{action_id}")
+        return False
 
     def update(self, now: float) -> None:
         """Called once per frame."""
@@ -162,6 +190,8 @@ class LocalSession(Session):
         players: list[str] | None = None,
     ) -> None:
         self._setup = (variant, dict(options or {}), start_fen, list(players or []))
+        #: the time control as given (``5+3``, ``none``): kept with an unfinished game
+        self.time_text = time_control
         self.time_control = parse_time_control(time_control)
         super().__init__(self._new_model())
         self.my_seats = frozenset({0, 1})
@@ -199,6 +229,31 @@ class LocalSession(Session):
         state = clock.state(now * 1000)
         running = clock.running if not self.model.finished else None
         self.model.clock = ClockView(list(state.remaining_ms), running, now)
+
+    def remaining_ms(self) -> tuple[float, float] | None:
+        """What each clock has left now (None: untimed)."""
+        clock = self.game_clock
+        if clock is None:
+            return None
+        left = clock.state(time.monotonic() * 1000).remaining_ms
+        return float(left[0]), float(left[1])
+
+    def unfinished(self) -> bool:
+        """Is there a game to lose: moves played and no result yet?"""
+        return self.model.ply > 0 and not self.model.finished
+
+    def resume(self, moves: list[str], remaining_ms: tuple[float, float] | None) -> None:
+        """Continue a kept game: ``moves`` from the start, the clocks at ``remaining_ms``
+        (the side to move's running from now). Raises the rules' MoveError for a move
+        that is not legal."""
+        model = self.model
+        model.set_moves(moves)
+        model.finish_by_rules()
+        clock = self.game_clock
+        if clock is not None and remaining_ms is not None:
+            running = None if model.finished else model.seat_to_move
+            clock.restore(remaining_ms, running, time.monotonic() * 1000)
+        self._show_clock()
 
     def update(self, now: float) -> None:
         clock = self.game_clock
@@ -242,14 +297,25 @@ class LocalSession(Session):
         return [
             Action("takeback", "悔棋 Undo", "T", enabled=model.ply > 0 and active),
             Action("offer_draw", "和棋 Draw", "D", enabled=active),
-            Action("resign", "认输 Resign", "R", enabled=active),
-            Action("new_game", "再来一局 New game", "G"),
+            self._resign_action(),
+            self._new_game_action(),
         ]
+
+    def _resign_action(self) -> Action:
+        active = self.model.status == "active"
+        label = "确认认输? Confirm resign" if self.armed("resign") else "认输 Resign"
+        return Action("resign", label, "R", enabled=active)
+
+    def _new_game_action(self) -> Action:
+        label = "确认新局? Confirm new game" if self.armed("new_game") else "再来一局 New game"
+        return Action("new_game", label, "G")
 
     def act(self, action_id: str) -> None:
         model = self.model
         if action_id == "new_game":
-            self.new_game()
+            ask = "press G (or the button) again to give this game up for a new one"
+            if not self.unfinished() or self.confirmed("new_game", ask):
+                self.new_game()
         elif model.status != "active":
             return
         elif action_id == "takeback" and model.ply > 0:
@@ -258,6 +324,8 @@ class LocalSession(Session):
             model.finish("1/2-1/2", "agreement", None)
             self._stop_clock()
         elif action_id == "resign":
+            if not self.confirmed("resign", "press R (or the button) again to resign"):
+                return
             loser = self._resigning_seat()
             model.finish("1-0" if loser == 1 else "0-1", "resignation", 1 - loser)
             self._stop_clock()
@@ -300,12 +368,15 @@ class AISession(LocalSession):
         start_fen: str | None = None,
         time_control: str = "none",
         human_name: str = "",
+        ai_time_ms: int | None = None,
     ) -> None:
         self.level = level
+        #: the AI's thinking time per move as asked (kept with an unfinished game)
+        self.ai_time_ms = ai_time_ms
         self.human_seat = human_seat
         self.ai_seat = 1 - human_seat
         ai_name = f"电脑 Computer L{level}"
-        names = [human_name or "You", ai_name]
+        names = [human_name, ai_name]  # no name: the card says 你 You
         if human_seat == 1:
             names.reverse()
         self.ai: Bot = ai_factory()
@@ -379,8 +450,8 @@ class AISession(LocalSession):
         return [
             Action("takeback", "悔棋 Takeback", "T", enabled=active and mine > 0),
             Action("offer_draw", "求和 Offer draw", "D", enabled=active),
-            Action("resign", "认输 Resign", "R", enabled=active),
-            Action("new_game", "再来一局 New game", "G"),
+            self._resign_action(),
+            self._new_game_action(),
         ]
 
     def act(self, action_id: str) -> None:
@@ -394,10 +465,12 @@ class AISession(LocalSession):
             plies = 1 if model.seat_to_move == self.ai_seat else 2
             self.take_back(plies)
             return
-        if action_id == "new_game":
-            self._generation += 1
-            self._future = None
         super().act(action_id)
+
+    def new_game(self) -> None:
+        self._generation += 1  # whatever the AI is thinking about is void now
+        self._future = None
+        super().new_game()
 
     def _resigning_seat(self) -> int:
         return self.human_seat
@@ -440,7 +513,6 @@ class OnlineSession(Session):
         self.view: ViewState | None = None
         self._clock_at: float | None = None
         self._chat_seen: set[int] = set()  # seq of the chat lines already shown
-        self._confirm_resign = 0.0
         where = "联网对局 Online game" if self.seat is not None else "观战 Watching"
         if assignment is not None and assignment.tournament_id:
             where = f"比赛 Tournament round {assignment.round}"
@@ -581,14 +653,21 @@ class OnlineSession(Session):
             who = seat_name(variant, new.draw_offer)
             self.model.say(f"{who} offers a draw")
             if new.draw_offer != self.seat and self.seat is not None:
-                self.notice(f"{who} offers a draw: D accepts, X declines")
+                self.notice(f"{who} offers a draw: D accepts, X declines", key="draw_offer")
         if new.takeback_offer is not None and (
             old is None or old.takeback_offer != new.takeback_offer
         ):
             who = seat_name(variant, new.takeback_offer)
             self.model.say(f"{who} asks to take back a move")
             if new.takeback_offer != self.seat and self.seat is not None:
-                self.notice(f"{who} asks for a takeback: T accepts, X declines")
+                self.notice(
+                    f"{who} asks for a takeback: T accepts, X declines", key="takeback_offer"
+                )
+        # an answered offer's prompt goes with the event that answers it
+        if new.draw_offer is None:
+            self.withdraw("draw_offer")
+        if new.takeback_offer is None:
+            self.withdraw("takeback_offer")
 
     def play(self, text: str) -> bool:
         model = self.model
@@ -645,8 +724,7 @@ class OnlineSession(Session):
                             enabled=not asked and self._my_moves() > 0,
                         )
                     )
-            confirm = time.monotonic() - self._confirm_resign < 3.0
-            label = "确认认输? Confirm resign" if confirm else "认输 Resign"
+            label = "确认认输? Confirm resign" if self.armed("resign") else "认输 Resign"
             actions.append(Action("resign", label, "R"))
         elif model.finished and self._rematch_seek() is not None:
             actions.append(Action("rematch", "再来一局 Rematch", "G"))
@@ -667,13 +745,10 @@ class OnlineSession(Session):
                 opponent = self.assignment.players[1 - self.assignment.seat]
                 self.lobby.send(commands.SendChallenge(opponent, seek))
             return
-        if action_id == "resign":
-            now = time.monotonic()
-            if now - self._confirm_resign > 3.0:
-                self._confirm_resign = now
-                self.notice("press R (or the button) again to resign")
-                return
-            self._confirm_resign = 0.0
+        if action_id == "resign" and not self.confirmed(
+            "resign", "press R (or the button) again to resign"
+        ):
+            return
         command = SEAT_ACTIONS.get(action_id)
         if command is not None:
             self.agent.send(command())

@@ -34,6 +34,7 @@ __all__ = [
     "ToMenu",
     "ToOfflineGame",
     "ToOpenRecord",
+    "ToResume",
     "ToReview",
     "ToSeat",
     "ToWatch",
@@ -78,6 +79,14 @@ class ToOfflineGame(Destination):
     time_control: str | None = None
     ai_time_ms: int | None = None
     seed: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToResume(Destination):
+    """An unfinished offline game kept in the data directory (:mod:`lanqi.gui.resume`),
+    by its id; making it raises ValueError when that game cannot be read."""
+
+    game_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +140,9 @@ class Host(Protocol):
     @property
     def games_dir(self) -> Path: ...
 
+    @property
+    def data_dir(self) -> Path: ...
+
     def go(self, destination: Destination) -> None:
         """Show the scene for ``destination`` from the next frame on."""
 
@@ -160,6 +172,11 @@ class Scene:
 
     def handle_event(self, event: pygame.event.Event) -> None:
         """One input event."""
+
+    def close_requested(self) -> bool:
+        """The window's close button was pressed: True lets the app quit now; a scene
+        with something to lose asks first (and returns False)."""
+        return True
 
     def update(self, dt: float) -> None:
         """Advance ``dt`` seconds."""

@@ -24,10 +24,11 @@ import pygame
 
 from lanqi.games.base import Game
 from lanqi.games.registry import variant_spec
-from lanqi.gui import theme
+from lanqi.gui import resume, theme
 from lanqi.gui.board_view import BoardView, Marks
 from lanqi.gui.connection import draw_lost, lost_lines
 from lanqi.gui.controllers import BoardInput
+from lanqi.gui.dialog import Choice, Dialog
 from lanqi.gui.fonts import BOARD_FONT, font
 from lanqi.gui.model import GameModel, termination_text
 from lanqi.gui.net import GameAgent
@@ -39,6 +40,7 @@ from lanqi.gui.scenes.base import (
     ToLobby,
     ToMenu,
     ToOfflineGame,
+    ToResume,
     ToReview,
     ToSeat,
     ToWatch,
@@ -57,7 +59,14 @@ from lanqi.gui.variants import VariantUI, variant_ui
 from lanqi.gui.widgets import draw_text
 from lanqi.protocol.endpoints import reachable
 
-__all__ = ["GameScene", "offline_game", "review_game", "seated_game", "watched_game"]
+__all__ = [
+    "GameScene",
+    "offline_game",
+    "resumed_game",
+    "review_game",
+    "seated_game",
+    "watched_game",
+]
 
 log = logging.getLogger(__name__)
 
@@ -86,9 +95,19 @@ HELP = (
 class GameScene(Scene):
     """The board and the side panel for one session."""
 
-    def __init__(self, session: Session, *, back: Destination | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        *,
+        back: Destination | None = None,
+        keep_id: str | None = None,
+    ) -> None:
         self.session = session
         self.back: Destination = back if back is not None else ToMenu()
+        #: an offline game is kept under this id while it is unfinished (lanqi.gui.resume)
+        self.keep_id = keep_id
+        #: the question asked before leaving a game that goes on
+        self.dialog: Dialog | None = None
         model = session.model
         self.ui: VariantUI = variant_ui(model.variant)
         self.view: BoardView = self.ui.view(model.options)
@@ -102,7 +121,8 @@ class GameScene(Scene):
         self._seen_model: GameModel | None = None
         self._seen_version = -1
         self._shown: tuple[int, int, Game[Any]] | None = None
-        self._leave_armed = 0.0
+        self._quitting = False
+        self._kept: tuple[int, int, str] | None = None
         self.next_game: ToSeat | None = None
         self._next_game_at = 0.0
         #: the last move sliding into place: (from, to, share done)
@@ -133,6 +153,7 @@ class GameScene(Scene):
         self.cues.follow(self.model)
 
     def cleanup(self) -> None:
+        self.keep()
         self.session.close()
         if pygame.display.get_init():
             pygame.key.set_repeat()
@@ -143,6 +164,8 @@ class GameScene(Scene):
         self.view.layout(pygame.Rect(8, 8, w - panel_w - 16, h - 16))
         self.panel.layout(pygame.Rect(w - panel_w, 0, panel_w, h))
         self.panel.set_actions(self._actions(), force=True)
+        if self.dialog is not None:
+            self.dialog.layout(size)
 
     # ------------------------------------------------------------ actions
 
@@ -183,16 +206,90 @@ class GameScene(Scene):
                 self.view_ply = None
                 self.banner_hidden = False
 
-    def leave(self) -> None:
-        session = self.session
-        active_seat = isinstance(session, OnlineSession) and session.seat is not None
-        if active_seat and self.model.status == "active":
-            now = time.monotonic()
-            if now - self._leave_armed > 3.0:
-                self._leave_armed = now
-                session.notice("Esc again leaves the game: your clock keeps running")
-                return
-        self.app.go(self.back)
+    def leave(self, *, quit: bool = False) -> None:
+        """Back to where the game came from (``quit``: close the window), asking first
+        when that would lose a game that goes on."""
+        if not self.ask_before_leaving(quit=quit):
+            self._go(quit=quit)
+
+    def close_requested(self) -> bool:
+        # a second close while the question is up quits (an offline game is kept)
+        return self.dialog is not None or not self.ask_before_leaving(quit=True)
+
+    def ask_before_leaving(self, *, quit: bool = False) -> bool:
+        """Open the leave question if leaving loses something; True if it did."""
+        session, model = self.session, self.model
+        if isinstance(session, LocalSession) and session.unfinished():
+            self.dialog = self._leave_offline_dialog(quit)
+        elif (
+            isinstance(session, OnlineSession)
+            and session.seat is not None
+            and not model.finished
+            and session.failed is None
+        ):
+            self.dialog = self._leave_online_dialog(quit)
+        else:
+            return False
+        self.dialog.layout(self.app.screen.get_size())
+        return True
+
+    def _go(self, *, quit: bool) -> None:
+        self.dialog = None
+        if quit:
+            self.app.quit()
+        else:
+            self.app.go(self.back)
+
+    def _stay(self) -> None:
+        self.dialog = None
+
+    def _discard(self) -> None:
+        if self.keep_id is not None:
+            resume.drop(self.app.data_dir, self.keep_id)
+            self.keep_id = None
+        self._go(quit=self._quitting)
+
+    def _leave_offline_dialog(self, quit: bool) -> Dialog:
+        self._quitting = quit
+        leave = "保存退出 Save and quit" if quit else "保存退出 Save and leave"
+        return Dialog(
+            "退出对局? Leave this game?",
+            [
+                f"It has {self.model.ply} moves and no result yet.",
+                "Save and leave keeps it: Resume on the menu brings it back as it"
+                " is (moves, clocks, the computer's level).",
+            ],
+            [
+                Choice("keep", leave, "y", lambda: self._go(quit=quit)),
+                Choice("discard", "放弃 Leave and give it up", "d", self._discard),
+                Choice("stay", "返回对局 Keep playing", "n", self._stay),
+            ],
+        )
+
+    def _leave_online_dialog(self, quit: bool) -> Dialog:
+        leave = "退出 Quit" if quit else "退出 Leave"
+        return Dialog(
+            "退出对局? Leave this game?",
+            [
+                "The game goes on without you: your clock keeps running, and a seat"
+                " that stays away loses by abandonment.",
+            ],
+            [
+                Choice("leave", f"{leave} (the game goes on)", "y", lambda: self._go(quit=quit)),
+                Choice("stay", "返回对局 Stay", "n", self._stay),
+            ],
+        )
+
+    def keep(self) -> None:
+        """Keep an unfinished offline game in the data directory (or drop the kept
+        one once it has a result or no moves)."""
+        if self.keep_id is None or not hasattr(self, "app"):
+            return
+        game = resume.of_session(self.session, self.keep_id)
+        if game is None:
+            resume.drop(self.app.data_dir, self.keep_id)
+        else:
+            resume.keep(self.app.data_dir, game)
 
     def save(self) -> None:
         model = self.model
@@ -298,6 +395,9 @@ class GameScene(Scene):
     # ------------------------------------------------------------ input
 
     def handle_event(self, event: pygame.event.Event) -> None:
+        if self.dialog is not None:
+            self.dialog.handle_event(event)
+            return
         if self.help and event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN):
             self.help = False
             return
@@ -404,6 +504,10 @@ class GameScene(Scene):
         if cue is not None:
             self.app.sound.play(cue)
         self.controller.follow_premove()
+        kept = (id(model), model.version, model.status)
+        if kept != self._kept:  # after every move, and once the game ends
+            self._kept = kept
+            self.keep()
         self.check_flash = max(0.0, self.check_flash - dt)
         if self._anim is not None:
             frm, to, done = self._anim
@@ -457,6 +561,8 @@ class GameScene(Scene):
         self.panel.draw(surface)
         if self.help:
             self._draw_help(surface)
+        if self.dialog is not None:
+            self.dialog.draw(surface)
 
     def marks(self) -> Marks:
         """What to draw over the shown position: its last move and markers, the input
@@ -549,11 +655,12 @@ class GameScene(Scene):
 # ================================================================ the routes to this screen
 
 
-def offline_game(app: Host, to: ToOfflineGame) -> GameScene:
-    """A game on this computer: two players, or one against the AI."""
+def offline_game(app: Host, to: ToOfflineGame, *, keep_id: str = "") -> GameScene:
+    """A game on this computer: two players, or one against the AI; kept while it is
+    unfinished (under ``keep_id``, or a new id)."""
     tc = to.time_control or app.settings.local_time
     options = dict(to.options)
-    session: Session
+    session: LocalSession
     level = to.ai
     if level is None:
         session = LocalSession(to.variant, options=options, start_fen=to.fen, time_control=tc)
@@ -567,9 +674,35 @@ def offline_game(app: Host, to: ToOfflineGame) -> GameScene:
             options=options,
             start_fen=to.fen,
             time_control=tc,
-            human_name=app.settings.name or "You",
+            human_name=app.settings.name,
+            ai_time_ms=to.ai_time_ms,
         )
-    return GameScene(session, back=ToMenu())
+    return GameScene(session, back=ToMenu(), keep_id=keep_id or resume.new_id())
+
+
+def resumed_game(app: Host, to: ToResume) -> GameScene:
+    """An unfinished offline game as it was kept: moves, clocks, players, AI level."""
+    game = resume.find(app.data_dir, to.game_id)
+    destination = ToOfflineGame(
+        game.variant,
+        options=dict(game.options),
+        ai=game.ai_level if game.kind == "ai" else None,
+        side=game.side,
+        fen=game.start_fen,
+        time_control=game.time_control,
+        ai_time_ms=game.ai_time_ms,
+    )
+    try:
+        scene = offline_game(app, destination, keep_id=game.id)
+        session = scene.session
+        assert isinstance(session, LocalSession)
+        remaining = game.remaining_ms
+        session.resume(list(game.moves), (remaining[0], remaining[1]) if remaining else None)
+    except (ValueError, TypeError, IndexError) as exc:
+        raise ValueError(f"cannot resume that game: {exc}") from None
+    if len(game.players) == 2:
+        session.model.players = list(game.players)
+    return scene
 
 
 def seated_game(app: Host, to: ToSeat) -> GameScene:

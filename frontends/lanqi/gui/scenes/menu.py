@@ -6,9 +6,17 @@ from collections.abc import Callable
 
 import pygame
 
-from lanqi.gui import theme
+from lanqi.gui import resume, theme
 from lanqi.gui.fonts import BOARD_FONT
-from lanqi.gui.scenes.base import Host, Scene, ToConnect, ToLobby, ToOfflineGame, ToOpenRecord
+from lanqi.gui.scenes.base import (
+    Host,
+    Scene,
+    ToConnect,
+    ToLobby,
+    ToOfflineGame,
+    ToOpenRecord,
+    ToResume,
+)
 from lanqi.gui.variants import VARIANTS, variant_ui
 from lanqi.gui.widgets import Button, draw_text
 
@@ -26,10 +34,26 @@ class MenuScene(Scene):
         self.buttons: list[Button] = []
         self.focus = 0
         self.human_first = True
+        #: the newest unfinished offline game (lanqi.gui.resume), offered first
+        self.unfinished: resume.Unfinished | None = None
+        self.error = ""
 
     def startup(self, app: Host) -> None:
+        self.app = app
+        self.unfinished = resume.latest(app.data_dir)
         super().startup(app)
         pygame.key.set_repeat(300, 40)
+
+    def _resume(self) -> None:
+        if self.unfinished is None:
+            return
+        try:
+            self.app.go(ToResume(self.unfinished.id))
+        except ValueError as exc:
+            self.error = str(exc)
+            resume.drop(self.app.data_dir, self.unfinished.id)
+            self.unfinished = resume.latest(self.app.data_dir)
+            self.layout(self.app.screen.get_size())
 
     def _offline(self, variant: str, ai: bool) -> Callable[[], None]:
         def start() -> None:
@@ -108,7 +132,10 @@ class MenuScene(Scene):
     def layout(self, size: tuple[int, int]) -> None:
         w, h = size
         settings = self.app.settings
-        main = [
+        main: list[tuple[str, Callable[[], None], str]] = []
+        if self.unfinished is not None:
+            main.append((f"接着走棋  Resume: {self.unfinished.describe()}", self._resume, "r"))
+        main += [
             ("联网对局  Play online (LAN)", self._online, "1"),
             ("双人象棋  Xiangqi: two players", self._offline("xiangqi", False), "2"),
             ("双人五子棋  Gomoku: two players", self._offline("gomoku", False), "3"),
@@ -118,13 +145,15 @@ class MenuScene(Scene):
             ("退出  Quit", self._quit, "q"),
         ]
         bw = min(440, w - 60)
-        bh = max(34, min(48, (h - 260) // 11))
+        bh = max(34, min(48, (h - 260) // (len(main) + 4)))
         top = max(150, h // 2 - (len(main) * (bh + 10)) // 2 - 30)
         self.buttons = []
         for i, (label, action, key) in enumerate(main):
-            rect = pygame.Rect(0, 0, bw, bh)
+            # the resumed game's line is longer than the others
+            wide = action == self._resume
+            rect = pygame.Rect(0, 0, min(680, w - 60) if wide else bw, bh)
             rect.midtop = (w // 2, top + i * (bh + 10))
-            self.buttons.append(Button(label, action, rect=rect, key=key, primary=i == 0))
+            self.buttons.append(Button(label, action, rect=rect, key=key, primary=i == 0, id=key))
         y = top + len(main) * (bh + 10) + 14
         side = "先手 first" if self.human_first else "后手 second"
         time_label = "none" if settings.local_time == "none" else settings.local_time
@@ -215,8 +244,20 @@ class MenuScene(Scene):
             button.focused = i == self.focus
             button.draw(surface)
         hint = "↑↓ + Enter, or the keys 1–6 · Esc quits · gomoku AI levels go up to 5"
+        if self.unfinished is not None:
+            hint = "R resumes · " + hint
         bottom = max((b.rect.bottom for b in self.buttons), default=0) + 28
         draw_text(surface, hint, (w // 2, bottom), 14, theme.TEXT_DIM, anchor="midtop")
+        if self.error:
+            draw_text(
+                surface,
+                self.error,
+                (w // 2, bottom + 22),
+                14,
+                theme.ERROR,
+                anchor="midtop",
+                max_width=w - 40,
+            )
 
     def _draw_pieces(self, surface: pygame.Surface, w: int) -> None:
         for i, (char, ink) in enumerate((("帥", theme.RED), ("將", theme.BLACK))):
