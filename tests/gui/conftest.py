@@ -80,6 +80,19 @@ class Driver:
 
         pygame.event.post(pygame.event.Event(kind, **attrs))
 
+    def enter_lobby(self) -> None:
+        """Open the first scene (the connect screen, connecting) and wait for the lobby."""
+        from lanqi.gui.scenes.lobby import LobbyScene
+
+        self.app.switch(self.app.first_scene())
+        self.until(lambda: isinstance(self.app.scene, LobbyScene), 10, "the lobby")
+
+    def click_row(self, widget: Any, index: int) -> None:
+        """Click row ``index`` of a scrolling list."""
+        rect = widget.rect
+        y = rect.y + (index - widget.scroll) * widget.row_height + widget.row_height // 2
+        self.click((rect.x + 20, y))
+
     def click(self, pos: tuple[int, int], *, frames: int = 1) -> None:
         import pygame
 
@@ -254,6 +267,36 @@ def seat_in() -> Callable[..., Any]:
     """``seat_in(server, created, seat, **fields)``: the Assignment of ``seat`` in a
     game a scripted client created on ``server``'s referee."""
     return _seat_in
+
+
+@pytest.fixture
+def scripted_seat(
+    gui: Callable[..., Driver], server: Any
+) -> Iterator[Callable[..., tuple[Driver, Any, Any]]]:
+    """``scripted_seat()``: the GUI seated as Alice (Red) in a casual xiangqi game on
+    ``server``'s referee, against a scripted client that has joined seat 1; returns
+    (driver, the script's RefereeClient, the create_game reply) once it is active."""
+    from lanqi.client.referee import RefereeClient
+    from lanqi.gui.scenes.base import ToSeat
+
+    scripts: list[Any] = []
+
+    def start() -> tuple[Driver, Any, Any]:
+        script = RefereeClient(server.referee.endpoint, server.referee.pub_endpoint)
+        scripts.append(script)
+        players = ["Alice", "Script"]
+        created = script.create_game("xiangqi", players=players, casual=True)
+        driver = gui()
+        driver.app.go(ToSeat(_seat_in(server, created, 0, variant="xiangqi", players=players)))
+        driver.frames()
+        scene = driver.scene
+        script.join(created.game_id, 1, created.tokens[1])
+        driver.until(lambda: scene.model.status == "active", 10, "the start")
+        return driver, script, created
+
+    yield start
+    for script in scripts:
+        script.close()
 
 
 @pytest.fixture

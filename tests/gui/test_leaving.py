@@ -22,7 +22,6 @@ from lanqi.gui import resume  # noqa: E402
 if TYPE_CHECKING:
     from tests.gui.conftest import Driver
 
-    from lanqi.server.embedded import EmbeddedServer
 
 OPENING = ["b0c2", "b9a7", "b2a2", "f9e8"]
 
@@ -199,32 +198,22 @@ def test_an_unreadable_kept_game_is_skipped(gui: Callable[..., Driver]) -> None:
 
 
 def test_leaving_an_online_seat_asks_and_says_the_game_goes_on(
-    gui: Callable[..., Driver], server: EmbeddedServer, seat_in: Callable[..., Any]
+    scripted_seat: Callable[..., tuple[Driver, Any, Any]],
 ) -> None:
-    from lanqi.client.referee import RefereeClient
-    from lanqi.gui.scenes.base import ToMenu, ToSeat
+    from lanqi.gui.scenes.base import ToMenu
     from lanqi.gui.scenes.menu import MenuScene
 
-    referee, referee_pub = server.referee.endpoint, server.referee.pub_endpoint
-    with RefereeClient(referee, referee_pub) as script:
-        created = script.create_game("xiangqi", players=["Alice", "Script"], casual=True)
-        game_id, tokens = created.game_id, created.tokens
-        seat = seat_in(server, created, 0, variant="xiangqi", players=["Alice", "Script"])
-        driver = gui()
-        driver.app.go(ToSeat(seat))
-        driver.frames()
-        scene = driver.scene
-        scene.back = ToMenu()
-        script.join(game_id, 1, tokens[1])
-        driver.until(lambda: scene.model.status == "active", 10, "the start")
-        assert scene.panel.card_name(0) == "Alice (you)"
-        assert scene.panel.card_name(1) == "Script"
-        driver.key(pygame.K_ESCAPE, frames=2)
-        assert driver.scene is scene and scene.dialog is not None
-        assert "clock keeps running" in " ".join(scene.dialog.lines)
-        driver.key(pygame.K_n)
-        assert scene.dialog is None and driver.scene is scene
-        driver.key(pygame.K_ESCAPE)
-        driver.key(pygame.K_RETURN, frames=2)
-        assert isinstance(driver.scene, MenuScene)
-        assert script.sync(game_id).status == "active"  # the game goes on
+    driver, script, created = scripted_seat()
+    scene = driver.scene
+    scene.back = ToMenu()
+    assert scene.panel.card_name(0) == "Alice (you)"
+    assert scene.panel.card_name(1) == "Script"
+    driver.key(pygame.K_ESCAPE, frames=2)
+    assert driver.scene is scene and scene.dialog is not None
+    assert "clock keeps running" in " ".join(scene.dialog.lines)
+    driver.key(pygame.K_n)
+    assert scene.dialog is None and driver.scene is scene
+    driver.key(pygame.K_ESCAPE)
+    driver.key(pygame.K_RETURN, frames=2)
+    assert isinstance(driver.scene, MenuScene)
+    assert script.sync(created.game_id).status == "active"  # the game goes on

@@ -516,6 +516,7 @@ class OnlineSession(Session):
         where = "联网对局 Online game" if self.seat is not None else "观战 Watching"
         if assignment is not None and assignment.tournament_id:
             where = f"比赛 Tournament round {assignment.round}"
+        self._where = where
         self.title = where
         if not agent.is_alive():
             agent.start()
@@ -595,6 +596,7 @@ class OnlineSession(Session):
         model.players = [p or seat_name(new.variant, i) for i, p in enumerate(new.players)]
         model.connected = list(new.connected)
         model.casual = new.casual
+        self.title = f"{self._where} · {self.rating_mode()}".rstrip(" ·")
         running = new.clock.running if new.status == "active" else None
         if old is None or new.clock is not old.clock or self._clock_at is None:
             self._clock_at = view.at  # when these times were read, not a later chat line
@@ -692,6 +694,13 @@ class OnlineSession(Session):
         self.agent.send(commands.PlayMove(ply, wire))
         return True
 
+    def rating_mode(self) -> str:
+        """``等级赛 Rated``, ``Casual`` (takebacks allowed) or "" (neither: an unrated
+        tournament game)."""
+        if self.assignment is not None and self.assignment.rated:
+            return "等级赛 Rated"
+        return "Casual" if self.model.casual else ""
+
     def _my_moves(self) -> int:
         model = self.model
         return sum(1 for ply in range(model.ply) if (ply + model.first_seat) % 2 == self.seat)
@@ -736,7 +745,14 @@ class OnlineSession(Session):
         a = self.assignment
         if a is None or self.lobby is None or a.tournament_id or len(a.players) != 2:
             return None
-        return Seek(variant=a.variant, options=dict(a.options), time_control=a.time_control)
+        # the colours swap: the challenger asks for the seat the opponent just had
+        return Seek(
+            variant=a.variant,
+            options=dict(a.options),
+            time_control=a.time_control,
+            rated=a.rated,
+            color="second" if a.seat == 0 else "first",
+        )
 
     def act(self, action_id: str) -> None:
         if action_id == "rematch":

@@ -30,7 +30,7 @@ from lanqi.gui.connection import draw_lost, lost_lines
 from lanqi.gui.controllers import BoardInput
 from lanqi.gui.dialog import Choice, Dialog
 from lanqi.gui.fonts import BOARD_FONT, font
-from lanqi.gui.model import GameModel, termination_text
+from lanqi.gui.model import GameModel, seat_name, termination_text
 from lanqi.gui.net import GameAgent
 from lanqi.gui.panel import NOTATIONS, SidePanel, notation
 from lanqi.gui.scenes.base import (
@@ -729,6 +729,9 @@ def seated_game(app: Host, to: ToSeat) -> GameScene:
     )
     if app.lobby is not None:
         app.lobby.started_games.add(game.game_id)
+    side = seat_name(game.variant, game.seat)
+    mode = "rated" if game.rated else "casual" if not game.tournament_id else ""
+    session.notice(f"you play {side}" + (f" · {mode} game" if mode else ""))
     return GameScene(session, back=ToLobby())
 
 

@@ -8,6 +8,7 @@ to you (a paired seek, an accepted challenge, a tournament round) opens at once.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 import pygame
 
@@ -17,7 +18,7 @@ from lanqi.gui.scenes.base import Host, Scene, ToMenu, ToSeat, ToWatch
 from lanqi.gui.sessions import parse_time_control
 from lanqi.gui.variants import VARIANTS, variant_ui
 from lanqi.gui.widgets import Button, ScrollList, draw_text
-from lanqi.protocol import Seek, SeekInfo, TimeControl
+from lanqi.protocol import GameSummary, PlayerInfo, Seek, SeekInfo, TimeControl
 
 __all__ = ["LobbyScene", "describe_seek", "describe_time"]
 
@@ -53,8 +54,19 @@ def describe_seek(seek: Seek) -> str:
         name = f"{seek.variant} {options}"
     else:
         name = f"{ui.chinese} {seek.variant}" if ui is not None else seek.variant
-    rated = " rated" if seek.rated else ""
-    return f"{name} · {describe_time(seek.time_control)}{rated}"
+    rated = "rated" if seek.rated else "casual"
+    return f"{name} · {describe_time(seek.time_control)} · {rated}"
+
+
+def player_status(player: PlayerInfo, games: Sequence[GameSummary]) -> str:
+    """What the player list says a player is doing: ``对局中 vs Bob · xiangqi`` while
+    they play a game, ``idle`` when online and free, nothing when offline."""
+    game = next((g for g in games if player.name in g.players), None)
+    bot = "bot · " if player.kind == "bot" else ""
+    if game is not None:
+        others = [name for name in game.players if name != player.name]
+        return f"{bot}对局中 vs {others[0] if others else '?'} · {game.variant}"
+    return f"{bot}idle" if player.online else bot.removesuffix(" · ")
 
 
 class LobbyScene(Scene):
@@ -64,7 +76,7 @@ class LobbyScene(Scene):
 
     def __init__(self) -> None:
         self.players = ScrollList(
-            row_height=26, columns=3, weights=(4, 1, 1), on_pick=self._pick_player
+            row_height=26, columns=3, weights=(5, 5, 2), on_pick=self._pick_player
         )
         self.seeks = ScrollList(row_height=26, columns=2, weights=(2, 3), on_pick=self._pick_seek)
         self.games = ScrollList(row_height=26, columns=2, weights=(3, 2), on_pick=self._pick_game)
@@ -75,6 +87,8 @@ class LobbyScene(Scene):
         self.buttons: list[Button] = []
         self.challenge_buttons: list[Button] = []
         self.time_choice = "5+3"
+        #: seeks and challenges are rated (change ratings, no takebacks) or casual
+        self.rated = False
         self.variant = next(iter(VARIANTS))
         self.selected_player: str | None = None
         self.selected_tournament: str | None = None
@@ -123,16 +137,24 @@ class LobbyScene(Scene):
         }
         y = bottom + 12
         bw = (col_w - 8) // 2
+        third = (col_w - 16) // 3
         variant = variant_ui(self.variant).title
         self.buttons = [
             Button(
-                f"游戏 {variant}", self._toggle_variant, rect=pygame.Rect(x2, y, bw, 34), key="v"
+                f"游戏 {variant}", self._toggle_variant, rect=pygame.Rect(x2, y, third, 34), key="v"
             ),
             Button(
                 f"时间 {self.time_choice}",
                 self._toggle_time,
-                rect=pygame.Rect(x2 + bw + 8, y, bw, 34),
+                rect=pygame.Rect(x2 + third + 8, y, third, 34),
                 key="t",
+            ),
+            Button(
+                "等级赛 Rated" if self.rated else "Casual",
+                self._toggle_rated,
+                rect=pygame.Rect(x2 + 2 * (third + 8), y, third, 34),
+                key="k",
+                id="rated",
             ),
             Button(
                 "发起 Seek a game",
@@ -200,7 +222,12 @@ class LobbyScene(Scene):
             variant=self.variant,
             options=options,
             time_control=parse_time_control(self.time_choice),
+            rated=self.rated,
         )
+
+    def _toggle_rated(self) -> None:
+        self.rated = not self.rated
+        self.layout(self.app.screen.get_size())
 
     def _toggle_variant(self) -> None:
         names = list(VARIANTS)
@@ -336,20 +363,22 @@ class LobbyScene(Scene):
     def _fill(self, link: LobbyLink) -> None:
         state = link.state
         state_players = list(state.players)
+        statuses = [player_status(p, state.games) for p in state_players]
         self.players.set_rows(
             [
                 (
                     ("● " if p.online else "○ ")
                     + p.name
                     + (" (you)" if p.name == link.name else ""),
-                    "bot" if p.kind == "bot" else "",
+                    status,
                     f"{p.ratings.get(self.variant, 1500.0):.0f}",  # in the game picked
                 )
-                for p in state_players
+                for p, status in zip(state_players, statuses, strict=True)
             ]
         )
         self.players.colors = {
-            i: (theme.TEXT if p.online else theme.TEXT_DIM) for i, p in enumerate(state_players)
+            i: (theme.ACCENT if "对局中" in status else theme.TEXT if p.online else theme.TEXT_DIM)
+            for i, (p, status) in enumerate(zip(state_players, statuses, strict=True))
         }
         seeks = self._seek_rows()
         self.seeks.set_rows(

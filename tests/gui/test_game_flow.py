@@ -1,0 +1,216 @@
+"""Game flow online: rematches swap the colours, rated or casual is chosen where games
+are made and shown in the game, the player list says who is playing, and an answered
+takeback request's prompt goes with the event that answers it.
+
+A real matchmaker and referee run in-process (the ``server`` fixture); opponents are
+bot runners or scripted clients.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+pygame = pytest.importorskip("pygame")
+
+from lanqi.bot.runner import BotRunner, Policy  # noqa: E402
+from lanqi.bot.simple import RandomBot  # noqa: E402
+from lanqi.gui import commands  # noqa: E402
+
+if TYPE_CHECKING:
+    from tests.gui.conftest import Driver
+
+    from lanqi.server.embedded import EmbeddedServer
+
+
+@pytest.fixture
+def bot(server: EmbeddedServer) -> Iterator[Callable[..., BotRunner]]:
+    """``bot(name, **policy)``: a random bot on the server, stopped after the test."""
+    started: list[tuple[BotRunner, threading.Thread]] = []
+
+    def start(name: str, **policy: Any) -> BotRunner:
+        runner = BotRunner(
+            make_bot=lambda: RandomBot(seed=7),
+            matchmaker=server.matchmaker_endpoint,
+            name=name,
+            policy=Policy(**policy),
+        )
+        thread = threading.Thread(target=runner.run, name=f"bot-{name}", daemon=True)
+        thread.start()
+        started.append((runner, thread))
+        return runner
+
+    yield start
+    for runner, _ in started:
+        runner.stop.set()
+    for _, thread in started:
+        thread.join(timeout=5)
+
+
+def lobby_of(gui: Callable[..., Driver], server: EmbeddedServer, name: str) -> Driver:
+    driver = gui(server=server.matchmaker_endpoint, name=name, connect=True)
+    driver.enter_lobby()
+    return driver
+
+
+def new_game(driver: Driver, not_id: str = "") -> Any:
+    from lanqi.gui.scenes.game import GameScene
+
+    def opened() -> bool:
+        scene = driver.scene
+        return isinstance(scene, GameScene) and getattr(scene.session, "game_id", "") != not_id
+
+    driver.until(opened, 10, "a new game")
+    scene = driver.scene
+    driver.until(lambda: scene.model.status != "waiting", 10, "the game to start")
+    return scene
+
+
+def resign(driver: Driver, scene: Any) -> None:
+    driver.key(pygame.K_r)
+    driver.key(pygame.K_r)
+    driver.until(lambda: scene.model.finished, 10, "the resignation")
+
+
+def challenge(driver: Driver, lobby: Any, name: str) -> None:
+    link = driver.app.lobby
+    driver.until(lambda: any(p.name == name for p in link.state.players), 10, name)
+    driver.frames()
+    driver.click_row(lobby.players, [p.name for p in link.state.players].index(name))
+    assert lobby.selected_player == name
+    driver.key(pygame.K_c)
+
+
+def test_a_rematch_swaps_the_colours(
+    gui: Callable[..., Driver], server: EmbeddedServer, bot: Callable[..., BotRunner]
+) -> None:
+    bot("Randy", variants=("xiangqi",))
+    driver = lobby_of(gui, server, "Alice")
+    challenge(driver, driver.scene, "Randy")
+    first = new_game(driver)
+    seat = first.session.seat
+    assert first.session.assignment.players[seat] == "Alice"
+    resign(driver, first)
+    driver.press("rematch")
+    second = new_game(driver, not_id=first.session.game_id)
+    # the matchmaker made the game with the seats swapped, and the screen shows it
+    assignment = second.session.assignment
+    assert assignment.seat == 1 - seat
+    assert assignment.players == list(reversed(first.session.assignment.players))
+    assert second.model.players[1 - seat] == "Alice"
+    assert second.panel.card_name(1 - seat) == "Alice (you)"
+    side = "Black" if seat == 0 else "Red"
+    assert any(n.text.startswith(f"you play {side}") for n in second.session.notices)
+    # xiangqi turns the board for Black: your side is at the bottom either way
+    assert second.view.flipped == (assignment.seat == 1)
+    assert second.panel.card_seats()[1] == assignment.seat
+
+
+def test_rated_or_casual_is_chosen_in_the_lobby_and_shown_in_the_game(
+    gui: Callable[..., Driver], server: EmbeddedServer, bot: Callable[..., BotRunner]
+) -> None:
+    bot("Rita", variants=("xiangqi",))
+    driver = lobby_of(gui, server, "Eve")
+    lobby = driver.scene
+    rated = next(b for b in lobby.buttons if b.id == "rated")
+    assert rated.label == "Casual"
+    driver.key(pygame.K_k)  # rated from now on
+    assert lobby.rated and next(b for b in lobby.buttons if b.id == "rated").label.startswith(
+        "等级赛"
+    )
+    challenge(driver, lobby, "Rita")
+    scene = new_game(driver)
+    assert scene.session.assignment.rated and not scene.model.casual
+    assert scene.session.title.endswith("等级赛 Rated")
+    assert "takeback" not in {b.id for b in scene.panel.buttons}  # rated: no takebacks
+    assert any("rated game" in n.text for n in scene.session.notices)
+    resign(driver, scene)
+    # the rematch keeps it rated
+    driver.press("rematch")
+    again = new_game(driver, not_id=scene.session.game_id)
+    assert again.session.assignment.rated
+    resign(driver, again)
+    driver.key(pygame.K_ESCAPE, frames=2)
+    lobby = driver.scene
+    assert not lobby.rated  # a new lobby screen starts casual
+    challenge(driver, lobby, "Rita")
+    casual = new_game(driver)
+    assert not casual.session.assignment.rated and casual.model.casual
+    assert casual.session.title.endswith("Casual")
+
+
+def test_the_player_list_says_who_is_playing(
+    gui: Callable[..., Driver], server: EmbeddedServer
+) -> None:
+    from lanqi.client.matchmaker import MatchmakerClient
+    from lanqi.client.referee import RefereeClient
+    from lanqi.gui.scenes.lobby import LobbyScene
+
+    referee, referee_pub = server.referee.endpoint, server.referee.pub_endpoint
+    with (
+        MatchmakerClient(server.matchmaker_endpoint) as ann,
+        MatchmakerClient(server.matchmaker_endpoint) as bob,
+        RefereeClient(referee, referee_pub) as script,
+    ):
+        ann.hello("Ann")
+        bob.hello("Bob")
+        driver = lobby_of(gui, server, "Zed")
+        lobby = driver.scene
+        assert isinstance(lobby, LobbyScene)
+        link = driver.app.lobby
+
+        def row(name: str) -> list[str]:
+            return next(list(r) for r in lobby.players.rows if r[0].split()[1] == name)
+
+        driver.until(lambda: {"Ann", "Bob"} <= {p.name for p in link.state.players}, 10, "both")
+        driver.frames()
+        assert row("Ann")[1] == "idle" and row("Zed")[0] == "● Zed (you)"
+        created = script.create_game("xiangqi", players=["Ann", "Bob"])
+        script.join(created.game_id, 0, created.tokens[0])
+        script.join(created.game_id, 1, created.tokens[1])
+        link.send(commands.Refresh())
+        driver.until(lambda: "对局中" in row("Ann")[1], 10, "Ann playing")
+        assert row("Ann")[1] == "对局中 vs Bob · xiangqi"
+        assert row("Bob")[1] == "对局中 vs Ann · xiangqi"
+        assert row("Zed")[1] == "idle"
+        index = next(i for i, r in enumerate(lobby.players.rows) if "Ann" in r[0])
+        assert (
+            lobby.players.colors[index]
+            != lobby.players.colors[
+                next(i for i, r in enumerate(lobby.players.rows) if "Zed" in r[0])
+            ]
+        )
+        driver.shot("lobby-playing")
+
+
+def test_the_takeback_prompt_goes_with_the_acceptance(
+    scripted_seat: Callable[..., tuple[Driver, Any, Any]],
+) -> None:
+    driver, script, created = scripted_seat()
+    game_id, tokens = created.game_id, created.tokens
+    scene = driver.scene
+    driver.play_xiangqi("h2e2")
+    driver.until(lambda: scene.model.ply == 1 and scene.session.pending is None, 10, "h2e2")
+    script.move(game_id, tokens[1], 1, "h9g7")
+    driver.until(lambda: scene.model.ply == 2, 10, "Black's move")
+    script.request_takeback(game_id, tokens[1])
+
+    def prompt() -> bool:
+        notice = scene.panel._current_notice()
+        shown = notice is not None and "takeback" in notice.text
+        return shown or "accept_takeback" in {b.id for b in scene.panel.buttons}
+
+    driver.until(prompt, 10, "the takeback request")
+    driver.key(pygame.K_t, frames=0)
+    # frame by frame: the first frame that shows the move taken back shows no prompt
+    deadline = time.monotonic() + 10
+    while scene.model.ply == 2:
+        assert time.monotonic() < deadline, "the takeback did not come"
+        driver.frames()
+    assert scene.model.ply == 1
+    assert not prompt()
+    assert scene.model.takeback_offer is None
