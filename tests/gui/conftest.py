@@ -262,6 +262,34 @@ def _seat_in(server: Any, created: Any, seat: int, **fields: Any) -> Any:
     )
 
 
+#: a short xiangqi game that ends in checkmate (Red mates with a9c9)
+MATE_LINE = [
+    "b0c2", "b9a7", "b2a2", "f9e8", "a2a6", "g6g5", "a6a9", "b7b6",
+    "a0b0", "c6c5", "b0b6", "h7h5", "b6e6", "a7b9", "a9c9",
+]  # fmt: skip
+
+
+@pytest.fixture
+def mate_line() -> list[str]:
+    """:data:`MATE_LINE`, a fresh copy."""
+    return list(MATE_LINE)
+
+
+@pytest.fixture
+def offline(gui: Callable[..., Driver]) -> Callable[..., Driver]:
+    """``offline(variant, **destination)``: a new GUI showing an offline game."""
+
+    def start(variant: str, **kwargs: Any) -> Driver:
+        from lanqi.gui.scenes.base import ToOfflineGame
+
+        driver = gui()
+        driver.app.go(ToOfflineGame(variant, **kwargs))
+        driver.frames(2)
+        return driver
+
+    return start
+
+
 @pytest.fixture
 def seat_in() -> Callable[..., Any]:
     """``seat_in(server, created, seat, **fields)``: the Assignment of ``seat`` in a

@@ -26,24 +26,17 @@ if TYPE_CHECKING:
 OPENING = ["b0c2", "b9a7", "b2a2", "f9e8"]
 
 
-def start_local(gui: Callable[..., Driver], variant: str, **kwargs: Any) -> Driver:
-    from lanqi.gui.scenes.base import ToOfflineGame
-
-    driver = gui()
-    driver.app.go(ToOfflineGame(variant, **kwargs))
-    driver.frames(2)
-    return driver
-
-
 def menu_button(driver: Driver, key: str) -> Any:
     return next(b for b in driver.scene.buttons if b.key == key)
 
 
-def test_esc_asks_first_and_resume_restores_the_game(gui: Callable[..., Driver]) -> None:
+def test_esc_asks_first_and_resume_restores_the_game(
+    gui: Callable[..., Driver], offline: Callable[..., Driver]
+) -> None:
     from lanqi.gui.scenes.game import GameScene
     from lanqi.gui.scenes.menu import MenuScene
 
-    driver = start_local(gui, "xiangqi", time_control="5+3")
+    driver = offline("xiangqi", time_control="5+3")
     scene = driver.scene
     for move in OPENING[:3]:
         driver.play_xiangqi(move)
@@ -110,10 +103,11 @@ def _fen_after(moves: list[str]) -> str:
 
 def test_give_it_up_drops_the_game_and_a_fresh_game_leaves_at_once(
     gui: Callable[..., Driver],
+    offline: Callable[..., Driver],
 ) -> None:
     from lanqi.gui.scenes.menu import MenuScene
 
-    driver = start_local(gui, "gomoku")
+    driver = offline("gomoku")
     driver.click_point(7 * 15 + 7)
     assert resume.latest(driver.app.data_dir) is not None
     driver.key(pygame.K_ESCAPE)
@@ -127,8 +121,10 @@ def test_give_it_up_drops_the_game_and_a_fresh_game_leaves_at_once(
     assert isinstance(driver.scene, MenuScene)
 
 
-def test_new_game_needs_a_second_press_in_a_game_that_goes_on(gui: Callable[..., Driver]) -> None:
-    driver = start_local(gui, "xiangqi")
+def test_new_game_needs_a_second_press_in_a_game_that_goes_on(
+    offline: Callable[..., Driver],
+) -> None:
+    driver = offline("xiangqi")
     scene = driver.scene
     driver.play_xiangqi(OPENING[0])
     driver.key(pygame.K_g)
@@ -139,12 +135,13 @@ def test_new_game_needs_a_second_press_in_a_game_that_goes_on(gui: Callable[...,
 
 def test_closing_the_window_keeps_a_game_against_the_ai_to_resume(
     gui: Callable[..., Driver],
+    offline: Callable[..., Driver],
 ) -> None:
     from lanqi.gui.scenes.game import GameScene
     from lanqi.gui.scenes.menu import MenuScene
     from lanqi.gui.sessions import AISession
 
-    driver = start_local(gui, "xiangqi", ai=2, side="second", ai_time_ms=50, seed=3)
+    driver = offline("xiangqi", ai=2, side="second", ai_time_ms=50, seed=3)
     app = driver.app
     scene = driver.scene
     assert scene.panel.card_name(1) == "你 You"  # no name: not "You (you)"

@@ -96,6 +96,9 @@ class BoardView:
         self._background: pygame.Surface | None = None
         self._background_key: tuple[object, ...] = ()
         self._sprites: dict[tuple[object, ...], pygame.Surface] = {}
+        #: the words printed on the board, on screen, by kind ("river", "labels"): what
+        #: a banner must leave readable (filled in when the board is drawn)
+        self.words: dict[str, list[pygame.Rect]] = {}
 
     # ------------------------------------------------------------ geometry
 
@@ -134,6 +137,7 @@ class BoardView:
     def background(self) -> pygame.Surface:
         key = (self.rect.size, self.cell, self.flipped, self.latin)
         if self._background is None or key != self._background_key:
+            self.words = {"river": [], "labels": []}
             self._background = self._draw_background()
             self._background_key = key
             self._sprites.clear()
@@ -167,8 +171,9 @@ class BoardView:
         """The small piece or stone that stands for ``seat`` on a player card."""
         raise NotImplementedError
 
-    def banner_center(self) -> tuple[int, int]:
-        """Where a banner over the board goes (clear of the pieces' usual places)."""
+    def banner_area(self, board: Game[Any]) -> pygame.Rect:
+        """Where a banner over ``board`` goes: clear of the words printed on the board
+        (the river's, the coordinates) and of as many pieces as it can be."""
         raise NotImplementedError
 
     # ------------------------------------------------------------ test probes
@@ -231,7 +236,10 @@ class BoardView:
         color: theme.Color,
         *,
         name: str = BOARD_FONT,
+        word: str = "",
     ) -> None:
+        """Draw ``text`` centred on ``center``; ``word``: it is printed on the board's
+        background, and its place is kept under that kind in :attr:`words`."""
         image = font(name, round(size)).render(text, True, color)
         bounds = image.get_bounding_rect()
         if bounds.width == 0:
@@ -239,6 +247,8 @@ class BoardView:
         target = bounds.copy()
         target.center = (round(center[0]), round(center[1]))
         surface.blit(image, target, bounds)
+        if word:
+            self.words.setdefault(word, []).append(target.move(self.rect.topleft))
 
 
 # ================================================================ xiangqi
@@ -318,8 +328,9 @@ class XiangqiBoardView(BoardView):
         river_y = self.y0 - oy + 4.5 * c
         size = c * 0.62
         left, right = "楚 河", "汉 界"
-        self._text(surface, left, (self.x0 - ox + 2.0 * c, river_y), size, theme.RIVER_TEXT)
-        self._text(surface, right, (self.x0 - ox + 6.0 * c, river_y), size, theme.RIVER_TEXT)
+        for text, file in ((left, 2.0), (right, 6.0)):
+            at = (self.x0 - ox + file * c, river_y)
+            self._text(surface, text, at, size, theme.RIVER_TEXT, word="river")
         self._labels(surface, ox, oy)
         return surface
 
@@ -347,19 +358,23 @@ class XiangqiBoardView(BoardView):
             file = 8 - col if self.flipped else col
             if self.latin:
                 letter = "abcdefghi"[file]
-                self._text(surface, letter, (x, top_y), size, theme.LABEL, name=UI_FONT)
-                self._text(surface, letter, (x, bottom_y), size, theme.LABEL, name=UI_FONT)
+                for y in (top_y, bottom_y):
+                    self._text(
+                        surface, letter, (x, y), size, theme.LABEL, name=UI_FONT, word="labels"
+                    )
                 continue
             red, black = RED_FILES[file], BLACK_FILES[file]
             top, bottom = (red, black) if self.flipped else (black, red)
-            self._text(surface, top, (x, top_y), size, theme.LABEL, name=UI_FONT)
-            self._text(surface, bottom, (x, bottom_y), size, theme.LABEL, name=UI_FONT)
+            for text, y in ((top, top_y), (bottom, bottom_y)):
+                self._text(surface, text, (x, y), size, theme.LABEL, name=UI_FONT, word="labels")
         if self.latin:
             for row in range(10):
                 rank = row if self.flipped else 9 - row
                 y = self.y0 - oy + row * c
                 x = self.x0 - ox - 0.66 * c
-                self._text(surface, str(rank), (x, y), c * 0.26, theme.LABEL, name=UI_FONT)
+                self._text(
+                    surface, str(rank), (x, y), c * 0.26, theme.LABEL, name=UI_FONT, word="labels"
+                )
 
     # ------------------------------------------------------------ pieces
 
@@ -490,8 +505,16 @@ class XiangqiBoardView(BoardView):
         char = "K" if self.latin else ("帥" if seat == 0 else "將")
         draw_text(surface, char, center, 22, ink, anchor="center", name=BOARD_FONT)
 
-    def banner_center(self) -> tuple[int, int]:
-        return self.rect.centerx, round(self.y0 + 4.5 * self.cell)
+    def banner_area(self, board: Game[Any]) -> pygame.Rect:
+        # in the river, between 楚河 and 汉界: no piece stands there
+        self.background()
+        c = self.cell
+        river = sorted(self.words.get("river", []), key=lambda r: r.x)
+        pad = max(4, round(c * 0.12))
+        left = river[0].right + pad if river else round(self.x0 + 2.8 * c)
+        right = river[-1].left - pad if len(river) > 1 else round(self.x0 + 5.2 * c)
+        top, bottom = round(self.y0 + 4.07 * c), round(self.y0 + 4.93 * c)
+        return pygame.Rect(left, top, max(1, right - left), bottom - top)
 
     def _mark_geometry(self) -> tuple[int, int, int]:
         c = self.cell
@@ -618,7 +641,7 @@ class GomokuBoardView(BoardView):
                 (number, (far, along)),
             ):
                 at = (self.x0 - ox + dx, self.y0 - oy + dy)
-                self._text(surface, text, at, size, theme.LABEL, name=UI_FONT)
+                self._text(surface, text, at, size, theme.LABEL, name=UI_FONT, word="labels")
         return surface
 
     def stone(self, color: gomoku.Color, *, ghost: bool = False) -> pygame.Surface:
@@ -706,9 +729,26 @@ class GomokuBoardView(BoardView):
         pygame.draw.circle(surface, color, center, radius - 2)
         pygame.draw.circle(surface, theme.PANEL_LINE, center, radius - 2, 1)
 
-    def banner_center(self) -> tuple[int, int]:
-        n = self.size
-        return self.rect.centerx, round(self.y0 + (n - 1) * self.cell + 0.55 * self.cell)
+    def banner_area(self, board: Game[Any]) -> pygame.Rect:
+        # a band between two lines of the grid, inside the coordinates, over the rows
+        # with the fewest stones (the lower one of equals; never the winning row's)
+        assert isinstance(board, gomoku.Board)
+        n, c = self.size, self.cell
+        rows = [0] * n  # stones on each screen row
+
+        def row(x: int, y: int) -> int:
+            return self.col_row(y * n + x)[1]
+
+        for color in (gomoku.Color.BLACK, gomoku.Color.WHITE):
+            for move in board.stones(color):
+                rows[row(move.x, move.y)] += 1
+        for x, y in board.position().markers.get("line", ()):
+            rows[row(x, y)] += n * n  # the winning row stays visible
+        y = min(range(n - 1), key=lambda k: (rows[k] + rows[k + 1], -k))
+        height = max(24, round(c * 0.86))
+        band = pygame.Rect(0, 0, round((n - 1) * c + 0.7 * c), height)
+        band.center = (round(self.x0 + (n - 1) * c / 2), round(self.y0 + (y + 0.5) * c))
+        return band
 
     def piece_probe(self, point: int) -> tuple[int, int]:
         cx, cy = self.center(point)

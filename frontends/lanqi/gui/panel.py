@@ -401,7 +401,6 @@ class SidePanel:
         host = self.host
         model, ui = host.model, host.ui
         style = notation(host.settings)
-        draw_text(surface, "着法 Moves", head.midleft, 15, theme.TEXT_DIM, anchor="midleft")
         self.toggles = []
         x = head.right
         toggles = [("latin", "ABC" if host.view.latin else "汉字")]
@@ -415,6 +414,17 @@ class SidePanel:
             draw_text(surface, label, box.center, 13, theme.TEXT, anchor="center")
             self.toggles.append((box, toggle))
             x = box.x - 6
+        # stepping back through the moves: said here, off the board
+        stepping = self.stepping_label()
+        draw_text(
+            surface,
+            stepping or "着法 Moves",
+            head.midleft,
+            15,
+            theme.ACCENT if stepping else theme.TEXT_DIM,
+            anchor="midleft",
+            max_width=x - head.x,
+        )
         pygame.draw.rect(surface, theme.PANEL_DARK, rect, border_radius=4)
         texts = model.move_texts(style if notate else "", notate)
         offset = 1 if model.first_seat == 1 else 0
@@ -471,6 +481,14 @@ class SidePanel:
             if self._missing:
                 log.debug("no font can draw %r here", self._missing)
         return MISSING_NOTE if self._missing else ""
+
+    def stepping_label(self) -> str:
+        """``复盘 move 7 of 15 · End: live`` while an earlier position is shown, else ""."""
+        model, shown = self.host.model, self.host.shown_ply()
+        if shown >= model.ply:
+            return ""
+        back = "End: last" if self.host.session.kind == "review" else "End: live"
+        return f"复盘 move {shown} of {model.ply} · {back}"
 
     def _draw_chat(self, surface: pygame.Surface, rect: pygame.Rect) -> None:
         pygame.draw.rect(surface, theme.PANEL_DARK, rect, border_radius=4)

@@ -29,7 +29,7 @@ from lanqi.gui.board_view import BoardView, Marks
 from lanqi.gui.connection import draw_lost, lost_lines
 from lanqi.gui.controllers import BoardInput
 from lanqi.gui.dialog import Choice, Dialog
-from lanqi.gui.fonts import BOARD_FONT, font
+from lanqi.gui.fonts import BOARD_FONT, UI_FONT, font
 from lanqi.gui.model import GameModel, seat_name, termination_text
 from lanqi.gui.net import GameAgent
 from lanqi.gui.panel import NOTATIONS, SidePanel, notation
@@ -124,6 +124,8 @@ class GameScene(Scene):
         self._quitting = False
         self._kept: tuple[int, int, str] | None = None
         self.next_game: ToSeat | None = None
+        #: where the banner over the board was drawn in the last frame (None: none)
+        self.banner_rect: pygame.Rect | None = None
         self._next_game_at = 0.0
         #: the last move sliding into place: (from, to, share done)
         self._anim: tuple[int, int, float] | None = None
@@ -578,61 +580,54 @@ class GameScene(Scene):
         return marks
 
     def _draw_board_overlays(self, surface: pygame.Surface) -> None:
-        model = self.model
-        view = self.view
-        c = view.cell
-        if self.check_flash > 0 and self.view_ply is None:
-            alpha = min(255, int(255 * min(1.0, self.check_flash / 0.5)))
-            image = font(BOARD_FONT, round(c * 1.2)).render("将军!", True, theme.CHECK)
-            image.set_alpha(alpha)
-            rect = image.get_rect(center=view.rect.center)
-            surface.blit(image, rect)
-        if model.finished and model.result and not self.banner_hidden and self.view_ply is None:
+        """The banners over the board (check, the result, waiting for the start), in
+        the board's banner area: the river's words and the coordinates stay readable.
+        Which move is shown when stepping back is said in the side panel."""
+        model, view = self.model, self.view
+        self.banner_rect = None
+        live = self.view_ply is None
+        if self.check_flash > 0 and live:
+            area = view.banner_area(self.shown_board())
+            size = _fitting(font(BOARD_FONT, 10), "将军!", round(view.cell * 1.2), area.size)
+            image = font(BOARD_FONT, size).render("将军!", True, theme.CHECK)
+            image.set_alpha(min(255, int(255 * min(1.0, self.check_flash / 0.5))))
+            self.banner_rect = image.get_rect(center=area.center)
+            surface.blit(image, self.banner_rect)
+        if model.finished and model.result and not self.banner_hidden and live:
             cn, en = model.headline()
             why = termination_text(model.termination)
-            self._draw_band(surface, f"{cn}  {en}", why, view.banner_center())
+            self._draw_banner(surface, [f"{cn}  {en}", why] if why else [f"{cn}  {en}"])
         if model.status == "waiting":
-            self._draw_band(
-                surface, "等待开局 Waiting for the game to start…", "", view.rect.center
-            )
-        if self.view_ply is not None:
-            label = f"复盘 move {self.view_ply} of {model.ply}  ·  End: back to the game"
-            rect = pygame.Rect(0, 0, min(view.rect.width - 20, 460), 26)
-            rect.midtop = (view.rect.centerx, view.rect.top + 4)
-            pygame.draw.rect(surface, theme.PANEL_DARK, rect, border_radius=6)
-            draw_text(surface, label, rect.center, 14, theme.ACCENT, anchor="center")
+            self._draw_banner(surface, ["等待开局", "Waiting for the start…"])
         draw_lost(surface, view.rect, lost_lines(self.session, time.monotonic()))
 
-    def _draw_band(
-        self, surface: pygame.Surface, headline: str, detail: str, center: tuple[int, int]
-    ) -> None:
-        view = self.view
-        height = max(34, round(view.cell * 0.86))
-        band = pygame.Surface((view.rect.width, height), pygame.SRCALPHA)
-        band.fill((30, 20, 14, 200))
-        rect = band.get_rect(center=center)
-        surface.blit(band, rect)
-        size = max(14, round(height * (0.42 if detail else 0.5)))
-        if detail:
+    def _draw_banner(self, surface: pygame.Surface, lines: list[str]) -> None:
+        """``lines`` on a dark card filling the board's banner area, each as large as
+        fits: the first in the board's font, larger."""
+        area = self.view.banner_area(self.shown_board())
+        card = pygame.Surface(area.size, pygame.SRCALPHA)
+        pygame.draw.rect(card, (30, 20, 14, 210), card.get_rect(), border_radius=6)
+        surface.blit(card, area)
+        self.banner_rect = area
+        weights = [1.3] + [1.0] * (len(lines) - 1)
+        unit = (area.height - 4) / (sum(weights) * 1.12)
+        y = area.centery - round(unit * sum(weights) * 1.12) // 2
+        for i, (text, weight) in enumerate(zip(lines, weights, strict=True)):
+            name = BOARD_FONT if i == 0 else UI_FONT
+            height = round(unit * weight * 1.12)
+            box = (area.width - 10, height)
+            size = _fitting(font(name, 10), text, round(unit * weight), box)
+            color = theme.ACCENT if i == 0 else theme.TEXT
             draw_text(
                 surface,
-                headline,
-                (rect.centerx, rect.centery - 1),
+                text,
+                (area.centerx, y + height // 2),
                 size,
-                theme.ACCENT,
-                anchor="midbottom",
-                name=BOARD_FONT,
+                color,
+                anchor="center",
+                name=name,
             )
-            draw_text(
-                surface,
-                detail,
-                (rect.centerx, rect.centery + 1),
-                max(11, size * 3 // 4),
-                theme.TEXT,
-                anchor="midtop",
-            )
-        else:
-            draw_text(surface, headline, rect.center, size, theme.TEXT, anchor="center")
+            y += height
 
     def _draw_help(self, surface: pygame.Surface) -> None:
         w, h = surface.get_size()
@@ -650,6 +645,13 @@ class GameScene(Scene):
             draw_text(
                 surface, what, (box.x + 230, y), 15, theme.TEXT_DIM, max_width=box.width - 250
             )
+
+
+def _fitting(probe: pygame.font.Font, text: str, size: int, box: tuple[int, int]) -> int:
+    """The font size, at most ``size``, at which ``text`` fits ``box`` (width, height);
+    ``probe`` is the font at size 10, whose text width scales with the size."""
+    width = max(1, probe.size(text)[0])
+    return max(8, min(size, box[1], box[0] * 10 // width))
 
 
 # ================================================================ the routes to this screen
