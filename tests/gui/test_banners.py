@@ -110,7 +110,7 @@ def test_stepping_back_is_said_in_the_panel_not_over_the_coordinates(
     driver.frames(2)
     scene = driver.scene
     assert scene.view_ply == 0
-    assert scene.panel.stepping_label() == f"复盘 move 0 of {len(mate_line)} · End: last"
+    assert scene.panel.stepping_label() == f"复盘 move 0/{len(mate_line)} · End: last"
     assert scene.banner_rect is None
     # every coordinate is drawn as the board's background has it: nothing over them
     view = scene.view

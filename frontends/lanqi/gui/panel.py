@@ -416,6 +416,8 @@ class SidePanel:
             x = box.x - 6
         # stepping back through the moves: said here, off the board
         stepping = self.stepping_label()
+        if stepping and font(UI_FONT, 15).size(stepping)[0] > x - head.x:
+            stepping = stepping.split(" · ")[0]  # the hint goes first when space is short
         draw_text(
             surface,
             stepping or "着法 Moves",
@@ -483,12 +485,12 @@ class SidePanel:
         return MISSING_NOTE if self._missing else ""
 
     def stepping_label(self) -> str:
-        """``复盘 move 7 of 15 · End: live`` while an earlier position is shown, else ""."""
+        """``复盘 move 7/15 · End: live`` while an earlier position is shown, else ""."""
         model, shown = self.host.model, self.host.shown_ply()
         if shown >= model.ply:
             return ""
         back = "End: last" if self.host.session.kind == "review" else "End: live"
-        return f"复盘 move {shown} of {model.ply} · {back}"
+        return f"复盘 move {shown}/{model.ply} · {back}"
 
     def _draw_chat(self, surface: pygame.Surface, rect: pygame.Rect) -> None:
         pygame.draw.rect(surface, theme.PANEL_DARK, rect, border_radius=4)

@@ -80,7 +80,7 @@ class Unfinished:
         if self.kind == "ai":
             who = f"人机 L{self.ai_level}, you {seat_name(self.variant, self.human_seat)}"
         else:
-            who = "双人"
+            who = "双人 two players"
         return f"{title} · {who} · {len(self.moves)} moves"
 
 

@@ -254,12 +254,15 @@ class GameScene(Scene):
     def _leave_offline_dialog(self, quit: bool) -> Dialog:
         self._quitting = quit
         leave = "保存退出 Save and quit" if quit else "保存退出 Save and leave"
+        kept = "moves, clocks"
+        if isinstance(self.session, AISession):
+            kept += ", the computer's level and your side"
         return Dialog(
             "退出对局? Leave this game?",
             [
                 f"It has {self.model.ply} moves and no result yet.",
-                "Save and leave keeps it: Resume on the menu brings it back as it"
-                " is (moves, clocks, the computer's level).",
+                f"{leave.split(' ', 1)[1]} keeps it: Resume on the menu brings it back"
+                f" as it is ({kept}).",
             ],
             [
                 Choice("keep", leave, "y", lambda: self._go(quit=quit)),
