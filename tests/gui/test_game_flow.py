@@ -20,6 +20,7 @@ pygame = pytest.importorskip("pygame")
 from lanqi.bot.runner import BotRunner, Policy  # noqa: E402
 from lanqi.bot.simple import RandomBot  # noqa: E402
 from lanqi.gui import commands  # noqa: E402
+from lanqi.protocol import Seek  # noqa: E402
 
 if TYPE_CHECKING:
     from tests.gui.conftest import Driver
@@ -214,3 +215,10 @@ def test_the_takeback_prompt_goes_with_the_acceptance(
     assert scene.model.ply == 1
     assert not prompt()
     assert scene.model.takeback_offer is None
+
+
+def test_seeks_say_rated_or_casual() -> None:
+    from lanqi.gui.scenes.lobby import describe_seek
+
+    assert describe_seek(Seek(variant="xiangqi", rated=True)).endswith("· rated")
+    assert describe_seek(Seek(variant="gomoku")).endswith("· casual")

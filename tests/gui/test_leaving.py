@@ -10,6 +10,7 @@ side.  Online, leaving a seat in a game that goes on asks too.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -210,7 +211,36 @@ def test_leaving_an_online_seat_asks_and_says_the_game_goes_on(
     assert "clock keeps running" in " ".join(scene.dialog.lines)
     driver.key(pygame.K_n)
     assert scene.dialog is None and driver.scene is scene
+    # the window's close button asks the same, and quits on "leave"
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+    assert driver.app.step() and scene.dialog is not None
+    assert scene.dialog.buttons[0].label.startswith("退出 Quit")
+    driver.key(pygame.K_ESCAPE)
+    assert scene.dialog is None and driver.app.running
     driver.key(pygame.K_ESCAPE)
     driver.key(pygame.K_RETURN, frames=2)
     assert isinstance(driver.scene, MenuScene)
     assert script.sync(created.game_id).status == "active"  # the game goes on
+
+
+def test_the_eight_newest_unfinished_games_are_kept(tmp_path: Path) -> None:
+    games = [
+        resume.Unfinished(
+            id=f"g{i:02d}",
+            kind="local",
+            variant="gomoku",
+            moves=["h8"],
+            players=["Black", "White"],
+            saved_at=f"2026-01-01T00:00:{i:02d}+00:00",
+        )
+        for i in range(resume.KEEP + 2)
+    ]
+    for game in games:
+        resume.keep(tmp_path, game)
+    kept = sorted(p.stem for p in (tmp_path / resume.FOLDER).glob("*.json"))
+    assert kept == [g.id for g in games[2:]]
+    assert resume.latest(tmp_path) == games[-1]
+    resume.drop(tmp_path, games[-1].id)
+    assert resume.latest(tmp_path) == games[-2]
+    with pytest.raises(ValueError, match="gone"):
+        resume.find(tmp_path, games[-1].id)

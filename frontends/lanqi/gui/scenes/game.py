@@ -81,7 +81,7 @@ HELP = (
     ("L", "Latin letters or characters on pieces"),
     ("N", "notation: 中文 / WXF / ICCS"),
     ("S", "save the game (PGN / gomoku record) · 保存"),
-    ("R", "resign (twice online) · 认输"),
+    ("R", "resign (press twice) · 认输"),
     ("D", "offer or accept a draw · 求和"),
     ("T", "ask for or allow a takeback · 悔棋"),
     ("X", "decline an offer"),
