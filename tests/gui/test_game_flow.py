@@ -186,6 +186,13 @@ def test_the_player_list_says_who_is_playing(
             ]
         )
         driver.shot("lobby-playing")
+        # a click on a player who plays picks their game: W watches it
+        driver.click_row(lobby.players, index)
+        assert lobby.games.selected == 0 and "W watches" in lobby.message
+        driver.key(pygame.K_w, frames=2)
+        watching = driver.scene
+        assert getattr(watching.session, "game_id", None) == created.game_id
+        assert watching.session.kind == "spectate"
 
 
 def test_the_takeback_prompt_goes_with_the_acceptance(

@@ -278,6 +278,11 @@ class LobbyScene(Scene):
         else:
             self.selected_player = player.name
             self.say(f"press Challenge to invite {player.name}")
+        games = link.state.games
+        playing = next((i for i, g in enumerate(games) if player.name in g.players), None)
+        if playing is not None:  # their game is picked in the live games: W watches it
+            self.games.selected = playing
+            self.say(f"{player.name} is playing {' – '.join(games[playing].players)}: W watches")
         self.layout(self.app.screen.get_size())
 
     def _seek_rows(self) -> list[SeekInfo]:
