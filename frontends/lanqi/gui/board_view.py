@@ -171,9 +171,9 @@ class BoardView:
         """The small piece or stone that stands for ``seat`` on a player card."""
         raise NotImplementedError
 
-    def banner_area(self, board: Game[Any]) -> pygame.Rect:
-        """Where a banner over ``board`` goes: clear of the words printed on the board
-        (the river's, the coordinates) and of as many pieces as it can be."""
+    def banner_area(self, position: Position) -> pygame.Rect:
+        """Where a banner over ``position`` goes: clear of the words printed on the
+        board (the river's, the coordinates) and of as many pieces as it can be."""
         raise NotImplementedError
 
     # ------------------------------------------------------------ test probes
@@ -505,7 +505,7 @@ class XiangqiBoardView(BoardView):
         char = "K" if self.latin else ("帥" if seat == 0 else "將")
         draw_text(surface, char, center, 22, ink, anchor="center", name=BOARD_FONT)
 
-    def banner_area(self, board: Game[Any]) -> pygame.Rect:
+    def banner_area(self, position: Position) -> pygame.Rect:
         # in the river, between 楚河 and 汉界: no piece stands there
         self.background()
         c = self.cell
@@ -729,21 +729,15 @@ class GomokuBoardView(BoardView):
         pygame.draw.circle(surface, color, center, radius - 2)
         pygame.draw.circle(surface, theme.PANEL_LINE, center, radius - 2, 1)
 
-    def banner_area(self, board: Game[Any]) -> pygame.Rect:
+    def banner_area(self, position: Position) -> pygame.Rect:
         # a band between two lines of the grid, inside the coordinates, over the rows
         # with the fewest stones (the lower one of equals; never the winning row's)
-        assert isinstance(board, gomoku.Board)
         n, c = self.size, self.cell
         rows = [0] * n  # stones on each screen row
-
-        def row(x: int, y: int) -> int:
-            return self.col_row(y * n + x)[1]
-
-        for color in (gomoku.Color.BLACK, gomoku.Color.WHITE):
-            for move in board.stones(color):
-                rows[row(move.x, move.y)] += 1
-        for x, y in board.position().markers.get("line", ()):
-            rows[row(x, y)] += n * n  # the winning row stays visible
+        for cell in position.cells:
+            rows[self.col_row(self.point(cell))[1]] += 1
+        for cell in position.markers.get("line", ()):
+            rows[self.col_row(self.point(cell))[1]] += n * n  # the winning row stays visible
         y = min(range(n - 1), key=lambda k: (rows[k] + rows[k + 1], -k))
         height = max(24, round(c * 0.86))
         band = pygame.Rect(0, 0, round((n - 1) * c + 0.7 * c), height)

@@ -121,7 +121,6 @@ class GameScene(Scene):
         self._seen_model: GameModel | None = None
         self._seen_version = -1
         self._shown: tuple[int, int, Game[Any]] | None = None
-        self._quitting = False
         self._kept: tuple[int, int, str] | None = None
         self.next_game: ToSeat | None = None
         #: where the banner over the board was drawn in the last frame (None: none)
@@ -245,14 +244,13 @@ class GameScene(Scene):
     def _stay(self) -> None:
         self.dialog = None
 
-    def _discard(self) -> None:
+    def _give_up(self, quit: bool) -> None:
         if self.keep_id is not None:
             resume.drop(self.app.data_dir, self.keep_id)
             self.keep_id = None
-        self._go(quit=self._quitting)
+        self._go(quit=quit)
 
     def _leave_offline_dialog(self, quit: bool) -> Dialog:
-        self._quitting = quit
         leave = "保存退出 Save and quit" if quit else "保存退出 Save and leave"
         kept = "moves, clocks"
         if isinstance(self.session, AISession):
@@ -266,7 +264,7 @@ class GameScene(Scene):
             ],
             [
                 Choice("keep", leave, "y", lambda: self._go(quit=quit)),
-                Choice("discard", "放弃 Leave and give it up", "d", self._discard),
+                Choice("discard", "放弃 Leave and give it up", "d", lambda: self._give_up(quit)),
                 Choice("stay", "返回对局 Keep playing", "n", self._stay),
             ],
         )
@@ -590,7 +588,7 @@ class GameScene(Scene):
         self.banner_rect = None
         live = self.view_ply is None
         if self.check_flash > 0 and live:
-            area = view.banner_area(self.shown_board())
+            area = view.banner_area(model.position(self.shown_ply()))
             size = _fitting(font(BOARD_FONT, 10), "将军!", round(view.cell * 1.2), area.size)
             image = font(BOARD_FONT, size).render("将军!", True, theme.CHECK)
             image.set_alpha(min(255, int(255 * min(1.0, self.check_flash / 0.5))))
@@ -607,7 +605,7 @@ class GameScene(Scene):
     def _draw_banner(self, surface: pygame.Surface, lines: list[str]) -> None:
         """``lines`` on a dark card filling the board's banner area, each as large as
         fits: the first in the board's font, larger."""
-        area = self.view.banner_area(self.shown_board())
+        area = self.view.banner_area(self.model.position(self.shown_ply()))
         card = pygame.Surface(area.size, pygame.SRCALPHA)
         pygame.draw.rect(card, (30, 20, 14, 210), card.get_rect(), border_radius=6)
         surface.blit(card, area)
