@@ -81,7 +81,8 @@ class Unfinished:
             who = f"人机 L{self.ai_level}, you {seat_name(self.variant, self.human_seat)}"
         else:
             who = "双人 two players"
-        return f"{title} · {who} · {len(self.moves)} moves"
+        count = len(self.moves)
+        return f"{title} · {who} · {count} move{'' if count == 1 else 's'}"
 
 
 def of_session(session: Session, game_id: str) -> Unfinished | None:

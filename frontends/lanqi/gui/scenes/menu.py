@@ -145,16 +145,18 @@ class MenuScene(Scene):
             ("退出  Quit", self._quit, "q"),
         ]
         bw = min(440, w - 60)
-        bh = max(34, min(48, (h - 260) // (len(main) + 4)))
-        top = max(150, h // 2 - (len(main) * (bh + 10)) // 2 - 30)
+        # shorter buttons in a low window, so the settings rows stay on screen
+        bh = max(34 if h >= 560 else 24, min(48, (h - 260) // (len(main) + 4)))
+        gap = 10 if bh >= 34 else max(4, bh // 4)
+        top = max(150, h // 2 - (len(main) * (bh + gap)) // 2 - 30)
         self.buttons = []
         for i, (label, action, key) in enumerate(main):
             # the resumed game's line is longer than the others
             wide = action == self._resume
             rect = pygame.Rect(0, 0, min(680, w - 60) if wide else bw, bh)
-            rect.midtop = (w // 2, top + i * (bh + 10))
+            rect.midtop = (w // 2, top + i * (bh + gap))
             self.buttons.append(Button(label, action, rect=rect, key=key, primary=i == 0, id=key))
-        y = top + len(main) * (bh + 10) + 14
+        y = top + len(main) * (bh + gap) + 14
         side = "先手 first" if self.human_first else "后手 second"
         time_label = "none" if settings.local_time == "none" else settings.local_time
         small = [
