@@ -126,7 +126,7 @@ def test_rated_or_casual_is_chosen_in_the_lobby_and_shown_in_the_game(
     challenge(driver, lobby, "Rita")
     scene = new_game(driver)
     assert scene.session.assignment.rated and not scene.model.casual
-    assert scene.session.title.endswith("等级赛 Rated")
+    assert scene.panel.status_lines()[2].startswith("等级赛 Rated")
     assert "takeback" not in {b.id for b in scene.panel.buttons}  # rated: no takebacks
     assert any("rated game" in n.text for n in scene.session.notices)
     resign(driver, scene)
@@ -141,7 +141,7 @@ def test_rated_or_casual_is_chosen_in_the_lobby_and_shown_in_the_game(
     challenge(driver, lobby, "Rita")
     casual = new_game(driver)
     assert not casual.session.assignment.rated and casual.model.casual
-    assert casual.session.title.endswith("Casual")
+    assert casual.panel.status_lines()[2].startswith("Casual")
 
 
 def test_the_player_list_says_who_is_playing(

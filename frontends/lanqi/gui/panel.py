@@ -347,8 +347,9 @@ class SidePanel:
             return session.failed, theme.ERROR, ""
         if session.lost is not None:
             return "等待连接 Connection lost", theme.ERROR, "the clocks are frozen"
+        mode = session.rating_mode()  # Rated or Casual online: said while the game lasts
         if model.status == "waiting":
-            return "等待开局 Waiting for the game to start", theme.TEXT_DIM, ""
+            return "等待开局 Waiting for the game to start", theme.TEXT_DIM, mode
         if model.finished:
             cn, en = model.headline()
             if model.result in (None, "*"):
@@ -371,7 +372,7 @@ class SidePanel:
         if "forbidden" in model.position().markers:
             detail = f"{detail} · " if detail else ""
             detail += "× 禁手 forbidden for Black"
-        return line, color, detail
+        return line, color, " · ".join(part for part in (mode, detail) if part)
 
     def _draw_status(self, surface: pygame.Surface, rect: pygame.Rect) -> None:
         line, color, detail = self.status_lines()

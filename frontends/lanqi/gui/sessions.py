@@ -128,6 +128,11 @@ class Session:
     def actions(self) -> list[Action]:
         return []
 
+    def rating_mode(self) -> str:
+        """Whether the game counts for the ratings, for the status line ("": nothing
+        to say, as in games on this computer)."""
+        return ""
+
     # ------------------------------------------------------------ doing
 
     def notice(self, text: str, *, error: bool = False, key: str = "") -> None:
@@ -516,7 +521,6 @@ class OnlineSession(Session):
         where = "联网对局 Online game" if self.seat is not None else "观战 Watching"
         if assignment is not None and assignment.tournament_id:
             where = f"比赛 Tournament round {assignment.round}"
-        self._where = where
         self.title = where
         if not agent.is_alive():
             agent.start()
@@ -596,7 +600,6 @@ class OnlineSession(Session):
         model.players = [p or seat_name(new.variant, i) for i, p in enumerate(new.players)]
         model.connected = list(new.connected)
         model.casual = new.casual
-        self.title = f"{self._where} · {self.rating_mode()}".rstrip(" ·")
         running = new.clock.running if new.status == "active" else None
         if old is None or new.clock is not old.clock or self._clock_at is None:
             self._clock_at = view.at  # when these times were read, not a later chat line
