@@ -244,3 +244,23 @@ def test_the_eight_newest_unfinished_games_are_kept(tmp_path: Path) -> None:
     assert resume.latest(tmp_path) == games[-2]
     with pytest.raises(ValueError, match="gone"):
         resume.find(tmp_path, games[-1].id)
+
+
+def test_a_kept_game_that_cannot_be_played_again_is_dropped_with_a_reason(
+    gui: Callable[..., Driver],
+) -> None:
+    from lanqi.gui.scenes.menu import MenuScene
+
+    driver = gui()
+    bad = resume.Unfinished(
+        id="bad", kind="local", variant="xiangqi", moves=["h2e2", "h2e2"], players=["", ""]
+    )
+    resume.keep(driver.app.data_dir, bad)
+    driver.app.switch(MenuScene())
+    driver.frames(2)
+    driver.key(pygame.K_r, frames=2)
+    menu = driver.scene
+    assert isinstance(menu, MenuScene)
+    assert menu.error.startswith("cannot resume that game")
+    assert resume.latest(driver.app.data_dir) is None
+    assert not any(b.key == "r" for b in menu.buttons)
