@@ -299,7 +299,7 @@ class SidePanel:
         return name or seat_name(model.variant, seat)
 
     def _draw_card(self, surface: pygame.Surface, rect: pygame.Rect, seat: int) -> None:
-        model = self.host.model
+        model, session = self.host.model, self.host.session
         to_move = model.status == "active" and model.seat_to_move == seat
         pygame.draw.rect(surface, theme.PANEL_DARK, rect, border_radius=8)
         if to_move:
@@ -367,6 +367,7 @@ class SidePanel:
             detail = "电脑思考中 the computer is thinking…"
         elif away := opponent_away_line(session, time.monotonic()):
             detail = away
+            mode = ""  # the countdown matters more now
         elif seat in session.my_seats and len(session.my_seats) == 1:
             detail = "轮到你 your move"
         if "forbidden" in model.position().markers:
