@@ -247,21 +247,6 @@ class Driver:
         return path
 
 
-def _seat_in(server: Any, created: Any, seat: int, **fields: Any) -> Any:
-    """The :class:`~lanqi.protocol.Assignment` of ``seat`` in a game ``created`` on
-    ``server``'s referee by a scripted client (``fields``: variant, players...)."""
-    from lanqi.protocol import Assignment
-
-    return Assignment(
-        game_id=created.game_id,
-        referee=server.referee.endpoint,
-        referee_pub=server.referee.pub_endpoint,
-        seat=seat,
-        token=created.tokens[seat],
-        **fields,
-    )
-
-
 #: a short xiangqi game that ends in checkmate (Red mates with a9c9)
 MATE_LINE = [
     "b0c2", "b9a7", "b2a2", "f9e8", "a2a6", "g6g5", "a6a9", "b7b6",
@@ -291,43 +276,6 @@ def offline(gui: Callable[..., Driver]) -> Callable[..., Driver]:
 
 
 @pytest.fixture
-def seat_in() -> Callable[..., Any]:
-    """``seat_in(server, created, seat, **fields)``: the Assignment of ``seat`` in a
-    game a scripted client created on ``server``'s referee."""
-    return _seat_in
-
-
-@pytest.fixture
-def scripted_seat(
-    gui: Callable[..., Driver], server: Any
-) -> Iterator[Callable[..., tuple[Driver, Any, Any]]]:
-    """``scripted_seat()``: the GUI seated as Alice (Red) in a casual xiangqi game on
-    ``server``'s referee, against a scripted client that has joined seat 1; returns
-    (driver, the script's RefereeClient, the create_game reply) once it is active."""
-    from lanqi.client.referee import RefereeClient
-    from lanqi.gui.scenes.base import ToSeat
-
-    scripts: list[Any] = []
-
-    def start() -> tuple[Driver, Any, Any]:
-        script = RefereeClient(server.referee.endpoint, server.referee.pub_endpoint)
-        scripts.append(script)
-        players = ["Alice", "Script"]
-        created = script.create_game("xiangqi", players=players, casual=True)
-        driver = gui()
-        driver.app.go(ToSeat(_seat_in(server, created, 0, variant="xiangqi", players=players)))
-        driver.frames()
-        scene = driver.scene
-        script.join(created.game_id, 1, created.tokens[1])
-        driver.until(lambda: scene.model.status == "active", 10, "the start")
-        return driver, script, created
-
-    yield start
-    for script in scripts:
-        script.close()
-
-
-@pytest.fixture
 def gui(tmp_path: Path) -> Iterator[Callable[..., Driver]]:
     """Make an App (``gui(**config)``) and get a :class:`Driver`; closed after the test."""
     pytest.importorskip("pygame")
@@ -346,6 +294,35 @@ def gui(tmp_path: Path) -> Iterator[Callable[..., Driver]]:
     yield make
     for app in apps:
         app.close()
+
+
+def first_seat(
+    created: Any,
+    referee: tuple[str, str],
+    variant: str,
+    players: list[str],
+    time_control: Any = None,
+) -> Any:
+    """The :class:`~lanqi.protocol.Assignment` of seat 0 in a game ``created`` by a
+    scripted client on ``referee`` (its request and event endpoints)."""
+    from lanqi.protocol import Assignment, TimeControl
+
+    return Assignment(
+        game_id=created.game_id,
+        referee=referee[0],
+        referee_pub=referee[1],
+        seat=0,
+        token=created.tokens[0],
+        variant=variant,
+        players=players,
+        time_control=time_control or TimeControl(),
+    )
+
+
+@pytest.fixture
+def seat_zero() -> Callable[..., Any]:
+    """:func:`first_seat`, for tests that script a game their own way."""
+    return first_seat
 
 
 class ScriptedGame:
@@ -392,7 +369,6 @@ def scripted_game(
     between the GUI (seat 0, "Alice") and the test (seat 1, "Script")."""
     from lanqi.client.referee import RefereeClient
     from lanqi.gui.scenes.base import ToSeat
-    from lanqi.protocol import Assignment, TimeControl
 
     referee, referee_pub = server.referee.endpoint, server.referee.pub_endpoint
 
@@ -403,16 +379,7 @@ def scripted_game(
             created = script.create_game(
                 variant, players=players, time_control=time_control, casual=True
             )
-            seat = Assignment(
-                game_id=created.game_id,
-                referee=referee,
-                referee_pub=referee_pub,
-                seat=0,
-                token=created.tokens[0],
-                variant=variant,
-                players=players,
-                time_control=time_control or TimeControl(),
-            )
+            seat = first_seat(created, (referee, referee_pub), variant, players, time_control)
             driver = gui()
             driver.app.go(ToSeat(seat))
             driver.frames()

@@ -82,16 +82,18 @@ def test_the_gomoku_banner_keeps_clear_of_the_coordinates_and_the_winning_row(
 
 
 def test_the_waiting_banner_is_in_the_river(
-    gui: Callable[..., Driver], server: EmbeddedServer, seat_in: Callable[..., Any]
+    gui: Callable[..., Driver], server: EmbeddedServer, seat_zero: Callable[..., Any]
 ) -> None:
     from lanqi.client.referee import RefereeClient
     from lanqi.gui.scenes.base import ToSeat
 
-    with RefereeClient(server.referee.endpoint, server.referee.pub_endpoint) as script:
-        created = script.create_game("xiangqi", players=["Alice", "Late"])
+    endpoints = (server.referee.endpoint, server.referee.pub_endpoint)
+    with RefereeClient(*endpoints) as script:
+        players = ["Alice", "Late"]
+        created = script.create_game("xiangqi", players=players)
         driver = gui()
-        driver.app.go(ToSeat(seat_in(server, created, 0, variant="xiangqi", players=[])))
-        driver.frames()
+        driver.app.go(ToSeat(seat_zero(created, endpoints, "xiangqi", players)))
+        driver.frames()  # the other seat never joins
         scene = driver.scene
         driver.until(lambda: scene.session.view is not None, 10, "the snapshot")
         driver.frames()

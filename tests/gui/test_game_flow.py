@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -196,32 +197,30 @@ def test_the_player_list_says_who_is_playing(
 
 
 def test_the_takeback_prompt_goes_with_the_acceptance(
-    scripted_seat: Callable[..., tuple[Driver, Any, Any]],
+    scripted_game: Callable[..., AbstractContextManager[Any]],
 ) -> None:
-    driver, script, created = scripted_seat()
-    game_id, tokens = created.game_id, created.tokens
-    scene = driver.scene
-    driver.play_xiangqi("h2e2")
-    driver.until(lambda: scene.model.ply == 1 and scene.session.pending is None, 10, "h2e2")
-    script.move(game_id, tokens[1], 1, "h9g7")
-    driver.until(lambda: scene.model.ply == 2, 10, "Black's move")
-    script.request_takeback(game_id, tokens[1])
+    with scripted_game("xiangqi") as game:
+        driver, scene = game.driver, game.scene
+        driver.play_xiangqi("h2e2")
+        game.wait(lambda: scene.model.ply == 1 and scene.session.pending is None, "h2e2")
+        game.reply("h9g7")
+        game.script.request_takeback(game.game_id, game.tokens[1])
 
-    def prompt() -> bool:
-        notice = scene.panel._current_notice()
-        shown = notice is not None and "takeback" in notice.text
-        return shown or "accept_takeback" in {b.id for b in scene.panel.buttons}
+        def prompt() -> bool:
+            notice = scene.panel._current_notice()
+            shown = notice is not None and "takeback" in notice.text
+            return shown or "accept_takeback" in {b.id for b in scene.panel.buttons}
 
-    driver.until(prompt, 10, "the takeback request")
-    driver.key(pygame.K_t, frames=0)
-    # frame by frame: the first frame that shows the move taken back shows no prompt
-    deadline = time.monotonic() + 10
-    while scene.model.ply == 2:
-        assert time.monotonic() < deadline, "the takeback did not come"
-        driver.frames()
-    assert scene.model.ply == 1
-    assert not prompt()
-    assert scene.model.takeback_offer is None
+        game.wait(prompt, "the takeback request")
+        driver.key(pygame.K_t, frames=0)
+        # frame by frame: the first frame that shows the move taken back shows no prompt
+        deadline = time.monotonic() + 10
+        while scene.model.ply == 2:
+            assert time.monotonic() < deadline, "the takeback did not come"
+            driver.frames()
+        assert scene.model.ply == 1
+        assert not prompt()
+        assert scene.model.takeback_offer is None
 
 
 def test_seeks_say_rated_or_casual() -> None:

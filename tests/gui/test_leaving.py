@@ -10,6 +10,7 @@ side.  Online, leaving a seat in a game that goes on asks too.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -196,31 +197,31 @@ def test_an_unreadable_kept_game_is_skipped(gui: Callable[..., Driver]) -> None:
 
 
 def test_leaving_an_online_seat_asks_and_says_the_game_goes_on(
-    scripted_seat: Callable[..., tuple[Driver, Any, Any]],
+    scripted_game: Callable[..., AbstractContextManager[Any]],
 ) -> None:
     from lanqi.gui.scenes.base import ToMenu
     from lanqi.gui.scenes.menu import MenuScene
 
-    driver, script, created = scripted_seat()
-    scene = driver.scene
-    scene.back = ToMenu()
-    assert scene.panel.card_name(0) == "Alice (you)"
-    assert scene.panel.card_name(1) == "Script"
-    driver.key(pygame.K_ESCAPE, frames=2)
-    assert driver.scene is scene and scene.dialog is not None
-    assert "clock keeps running" in " ".join(scene.dialog.lines)
-    driver.key(pygame.K_n)
-    assert scene.dialog is None and driver.scene is scene
-    # the window's close button asks the same, and quits on "leave"
-    pygame.event.post(pygame.event.Event(pygame.QUIT))
-    assert driver.app.step() and scene.dialog is not None
-    assert scene.dialog.buttons[0].label.startswith("退出 Quit")
-    driver.key(pygame.K_ESCAPE)
-    assert scene.dialog is None and driver.app.running
-    driver.key(pygame.K_ESCAPE)
-    driver.key(pygame.K_RETURN, frames=2)
-    assert isinstance(driver.scene, MenuScene)
-    assert script.sync(created.game_id).status == "active"  # the game goes on
+    with scripted_game("xiangqi") as game:
+        driver, scene = game.driver, game.scene
+        scene.back = ToMenu()
+        assert scene.panel.card_name(0) == "Alice (you)"
+        assert scene.panel.card_name(1) == "Script"
+        driver.key(pygame.K_ESCAPE, frames=2)
+        assert driver.scene is scene and scene.dialog is not None
+        assert "clock keeps running" in " ".join(scene.dialog.lines)
+        driver.key(pygame.K_n)
+        assert scene.dialog is None and driver.scene is scene
+        # the window's close button asks the same, and quits on "leave"
+        pygame.event.post(pygame.event.Event(pygame.QUIT))
+        assert driver.app.step() and scene.dialog is not None
+        assert scene.dialog.buttons[0].label.startswith("退出 Quit")
+        driver.key(pygame.K_ESCAPE)
+        assert scene.dialog is None and driver.app.running
+        driver.key(pygame.K_ESCAPE)
+        driver.key(pygame.K_RETURN, frames=2)
+        assert isinstance(driver.scene, MenuScene)
+        assert game.script.sync(game.game_id).status == "active"  # the game goes on
 
 
 def test_the_eight_newest_unfinished_games_are_kept(tmp_path: Path) -> None:

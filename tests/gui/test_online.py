@@ -355,46 +355,15 @@ def test_tournament_calls_every_game(
 
 
 def test_offers_takebacks_and_clocks_with_a_scripted_opponent(
-<<<<<<< HEAD
     scripted_game: Callable[..., AbstractContextManager[ScriptedGame]],
 ) -> None:
     """Draw and takeback buttons, and a live Fischer clock, against a scripted seat."""
-=======
-    gui: Callable[..., Driver], server: EmbeddedServer, seat_in: Callable[..., Any]
-) -> None:
-    """Draw and takeback buttons, and a live Fischer clock, against a scripted seat."""
-    from lanqi.client.referee import RefereeClient
-    from lanqi.gui.scenes.base import ToSeat
->>>>>>> 1c0e42c (GUI: leaving a game that goes on asks first; unfinished offline games are kept and resumed from the menu (issue 13, item 2))
     from lanqi.protocol import TimeControl
 
     tc = TimeControl(kind="fischer", base_ms=120_000, increment_ms=2_000)
-<<<<<<< HEAD
     with scripted_game("xiangqi", time_control=tc) as game:
         driver, script, scene, wait = game.driver, game.script, game.scene, game.wait
         game_id, tokens = game.game_id, game.tokens
-=======
-    with RefereeClient(referee, referee_pub) as script:
-        created = script.create_game(
-            "xiangqi", players=["Alice", "Script"], time_control=tc, casual=True
-        )
-        game_id, tokens = created.game_id, created.tokens
-        seat = seat_in(
-            server, created, 0, variant="xiangqi", time_control=tc, players=["Alice", "Script"]
-        )
-        driver = gui()
-        driver.app.go(ToSeat(seat))
-        driver.frames()
-        scene = driver.scene
-        script.join(game_id, 1, tokens[1])
-
-        def wait(predicate: Any, what: str) -> None:
-            def check() -> bool:
-                script.heartbeat(game_id, tokens[1])
-                return bool(predicate())
-
-            driver.until(check, 10, what)
->>>>>>> 1c0e42c (GUI: leaving a game that goes on asks first; unfinished offline games are kept and resumed from the menu (issue 13, item 2))
 
         def buttons() -> set[str]:
             return {b.id for b in scene.panel.buttons if b.enabled}

@@ -90,7 +90,8 @@ def test_a_hot_seat_game_sounds_each_move_and_m_mutes_for_good(
         assert scene.model.moves[-1] == move
         assert sound.played[-1] is expected, (move, list(sound.played))
     assert len(sound.played) == len(XIANGQI_LINE)
-    driver.key(pygame.K_r)  # offline resign: the end of the game
+    driver.key(pygame.K_r)  # offline resign (R twice): the end of the game
+    driver.key(pygame.K_r)
     assert scene.model.finished
     assert sound.played[-1] is Sound.END and len(sound.played) == len(XIANGQI_LINE) + 1
     # M mutes: kept in gui.json, and the next game is silent
