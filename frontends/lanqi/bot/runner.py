@@ -316,16 +316,27 @@ class GamePlayer(threading.Thread):
                         self._gave_up = f"{refused} illegal moves in a row"
                         self._resign(client, view, f"illegal move {self.refused_move}"[:32])
             now = time.monotonic() * 1000
-            if now - last_beat >= HEARTBEAT_MS:
+            hold = thinking is not None and self._move_due_soon()
+            if now - last_beat >= HEARTBEAT_MS and not hold:
                 last_beat = now
                 client.heartbeat(a.game_id, a.token)
             if view.poll(0 if thinking is not None else IDLE_POLL_MS):
                 last_event = now
                 last_event_at = time.monotonic()
-            elif now - last_event > self._quiet_ms(view):
+            elif now - last_event > self._quiet_ms(view) and not hold:
                 last_event = now  # a lost last event must not stall us: ask for a snapshot
                 view.resync()
                 last_event_at = time.monotonic()
+
+    def _move_due_soon(self) -> bool:
+        """Is the thinking bot's deadline less than :data:`HEARTBEAT_MS` away (or past)?
+        Then the runner asks the referee nothing (no heartbeat, no snapshot): on a
+        busy machine a round trip takes tens of milliseconds or more, and the move
+        that comes back meanwhile would wait for it.  The move is itself a sign of
+        life; a bot that overruns its deadline by more than that is heartbeated again."""
+        if self._move_deadline is None:
+            return False
+        return abs(self._move_deadline - time.monotonic()) * 1000 < HEARTBEAT_MS
 
     def _opponent_turn(self, state: GameState) -> None:
         try:
@@ -445,7 +456,11 @@ class GamePlayer(threading.Thread):
             self._resign(client, view, failure_reason(exc))
             return refused
         sent = time.monotonic()
-        late_ms = (sent - self._turn_seen) * 1000
+        timing = (
+            f"{(sent - self._turn_seen) * 1000:.0f} ms into the turn (the bot answered at "
+            f"{_ms_after(getattr(future, 'done_at', None), self._turn_seen)} ms, its deadline "
+            f"was at {_ms_after(self._move_deadline, self._turn_seen)} ms)"
+        )
         sense = self.clock_sense
         if self._move_deadline is not None:
             sense.overruns_ms.append(max(0.0, (sent - self._move_deadline) * 1000))
@@ -454,9 +469,7 @@ class GamePlayer(threading.Thread):
                 client.move(a.game_id, a.token, view.ply, move)
             finally:
                 sense.round_trips_ms.append((time.monotonic() - sent) * 1000)
-            log.debug(
-                "game %s: %s sent %s %.0f ms into its turn", a.game_id, self.bot.name, move, late_ms
-            )
+            log.debug("game %s: %s sent %s %s", a.game_id, self.bot.name, move, timing)
         except RequestRefused as exc:
             if exc.code in ("illegal_move", "bad_move", "ambiguous_move"):
                 log.error(
@@ -466,7 +479,7 @@ class GamePlayer(threading.Thread):
                 return refused + 1
             if exc.code in ("game_over", "timeout", "stale_move", "not_your_turn"):
                 if exc.code == "timeout":
-                    self._late_move = f"the move {move} was sent {late_ms:.0f} ms into the turn"
+                    self._late_move = f"the move {move} was sent {timing}"
                 view.resync()
                 return refused
             raise
@@ -711,6 +724,10 @@ def _engine_field(engine: str | None) -> str | None:
     (an engine may say anything; the matchmaker refuses a hello it cannot store)."""
     text = "".join(c for c in engine or "" if c.isprintable()).strip()[:80].strip()
     return text or None
+
+
+def _ms_after(moment: float | None, start: float) -> str:
+    return "?" if moment is None else f"{(moment - start) * 1000:.0f}"
 
 
 def _moved_on(view: GameView, *, ply: int) -> bool:
