@@ -4,7 +4,10 @@ Each test plays games through :class:`~lanqi.bot.runner.GamePlayer` (the runner'
 own game loop) on a ``lanqi referee`` subprocess with a short clock, and asserts
 on how the referee ended the game: never ``timeout``.  The built-in AIs search
 until the deadline the runner gives them; the engine adapters say ``stop`` before
-it (UCI, UCCI) or hand a Gomocup brain a turn time that ends before it.
+it (UCI, UCCI) or hand a Gomocup brain a turn time that ends before it.  So a
+deadline too late for the referee's clock flags whatever the clock's length: the
+per-move clock is 600 ms, longer only where a probe finds the machine too busy for
+that (``clock_scale`` in tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -30,8 +33,9 @@ REPO = Path(__file__).resolve().parents[2]
 SOURCE_PATH = os.pathsep.join(str(REPO / part) for part in ("shared", "services", "frontends"))
 FAKES = Path(__file__).resolve().parent / "engines" / "fakes"
 PlayGame = Callable[..., Any]  # the play_game fixture of tests/bot/conftest.py
-PER_MOVE = TimeControl(kind="per_move", per_move_ms=600)
+PER_MOVE_MS = 600  # on an idle machine; see clock_scale in tests/conftest.py
 FISCHER = TimeControl(kind="fischer", base_ms=3000, increment_ms=100)
+CLOCKS = ["per_move", "fischer"]
 # The endings the rules make (not the referee: timeout, abandonment, resignation).
 RULE_ENDINGS = {
     "checkmate",
@@ -55,6 +59,14 @@ def _env() -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=SOURCE_PATH)
 
 
+def _clock(kind: str, scale: float) -> TimeControl:
+    """600 ms per move, times ``clock_scale`` (longer on a machine too busy for that);
+    the Fischer clock keeps a bank for a busy machine anyway."""
+    if kind == "per_move":
+        return TimeControl(kind="per_move", per_move_ms=round(PER_MOVE_MS * scale))
+    return FISCHER
+
+
 def _in_time(termination: str | None, status: str, ply: int, max_plies: int) -> None:
     if status == "finished":
         assert termination in RULE_ENDINGS, f"the game ended by {termination} at ply {ply}"
@@ -62,36 +74,38 @@ def _in_time(termination: str | None, status: str, ply: int, max_plies: int) -> 
         assert ply >= max_plies
 
 
-@pytest.mark.parametrize("time_control", [PER_MOVE, FISCHER], ids=["per_move", "fischer"])
+@pytest.mark.parametrize("clock", CLOCKS)
 @pytest.mark.parametrize("rule", ["freestyle", "standard", "renju"])
-def test_gomoku_ai_moves_in_time(play_game: PlayGame, rule: str, time_control: TimeControl) -> None:
+def test_gomoku_ai_moves_in_time(
+    play_game: PlayGame, clock_scale: float, rule: str, clock: str
+) -> None:
     played = play_game(
         GomokuAI(level=5, seed=1),
         GomokuAI(level=4, seed=2),
         "gomoku",
-        time_control,
+        _clock(clock, clock_scale),
         options={"rule": rule},
         max_plies=40,
     )
     _in_time(played.termination, played.status, played.ply, 40)
 
 
-@pytest.mark.parametrize("time_control", [PER_MOVE, FISCHER], ids=["per_move", "fischer"])
-def test_xiangqi_ai_moves_in_time(play_game: PlayGame, time_control: TimeControl) -> None:
+@pytest.mark.parametrize("clock", CLOCKS)
+def test_xiangqi_ai_moves_in_time(play_game: PlayGame, clock_scale: float, clock: str) -> None:
     played = play_game(
         XiangqiAI(level=8, seed=1),
         XiangqiAI(level=6, seed=2),
         "xiangqi",
-        time_control,
+        _clock(clock, clock_scale),
         max_plies=30,
     )
     _in_time(played.termination, played.status, played.ply, 30)
 
 
-@pytest.mark.parametrize("time_control", [PER_MOVE, FISCHER], ids=["per_move", "fischer"])
+@pytest.mark.parametrize("clock", CLOCKS)
 @pytest.mark.parametrize("adapter", ["uci", "ucci"])
 def test_engine_that_thinks_until_stopped_moves_in_time(
-    play_game: PlayGame, adapter: str, time_control: TimeControl
+    play_game: PlayGame, clock_scale: float, adapter: str, clock: str
 ) -> None:
     """The fake engine ignores the clock and answers only ``stop``: every one of its
     moves comes from the adapter's stop before the deadline."""
@@ -100,18 +114,20 @@ def test_engine_that_thinks_until_stopped_moves_in_time(
         engine = UciEngine(_fake("uci_fake.py", "slow"), env=_env())
     else:
         engine = UcciEngine(_fake("ucci_fake.py", "slow"), env=_env())
-    played = play_game(engine, RandomBot(seed=3), "xiangqi", time_control, max_plies=16)
+    played = play_game(
+        engine, RandomBot(seed=3), "xiangqi", _clock(clock, clock_scale), max_plies=16
+    )
     _in_time(played.termination, played.status, played.ply, 16)
 
 
-@pytest.mark.parametrize("time_control", [PER_MOVE, FISCHER], ids=["per_move", "fischer"])
+@pytest.mark.parametrize("clock", CLOCKS)
 def test_gomocup_brain_that_uses_its_whole_turn_moves_in_time(
-    play_game: PlayGame, time_control: TimeControl
+    play_game: PlayGame, clock_scale: float, clock: str
 ) -> None:
     """The fake brain thinks for every millisecond of ``timeout_turn``: the turn time
     the adapter gives it must end before the referee's clock does."""
     brain = GomocupEngine(_fake("gomocup_fake.py", "fullturn"), env=_env())
-    played = play_game(brain, RandomBot(seed=4), "gomoku", time_control, max_plies=16)
+    played = play_game(brain, RandomBot(seed=4), "gomoku", _clock(clock, clock_scale), max_plies=16)
     _in_time(played.termination, played.status, played.ply, 16)
 
 

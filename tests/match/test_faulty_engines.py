@@ -65,13 +65,16 @@ def test_a_failing_engine_loses_with_the_reason(
 def test_a_crashed_engine_that_restarts_too_slowly_loses_the_next_game(
     tmp_path: Path, run_match: Runner, faulty: Callable[..., str]
 ) -> None:
-    """Game 1: the engine crashes.  Game 2: its restart misses the handshake time."""
+    """Game 1: the engine crashes.  Game 2: its restart misses the handshake time.  The
+    handshake time is far above a start on a loaded machine (the fake, a Python
+    program, took 2 s to answer ``uci`` at a load of 11 on 2 cores; with 1 s the
+    first launch missed it too) and far below the slow restart's 30 s."""
     pgn = tmp_path / "games.pgn"
     launches = tmp_path / "launches"
     summary, _ = run_match(
         [
             "-engine", "name=Faulty", f"cmd={faulty('slow-restart', 2, str(launches))}",
-            "proto=uci", "st=0.2", "handshake=1",
+            "proto=uci", "st=0.2", "handshake=10",
             "-engine", "name=AI", "proto=builtin", "depth=1",
             "-games", "2", "-pgnout", str(pgn),
         ]

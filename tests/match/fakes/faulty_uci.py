@@ -17,6 +17,7 @@ in LAUNCH_FILE) takes 30 s to answer ``uci``.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -70,7 +71,8 @@ def main() -> None:
             if searches > good and mode != "ok":
                 if mode in ("crash", "slow-restart"):
                     sys.stderr.write("faulty engine: segmentation fault (pretend)\n")
-                    sys.exit(3)
+                    sys.stderr.flush()
+                    os._exit(3)  # at once, as a crash does (no interpreter teardown)
                 if mode == "hang":
                     continue
                 if mode == "illegal":
