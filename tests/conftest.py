@@ -3,13 +3,13 @@
 - ``tmpfs``: a tmpfs of the test's own, unmounted after the test.
 - ``zmq_context``: a ZeroMQ context of the test's own, destroyed with linger 0.
 - ``clock_scale``: how much longer than on an idle machine a clock test's clock is
-  made, measured at the start of the test module by :func:`scheduling_delay_ms`:
-  1.0 on an idle machine, ``delay / SCALE_DELAY_MS`` where the machine is so busy
-  that a process of the test waits that long for its turn.  A bot keeps a share of
-  its clock back for delays it cannot control (an event's way in, a move's way out,
-  the scheduler); on a loaded machine those grow, and a clock test with a fixed
-  clock measures the load, not the bot.  Every bot in those tests thinks up to the
-  deadline it is given, so a deadline too late for the clock flags on any clock.
+  made, measured at the start of the test module by :func:`cpu_share`: 1.0 while a
+  computing thread here gets at least half a core, ``0.5 / share`` where the machine
+  is busier than that.  A bot keeps a share of its clock back for delays it cannot
+  control (an event's way in, a move's way out, the scheduler); on a loaded machine
+  those grow, and a clock test with a fixed clock measures the load, not the bot.
+  Every bot in those tests thinks up to the deadline it is given, so a deadline too
+  late for the clock flags on any clock.
 - ``server``: a whole lanqi server in this process (:class:`EmbeddedServer`: the
   matchmaker and a referee on their own threads) on free loopback ports, stopped
   after the test.  Its director key is the test module's ``DIRECTOR_KEY`` (``k`` if
@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import logging
 import subprocess
-import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -37,51 +35,25 @@ if TYPE_CHECKING:
 
 
 log = logging.getLogger(__name__)
-#: a scheduling delay this long (ms) or shorter leaves the clocks of clock tests as they are
-SCALE_DELAY_MS = 30.0
-ECHO = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()"
+#: clocks of clock tests are left as they are while a process here gets this much of a core
+FAIR_SHARE = 0.5
 
 
-def scheduling_delay_ms(round_trips: int = 50) -> float:
-    """The 9th decile of ``round_trips`` line round trips to a child process, each
-    made while another thread of this process computes (holding the GIL, as a
-    searching bot does): what the scheduler adds to the way of an event into a bot's
-    process and of its move out, right now (0.1 ms on an idle 2-core machine, tens
-    of ms at a load of 12)."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    assert child.stdin is not None and child.stdout is not None
-    done = threading.Event()
-
-    def compute() -> None:
-        while not done.is_set():
-            sum(range(1000))
-
-    busy = threading.Thread(target=compute, daemon=True)
-    busy.start()
-    times: list[float] = []
-    try:
-        for _ in range(round_trips):
-            began = time.monotonic()
-            child.stdin.write("x\n")
-            child.stdin.flush()
-            child.stdout.readline()
-            times.append((time.monotonic() - began) * 1000)
-    finally:
-        done.set()
-        busy.join()
-        child.stdin.close()
-        child.wait()
-    times.sort()
-    return times[len(times) * 9 // 10]
+def cpu_share(window_s: float = 1.0) -> float:
+    """The share of a core a computing thread of this process gets right now: CPU time
+    over wall time while it computes for ``window_s`` (about 1.0 on an idle machine;
+    0.1 to 0.2 at a load of 14 on 2 cores)."""
+    began, cpu = time.monotonic(), time.thread_time()
+    while time.monotonic() - began < window_s:
+        sum(range(1000))
+    return (time.thread_time() - cpu) / (time.monotonic() - began)
 
 
 @pytest.fixture(scope="module")
 def clock_scale() -> float:
-    delay = scheduling_delay_ms()
-    scale = max(1.0, delay / SCALE_DELAY_MS)
-    log.info("scheduling delay %.1f ms: clocks of clock tests x%.2f", delay, scale)
+    share = cpu_share()
+    scale = max(1.0, FAIR_SHARE / max(share, 0.01))
+    log.info("a computing thread gets %.2f of a core: clocks of clock tests x%.2f", share, scale)
     return scale
 
 

@@ -7,7 +7,7 @@ until the deadline the runner gives them; the engine adapters say ``stop`` befor
 it (UCI, UCCI) or hand a Gomocup brain a turn time that ends before it.  So a
 deadline too late for the referee's clock flags whatever the clock's length: the
 per-move clock is 600 ms, longer only where a probe finds the machine too busy for
-that (``clock_scale`` in tests/conftest.py).
+that (``clock_scale`` in tests/conftest.py: a thread here gets less than half a core).
 """
 
 from __future__ import annotations
