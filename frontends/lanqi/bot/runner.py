@@ -329,7 +329,8 @@ class GamePlayer(threading.Thread):
                 last_event_at = time.monotonic()
 
     def _move_due_soon(self) -> bool:
-        """Is the thinking bot's deadline less than :data:`HEARTBEAT_MS` away (or past)?
+        """Is the thinking bot's deadline less than :data:`HEARTBEAT_MS` away, or past
+        by less than that?
         Then the runner asks the referee nothing (no heartbeat, no snapshot): on a
         busy machine a round trip takes tens of milliseconds or more, and the move
         that comes back meanwhile would wait for it.  The move is itself a sign of
