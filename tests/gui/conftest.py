@@ -73,6 +73,11 @@ class Driver:
             self.app.step(1 / 60)
             time.sleep(0.002)
 
+    def resize(self, size: tuple[int, int], *, frames: int = 2) -> None:
+        """Resize the window as a window manager does (the app hears of it by events)."""
+        self.app.window.size = size
+        self.frames(frames)
+
     # ------------------------------------------------------------ input
 
     def post(self, kind: int, **attrs: Any) -> None:

@@ -192,8 +192,7 @@ def test_resize_flip_and_latin(gui: Callable[..., Driver]) -> None:
     for move in MATE_LINE[:6]:
         driver.play_xiangqi(move)
     big_cell = scene.view.cell
-    driver.post(pygame.VIDEORESIZE, w=820, h=600, size=(820, 600))
-    driver.frames(2)
+    driver.resize((820, 600))
     assert driver.app.screen.get_size() == (820, 600)
     assert scene.view.cell < big_cell
     driver.check_xiangqi_board(scene.model.board)
@@ -208,8 +207,7 @@ def test_resize_flip_and_latin(gui: Callable[..., Driver]) -> None:
     assert scene.view.latin and driver.app.settings.latin
     driver.frames()
     driver.check_xiangqi_board(scene.model.board)
-    driver.post(pygame.VIDEORESIZE, w=1180, h=780, size=(1180, 780))
-    driver.frames(2)
+    driver.resize((1180, 780))
     driver.shot("xiangqi-flipped-latin", docs=True)
     # the setting is remembered in gui.json
     from lanqi.gui.settings import Settings

@@ -3,7 +3,8 @@
 ``lanqi bench movegen`` times perft (see lanqi.bench.movegen); ``lanqi bench referee``
 loads a referee process with many concurrent games (see lanqi.bench.referee);
 ``lanqi bench tournament`` plays a round robin of random bots through a real server
-(see lanqi.bench.tournament).
+(see lanqi.bench.tournament); ``lanqi bench gui-idle`` reads what an untouched GUI
+window costs (see lanqi.bench.gui_idle).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 EXAMPLES = """examples:
   lanqi bench movegen
   lanqi bench tournament --players 8
+  lanqi bench gui-idle --seconds 10
 """
 
 
@@ -126,6 +128,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     _configure_flood(referee)
     _configure_tournament(sub)
+    _configure_gui_idle(sub)
 
 
 def _run_strength(args: argparse.Namespace) -> int:
@@ -165,9 +168,11 @@ def run(args: argparse.Namespace) -> int:
         return _run_tournament(args)
     if args.bench == "referee":
         return _run_referee(args)
+    if args.bench == "gui-idle":
+        return _run_gui_idle(args)
     if args.bench != "movegen":
         print(
-            "lanqi bench: name a benchmark: movegen, referee, tournament, strength",
+            "lanqi bench: name a benchmark: movegen, referee, tournament, strength, gui-idle",
             file=sys.stderr,
         )
         return 2
@@ -317,3 +322,46 @@ def _run_tournament(args: argparse.Namespace) -> int:
     report = run_tournament_bench(config, progress)
     print(format_report(report))
     return 0 if report.ok else 1
+
+
+def _configure_gui_idle(sub: Any) -> None:
+    idle = sub.add_parser(
+        "gui-idle",
+        help="the share of a core one untouched GUI window takes (needs lanqi[gui])",
+        description="Run one GUI window untouched and read its CPU time, drawing frames "
+        "only when they change (as the GUI does), then drawing every frame at 60/s "
+        "(the baseline).  On SDL's dummy video driver unless --real-display.",
+    )
+    idle.add_argument(
+        "--seconds", type=float, default=10.0, help="seconds per measurement (default 10)"
+    )
+    idle.add_argument(
+        "--scene",
+        choices=("game", "menu", "both"),
+        default="both",
+        help="an offline game with a running clock, the menu, or both (default)",
+    )
+    idle.add_argument("--real-display", action="store_true", help="open the window on $DISPLAY")
+
+
+def _run_gui_idle(args: argparse.Namespace) -> int:
+    try:
+        import pygame  # noqa: F401
+    except ImportError:
+        print("lanqi bench gui-idle: pygame is missing: pip install 'lanqi[gui]'", file=sys.stderr)
+        return 2
+    from lanqi.bench.gui_idle import SCENES, format_report, measure_idle
+
+    if not 0 < args.seconds <= 600:
+        print("lanqi bench gui-idle: --seconds must be above 0 and at most 600", file=sys.stderr)
+        return 2
+    scenes = SCENES if args.scene == "both" else (args.scene,)
+    figures = []
+    for scene in scenes:
+        for every_frame in (False, True):
+            figure = measure_idle(
+                scene, args.seconds, every_frame=every_frame, real_display=args.real_display
+            )
+            figures.append(figure)
+            print(format_report([figure]), flush=True)
+    return 0

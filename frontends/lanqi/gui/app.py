@@ -9,6 +9,14 @@ destination: ``app.go(ToLobby())`` looks the destination's type up in
 :data:`ROUTES`, makes the scene, and swaps it in between frames.  The app is the
 only module that knows every scene; no scene imports another.
 
+A frame is drawn only when its picture may have changed: an input event came,
+the scene or the window size changed, a notice came or went, or the scene's
+:meth:`~lanqi.gui.scenes.base.Scene.frame_key` (what its picture depends on
+besides input: the model's version, the clocks' shown seconds, an animation's
+progress...) differs from the last drawn frame's.  While frames are drawn the
+loop runs at :data:`FPS`; while nothing changes it ticks at :data:`IDLE_FPS`
+(to read the network and the clocks) and draws nothing.
+
 Nothing happens at import: :class:`App` calls ``pygame.init()`` when it is made.
 Tests drive :meth:`App.step` themselves with posted events.
 """
@@ -17,11 +25,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import TypeVar
 
 import pygame
+from pygame._sdl2.video import Window
 
 from lanqi.gui import fonts, theme
 from lanqi.gui.connection import lobby_lost_text
@@ -44,14 +53,25 @@ from lanqi.gui.scenes.base import (
 )
 from lanqi.gui.settings import DEFAULT_SIZE, AppConfig, Settings
 from lanqi.gui.sound import SoundPlayer
-from lanqi.gui.widgets import draw_text, reset_cache
+from lanqi.gui.widgets import Same, draw_text, reset_cache
 
 __all__ = ["DEFAULT_SIZE", "ROUTES", "App", "AppConfig", "Scene"]
 
 log = logging.getLogger(__name__)
 
+#: frames a second while the picture changes (input, animations, running clocks under 10 s)
 FPS = 60
-MIN_SIZE = (640, 480)
+#: ticks a second while it does not: the network and the clocks are still read
+IDLE_FPS = 20
+#: the smallest window the layouts are made for; a smaller one is grown back to it
+MIN_SIZE = (640, 540)
+
+#: seconds an app notice stays
+NOTICE_S = 5.0
+#: events that change nothing on the screen (the window's own bookkeeping)
+QUIET_EVENTS = frozenset(
+    {pygame.ACTIVEEVENT, pygame.WINDOWMOVED, pygame.AUDIODEVICEADDED, pygame.KEYMAPCHANGED}
+)
 
 D = TypeVar("D", bound=Destination)
 Route = Callable[[Host, Destination], Scene]
@@ -92,7 +112,8 @@ class App:
         pygame.display.init()
         pygame.font.init()
         pygame.display.set_caption("lanqi 象棋 · 五子棋")
-        self.screen = pygame.display.set_mode(config.size, pygame.RESIZABLE)
+        size = (max(MIN_SIZE[0], config.size[0]), max(MIN_SIZE[1], config.size[1]))
+        self.screen = pygame.display.set_mode(size, pygame.RESIZABLE)
         self.clock = pygame.time.Clock()
         self.settings = Settings.load(config.data_dir)
         if config.server:
@@ -108,7 +129,18 @@ class App:
         self._next: Scene | None = None
         self.running = True
         self.frames = 0
+        #: frames actually drawn (``frames`` counts every step)
+        self.draws = 0
         self.notices: list[tuple[str, bool, float]] = []
+        #: something outside the scene's frame key changed: draw the next frame
+        self.dirty = True
+        #: the last step drew a frame (the loop then runs at full speed)
+        self.drew = True
+        #: draw every frame whether it changed or not (the loop as it was, which
+        #: ``lanqi bench gui-idle`` measures as its baseline)
+        self.draw_every_frame = False
+        self._drawn_key: Hashable = None
+        self._window: Window | None = None
 
     # ------------------------------------------------------------ paths
 
@@ -220,20 +252,52 @@ class App:
         """A message shown over any scene for a few seconds."""
         self.notices.append((text, error, time.monotonic()))
         del self.notices[:-4]
+        self.dirty = True
 
     def resize(self, size: tuple[int, int]) -> None:
+        """Lay the scene out for the window's new size.
+
+        The window is never made again (``set_mode`` would re-create it, and a window
+        manager may place the new one elsewhere): a window dragged below
+        :data:`MIN_SIZE` is grown back in place, and laid out for the minimum
+        meanwhile."""
         w, h = max(MIN_SIZE[0], size[0]), max(MIN_SIZE[1], size[1])
+        if (w, h) != tuple(size):
+            self.window.size = (w, h)
         self.screen = pygame.display.get_surface() or self.screen
-        if (w, h) != self.screen.get_size():
-            self.screen = pygame.display.set_mode((w, h), pygame.RESIZABLE)
+        self.dirty = True
         if self.scene is not None:
             self.scene.layout((w, h))
 
+    @property
+    def window(self) -> Window:
+        """The window as SDL sees it (its size can be set without making it again).
+
+        One object for the app's life: pygame keeps a borrowed pointer to it in the
+        SDL window, so a second one made and dropped later leaves that pointer
+        dangling (and the process crashes at the next resize)."""
+        if self._window is None:
+            self._window = Window.from_display_module()
+        return self._window
+
+    def _frame_key(self) -> Hashable:
+        """What the next frame would show besides what input changes (None: no scene)."""
+        now = time.monotonic()
+        notices = sum(1 for n in self.notices if now - n[2] < NOTICE_S)
+        lost = self.lobby.lost if self.lobby is not None else None
+        lost_line = lobby_lost_text(lost, now) if lost is not None else ""
+        scene_key = self.scene.frame_key() if self.scene is not None else None
+        return (Same(self.scene), notices, lost_line, scene_key)
+
     def step(self, dt: float = 1 / FPS) -> bool:
-        """One frame: events, network, update, draw.  False once the app should quit."""
+        """One frame: events, network, update, and a draw if the picture changed.
+        False once the app should quit."""
         self._swap()
         events = pygame.event.get()
         for event in events:
+            if event.type in QUIET_EVENTS:
+                continue
+            self.dirty = True
             if event.type == pygame.QUIT:
                 if self.scene is None or self.scene.close_requested():
                     self.running = False
@@ -253,16 +317,25 @@ class App:
                     self.notice(text, error=error)
         if self.scene is not None:
             self.scene.update(dt)
-            self.scene.draw(self.screen)
-        self._draw_notices()
-        pygame.display.flip()
+        key = self._frame_key()
+        self.drew = self.dirty or self.draw_every_frame or key != self._drawn_key
+        if self.drew:
+            if self.scene is not None:
+                self.scene.draw(self.screen)
+            self._draw_notices()
+            pygame.display.flip()
+            self.draws += 1
+            self.dirty = False
+            self._drawn_key = key
         self.frames += 1
+        if self._next is not None:
+            self.dirty = True
         self._swap()
         return self.running
 
     def _draw_notices(self) -> None:
         now = time.monotonic()
-        self.notices = [n for n in self.notices if now - n[2] < 5.0]
+        self.notices = [n for n in self.notices if now - n[2] < NOTICE_S]
         shown = [(text, error) for text, error, _ in reversed(self.notices)]
         lost = self.lobby.lost if self.lobby is not None else None
         if lost is not None:  # steady while it lasts, not a note that fades
@@ -286,16 +359,22 @@ class App:
             y += 36
 
     def run(self) -> int:
-        """The frame loop, at 60 frames a second until the window closes."""
+        """The frame loop until the window closes, then close the app."""
         if self.scene is None and self._next is None:
             self.switch(self.first_scene())
         try:
-            while self.running:
-                dt = self.clock.tick(FPS) / 1000.0
-                self.step(dt)
+            self.loop()
         finally:
             self.close()
         return 0
+
+    def loop(self, until: float | None = None) -> None:
+        """Frames until the window closes (or ``until``, a ``time.monotonic()`` reading):
+        :data:`FPS` a second while the picture changes, :data:`IDLE_FPS` while it does
+        not (every frame at :data:`FPS` with :attr:`draw_every_frame`)."""
+        while self.running and (until is None or time.monotonic() < until):
+            dt = self.clock.tick(FPS if self.drew else IDLE_FPS) / 1000.0
+            self.step(dt)
 
     def close(self) -> None:
         if self.scene is not None:
@@ -307,3 +386,4 @@ class App:
         fonts.reset()
         reset_cache()
         pygame.quit()
+        self._window = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Protocol
 
 import pygame
@@ -24,7 +24,7 @@ from lanqi.gui.model import GameModel, seat_name, termination_text
 from lanqi.gui.sessions import Action, AISession, Notice, Session
 from lanqi.gui.settings import Settings
 from lanqi.gui.variants import VariantUI
-from lanqi.gui.widgets import Button, TextInput, draw_text, wrap_text
+from lanqi.gui.widgets import Button, Same, TextInput, draw_text, fit_size, wrap_text
 
 __all__ = ["NOTATIONS", "PanelHost", "SidePanel", "format_clock"]
 
@@ -32,10 +32,51 @@ log = logging.getLogger(__name__)
 
 NOTATIONS = ("chinese", "wxf", "iccs")
 NOTATION_LABELS = {"chinese": "中文", "wxf": "WXF", "iccs": "ICCS"}
-#: the actions drawn as primary buttons
-PRIMARY = ("accept_draw", "accept_takeback", "rematch")
+#: the actions drawn as primary buttons (and every ``accept_...``)
+PRIMARY = ("rematch",)
+#: answers to an offer or a challenge: they have their own row of buttons
+ANSWER_PREFIXES = ("accept_", "decline_")
+#: the grid's slots go to actions in this order (others after these, as they come)
+SLOT_ORDER = (
+    "offer_draw",
+    "takeback",
+    "resign",
+    "new_game",
+    "rematch",
+    "prev_game",
+    "next_game",
+)
+#: the screen's own actions, always last
+TAIL_ORDER = ("flip", "save", "back")
 MOVE_ROW = 24
 CHAT_ROW = 17
+CLOCK_SIZE = 26
+#: a panel at least this wide is a band below the board (two columns)
+WIDE_PANEL = 560
+PAD = 12
+GAP = 6
+BUTTON_H = 30
+BUTTON_PITCH = 36
+TITLE_SIZE = 15
+TITLE_ROW = 19
+STATUS_H = 62
+STATUS_SIZE = 16
+NOTICE_SIZE = 14
+MIN_MOVE_ROWS = 3
+MIN_MOVES_H = MIN_MOVE_ROWS * MOVE_ROW + 4
+CHAT_MIN_H = 3 * CHAT_ROW + 6
+CHAT_MAX_H = 170
+#: the move list's navigation buttons when they sit in its header
+NAV_IN_HEAD_W = 132
+
+
+def slot_rank(action: Action) -> tuple[int, int]:
+    """Where ``action`` goes among actions that come at once (see :data:`SLOT_ORDER`)."""
+    if action.id in TAIL_ORDER:
+        return 2, TAIL_ORDER.index(action.id)
+    if action.id in SLOT_ORDER:
+        return 0, SLOT_ORDER.index(action.id)
+    return 1, 0
 
 
 def format_clock(ms: float | None) -> str:
@@ -83,6 +124,12 @@ class PanelHost(Protocol):
 
     def do(self, action_id: str) -> None: ...
 
+    def may_be_asked(self) -> bool:
+        """Can an offer or a challenge come that the player answers with a button?"""
+
+    def relayout(self) -> None:
+        """Lay the screen out again (the panel needs more room for its buttons)."""
+
     def toggle_latin(self) -> None: ...
 
     def toggle_notation(self) -> None: ...
@@ -105,6 +152,13 @@ class SidePanel:
         self.toggles: list[tuple[pygame.Rect, str]] = []
         self._missing_key: tuple[object, ...] = ()
         self._missing = ""
+        #: action id -> its slot in the button grid (kept while the action shows)
+        self._slots: dict[str, int] = {}
+        self.wide = False
+        self.compact = False
+        self.nav_in_head = False
+        self._gap, self._button_h, self._pitch = GAP, BUTTON_H, BUTTON_PITCH
+        self._title_lines: list[str] = []
 
     @property
     def can_chat(self) -> bool:
@@ -112,68 +166,173 @@ class SidePanel:
 
     # ------------------------------------------------------------ layout
 
-    def layout(self, rect: pygame.Rect) -> None:
+    def layout(self, rect: pygame.Rect, actions: Sequence[Action] = ()) -> None:
+        """Place the parts in ``rect`` with room for the buttons of ``actions``.
+
+        A strip (the panel right of the board) stacks everything in one column; a
+        band (below the board, in a portrait window) puts the players, the status and
+        the buttons on the left and the moves and the chat on the right.  Where the
+        height is short the move list's navigation joins its header and the player
+        cards get lower.  The move list keeps at least :data:`MIN_MOVE_ROWS` rows."""
         self.rect = rect
-        h = rect.height
-        pad = 12
-        x, width = rect.x + pad, rect.width - 2 * pad
-        y = 10
-        rects: dict[str, pygame.Rect] = {}
-
-        def take(name: str, height: int) -> None:
-            nonlocal y
-            rects[name] = pygame.Rect(x, y, width, height)
-            y += height + 6
-
-        take("title", 22)
-        take("top", 56)
-        take("status", 44)
-        bottom_fixed = 56 + 6 + 4 * 38 + 8
-        chat_h = 0
-        if self.can_chat:
-            chat_h = max(80, min(170, (h - y - bottom_fixed) // 3))
-        moves_h = max(60, h - y - bottom_fixed - (chat_h + 36 if chat_h else 0) - 72)
-        take("moves_head", 22)
-        take("moves", moves_h)
-        take("nav", 30)
-        if chat_h:
-            take("chat", chat_h)
-            take("chat_input", 28)
-        take("bottom", 56)
-        rects["buttons"] = pygame.Rect(x, y, width, h - y - 8)
+        self.wide = rect.width >= WIDE_PANEL
+        self._slots = {}
+        for compact in (False, True):
+            rects = self._stack(rect, actions, compact=compact)
+            inside = all(rect.contains(part) for part in rects.values())
+            if inside and rects["moves"].height >= MIN_MOVES_H:
+                break
+        self.compact = compact
+        self.nav_in_head = rects["nav"].y == rects["moves_head"].y
         self.rects = rects
         self.chat_input.rect = rects.get("chat_input", pygame.Rect(0, 0, 0, 0))
         self._build_nav(rects["nav"])
+        self.set_actions(actions, force=True)
+
+    def min_height(self, width: int, actions: Sequence[Action]) -> int:
+        """The least height a band of ``width`` (below the board) needs for ``actions``."""
+        self.wide = width >= WIDE_PANEL
+        rects = self._stack(pygame.Rect(0, 0, width, 0), actions, compact=True)
+        right = rects["moves"].x
+        left = max((r.bottom for r in rects.values() if r.x != right), default=0)
+        return max(left, max(r.bottom for r in rects.values() if r.x == right) + MIN_MOVES_H) + 8
+
+    def _stack(
+        self, rect: pygame.Rect, actions: Sequence[Action], *, compact: bool
+    ) -> dict[str, pygame.Rect]:
+        """The parts' rectangles; ``moves`` (and ``chat``) share what is left over."""
+        rects: dict[str, pygame.Rect] = {}
+        # a short panel packs its parts closer
+        self._gap = GAP - 2 if compact else GAP
+        self._button_h = BUTTON_H - 2 if compact else BUTTON_H
+        self._pitch = self._button_h + self._gap
+        col_w = (rect.width - 3 * PAD) // 2 if self.wide else rect.width - 2 * PAD
+        self._title_lines = wrap_text(self.title(), TITLE_SIZE, col_w)[:2]
+        card_h = 46 if compact or self.wide else 56
+        grid, answers = self._split(actions)
+        rows = (len(grid) + 1) // 2 + (1 if self.host.may_be_asked() or answers else 0)
+        buttons_h = max(0, rows * self._pitch - (self._pitch - self._button_h))
+        chat = self.can_chat
+        nav_row = not compact or self.wide
+        fixed: list[tuple[str, int]] = [("moves_head", 22)]
+        flexible_at = 1
+        if nav_row:
+            fixed.append(("nav", 28))
+        if chat:
+            fixed += [("chat_input", 28)]
+        left: list[tuple[str, int]] = [
+            ("title", TITLE_ROW * len(self._title_lines)),
+            ("top", card_h),
+            ("status", STATUS_H),
+        ]
+        if self.wide:
+            left += [("bottom", card_h), ("buttons", buttons_h)]
+            right = fixed
+            x_right = rect.x + 2 * PAD + col_w
+        else:
+            flexible_at += len(left)
+            right = left + fixed + [("bottom", card_h), ("buttons", buttons_h)]
+            left = []
+            x_right = rect.x + PAD
+        y = rect.y + 8
+        for name, height in left:
+            rects[name] = pygame.Rect(rect.x + PAD, y, col_w, height)
+            y += height + self._gap
+        # the right (or only) column: the flexible parts get what the others leave
+        used = sum(h + self._gap for _, h in right) + self._gap * (2 if chat else 1)
+        spare = max(0, rect.bottom - 8 - (rect.y + 8) - used)
+        chat_h = 0
+        if chat:
+            chat_h = max(CHAT_MIN_H, min(CHAT_MAX_H, spare // 3))
+        moves_h = max(0, spare - chat_h)
+        flexible = [("moves", moves_h)] + ([("chat", chat_h)] if chat else [])
+        order = right[:flexible_at] + flexible[:1] + right[flexible_at:]
+        if chat:  # the chat goes above its input line
+            at = next(i for i, (n, _) in enumerate(order) if n == "chat_input")
+            order.insert(at, flexible[1])
+        y = rect.y + 8
+        for name, height in order:
+            rects[name] = pygame.Rect(x_right, y, col_w, height)
+            y += height + self._gap
+        if not nav_row:  # the navigation sits in the moves header
+            head = rects["moves_head"]
+            rects["nav"] = pygame.Rect(head.x, head.y, NAV_IN_HEAD_W, head.height)
+        return rects
+
+    @staticmethod
+    def _split(actions: Sequence[Action]) -> tuple[list[Action], list[Action]]:
+        """(the actions with a slot in the grid, the answers to an offer or a challenge)."""
+        answers = [a for a in actions if a.id.startswith(ANSWER_PREFIXES)]
+        return [a for a in actions if a not in answers], answers
 
     def set_actions(self, actions: Sequence[Action], *, force: bool = False) -> None:
-        """The buttons for ``actions``, two a row (rebuilt only when they change)."""
+        """The buttons for ``actions``, each in a fixed slot (rebuilt only when they change).
+
+        The grid has two buttons a row.  An action keeps the slot it got while it
+        is shown; a new one takes the first slot no shown button holds, in the order
+        of :data:`SLOT_ORDER` when several come at once.  Answers (accept or decline
+        an offer, a challenge) have their own row above the grid, reserved while an
+        offer can come, so nothing else moves when one arrives.  Only when there are
+        more buttons than room is the panel laid out again."""
         if not force and list(actions) == self.actions:
             return
         self.actions = list(actions)
         area = self.rects.get("buttons")
         if area is None:
             return
-        self.buttons = []
-        cols = 2
-        bw = (area.width - 8) // cols
-        for i, action in enumerate(self.actions):
-            row, col = divmod(i, cols)
-            rect = pygame.Rect(area.x + col * (bw + 8), area.y + row * 38, bw, 32)
-            self.buttons.append(
-                Button(
-                    action.label,
-                    functools.partial(self.host.do, action.id),
-                    rect=rect,
-                    enabled=action.enabled,
-                    key=action.key,
-                    primary=action.id in PRIMARY or action.id.startswith("accept_challenge"),
-                    id=action.id,
+        grid, answers = self._split(self.actions)
+        answer_row = bool(answers) or self.host.may_be_asked()
+        top = area.y + (self._pitch if answer_row else 0)
+        bw = (area.width - 8) // 2
+        shown = {a.id for a in grid}
+        taken = {self._slots[i] for i in shown if i in self._slots}
+        for action in sorted(grid, key=slot_rank):
+            if action.id not in self._slots:
+                slot = next(n for n in range(len(self._slots) + 1) if n not in taken)
+                self._slots = {k: v for k, v in self._slots.items() if v != slot}
+                self._slots[action.id] = slot
+                taken.add(slot)
+        rows = (max(self._slots.values(), default=-1) + 2) // 2 + (1 if answer_row else 0)
+        if rows * self._pitch - (self._pitch - self._button_h) > area.height:
+            # more buttons than the layout has room for (the game has begun, say):
+            # the screen is laid out again, with room for them
+            self.host.relayout()
+            return
+        placed: list[tuple[Action, pygame.Rect]] = []
+        for action in grid:
+            row, col = divmod(self._slots[action.id], 2)
+            placed.append(
+                (
+                    action,
+                    pygame.Rect(
+                        area.x + col * (bw + 8), top + row * self._pitch, bw, self._button_h
+                    ),
                 )
             )
+        # the first answer of each kind; the keys still reach the others
+        for col, prefix in enumerate(ANSWER_PREFIXES):
+            answer = next((a for a in answers if a.id.startswith(prefix)), None)
+            if answer is not None:
+                placed.append(
+                    (answer, pygame.Rect(area.x + col * (bw + 8), area.y, bw, self._button_h))
+                )
+        self.buttons = [
+            Button(
+                action.label,
+                functools.partial(self.host.do, action.id),
+                rect=rect,
+                enabled=action.enabled,
+                key=action.key,
+                primary=action.id in PRIMARY or action.id.startswith("accept_"),
+                id=action.id,
+            )
+            for action, rect in placed
+        ]
 
     def _build_nav(self, rect: pygame.Rect) -> None:
         host = self.host
-        width = (rect.width - 18) // 4
+        gap = 6 if rect.width > 4 * 40 else 3
+        width = (rect.width - 3 * gap) // 4
         actions: list[tuple[str, Callable[[], None]]] = [
             ("|◀", lambda: host.set_view_ply(0)),
             ("◀", lambda: host.step_view(-1)),
@@ -184,7 +343,7 @@ class SidePanel:
             Button(
                 label,
                 action,
-                rect=pygame.Rect(rect.x + i * (width + 6), rect.y, width, rect.height),
+                rect=pygame.Rect(rect.x + i * (width + gap), rect.y, width, rect.height),
             )
             for i, (label, action) in enumerate(actions)
         ]
@@ -227,9 +386,11 @@ class SidePanel:
             self.chat_input.focus(True)
 
     def _send_chat(self, text: str) -> None:
+        """Enter in the chat: send the line and give the keys back to the game."""
         if text.strip():
             self.host.session.chat(text)
         self.chat_input.text = ""
+        self.chat_input.focus(False)
 
     def scroll_moves_to(self, index: int) -> None:
         """Scroll the move list so the move at ``index`` shows."""
@@ -239,11 +400,43 @@ class SidePanel:
             return
         offset = 1 if self.host.model.first_seat == 1 else 0
         row = (index + offset) // 2
-        visible = max(1, rect.height // MOVE_ROW)
+        visible = self.move_rows_visible()
         if row < self.move_scroll:
             self.move_scroll = row
         elif row >= self.move_scroll + visible:
             self.move_scroll = row - visible + 1
+
+    def frame_key(self) -> Hashable:
+        """What the panel shows that changes by itself: the clocks' shown time, the
+        countdowns of a seat that is away or has its first move to make, the status
+        and the latest notice (until it fades), the buttons, the caret."""
+        model = self.host.model
+        clocks = tuple(format_clock(model.clock.left_ms(seat)) for seat in (0, 1))
+        notice = self._current_notice()
+        caret = self.chat_input.focused and self.chat_input.caret_shown()
+        now = time.monotonic()
+        away = tuple(away_text(self.host.session, seat, now) for seat in (0, 1))
+        windows = tuple(
+            format_clock(model.clock.first_move_left_ms(seat)) if model.status == "active" else ""
+            for seat in (0, 1)
+        )
+        return (
+            clocks,
+            away,
+            windows,
+            model.clock.running,
+            self.status_lines(),
+            Same(notice),
+            tuple(self.actions),
+            caret,
+            self.move_scroll,
+            self.chat_scroll,
+        )
+
+    def move_rows_visible(self) -> int:
+        """How many rows of moves the list shows whole."""
+        rect = self.rects.get("moves", pygame.Rect(0, 0, 0, 0))
+        return max(1, (rect.height - 4) // MOVE_ROW)
 
     def update(self, dt: float) -> None:
         self.chat_input.update(dt)
@@ -252,16 +445,19 @@ class SidePanel:
 
     def draw(self, surface: pygame.Surface) -> None:
         pygame.draw.rect(surface, theme.PANEL, self.rect)
-        pygame.draw.line(surface, theme.PANEL_LINE, self.rect.topleft, self.rect.bottomleft, 2)
+        edge = self.rect.topright if self.wide else self.rect.bottomleft
+        pygame.draw.line(surface, theme.PANEL_LINE, self.rect.topleft, edge, 2)
         rects = self.rects
-        draw_text(
-            surface,
-            self.title(),
-            rects["title"].topleft,
-            16,
-            theme.ACCENT,
-            max_width=rects["title"].width,
-        )
+        title = rects["title"]
+        for i, line in enumerate(self._title_lines):
+            draw_text(
+                surface,
+                line,
+                (title.x, title.y + i * TITLE_ROW),
+                TITLE_SIZE,
+                theme.ACCENT,
+                max_width=title.width,
+            )
         top_seat, bottom_seat = self.card_seats()
         self._draw_card(surface, rects["top"], top_seat)
         self._draw_card(surface, rects["bottom"], bottom_seat)
@@ -305,14 +501,12 @@ class SidePanel:
         if to_move:
             pygame.draw.rect(surface, theme.ACCENT, rect, 2, border_radius=8)
         self.host.view.draw_seat_icon(surface, (rect.x + 28, rect.centery), 20, seat)
-        draw_text(
-            surface,
-            self.card_name(seat),
-            (rect.x + 56, rect.y + 8),
-            17,
-            theme.TEXT,
-            max_width=rect.width - 170,
-        )
+        top = rect.y + (rect.height - 42) // 2  # the name and the line under it
+        clock_w = font(UI_FONT, CLOCK_SIZE).size("00:00")[0] + 18
+        shown = self.card_name(seat)
+        room = rect.width - 56 - clock_w - 16
+        size = fit_size(shown, (17, 15, 13), room)
+        draw_text(surface, shown, (rect.x + 56, top), size, theme.TEXT, max_width=room)
         sub = seat_name(model.variant, seat, chinese=True) + " " + seat_name(model.variant, seat)
         window = model.clock.first_move_left_ms(seat) if model.status == "active" else None
         if window is not None:  # its clock waits for its first move: the time to make it
@@ -322,9 +516,8 @@ class SidePanel:
             away = "offline" if model.status == "active" else None
         sub_color = theme.ERROR if away else theme.TEXT_DIM
         sub = f"{sub} · {away}" if away else sub
-        draw_text(
-            surface, sub, (rect.x + 56, rect.y + 32), 13, sub_color, max_width=rect.width - 170
-        )
+        size = fit_size(sub, (13, 12, 11), room)
+        draw_text(surface, sub, (rect.x + 56, top + 24), size, sub_color, max_width=room)
         left = model.clock.left_ms(seat)
         running = model.clock.running == seat and model.status == "active" and left is not None
         color = theme.TEXT_DIM
@@ -332,13 +525,15 @@ class SidePanel:
             color = theme.CLOCK_ACTIVE if running else theme.TEXT
             if running and left < 30_000:
                 color = theme.CLOCK_LOW
-        clock_rect = pygame.Rect(rect.right - 108, rect.y + 8, 100, rect.height - 16)
+        clock_rect = pygame.Rect(rect.right - clock_w - 8, rect.y + 8, clock_w, rect.height - 16)
         if running:
             pygame.draw.rect(surface, (80, 62, 40), clock_rect, border_radius=6)
         if session.lost is not None and left is not None:  # frozen: nobody here knows it now
             color = theme.TEXT_DIM
             pygame.draw.rect(surface, theme.ERROR, clock_rect, 2, border_radius=6)
-        draw_text(surface, format_clock(left), clock_rect.center, 26, color, anchor="center")
+        text = format_clock(left)
+        size = fit_size(text, (CLOCK_SIZE, CLOCK_SIZE - 4), clock_rect.width - 6)
+        draw_text(surface, text, clock_rect.center, size, color, anchor="center")
 
     def status_lines(self) -> tuple[str, theme.Color, str]:
         """(the state of the game, its colour, a detail line)."""
@@ -375,23 +570,36 @@ class SidePanel:
             detail += "× 禁手 forbidden for Black"
         return line, color, " · ".join(part for part in (mode, detail) if part)
 
-    def _draw_status(self, surface: pygame.Surface, rect: pygame.Rect) -> None:
+    def status_layout(self) -> list[tuple[str, int, theme.Color]]:
+        """The status box's lines (text, size, colour), wrapped to its width: the state
+        of the game, then the latest notice or the detail line.  A notice too long
+        for the box at its size is set smaller rather than cut."""
+        rect = self.rects["status"]
         line, color, detail = self.status_lines()
-        draw_text(surface, line, rect.topleft, 16, color, max_width=rect.width)
+        lines = [(part, STATUS_SIZE, color) for part in wrap_text(line, STATUS_SIZE, rect.width)]
         notice = self._current_notice()
-        if notice is not None:
-            draw_text(
-                surface,
+        text, ink = (
+            (detail, theme.TEXT_DIM)
+            if notice is None
+            else (
                 notice.text,
-                (rect.x, rect.y + 24),
-                14,
                 theme.ERROR if notice.error else theme.GOOD,
-                max_width=rect.width,
             )
-        elif detail:
-            draw_text(
-                surface, detail, (rect.x, rect.y + 24), 14, theme.TEXT_DIM, max_width=rect.width
-            )
+        )
+        if text:
+            room = rect.height - STATUS_SIZE * 5 // 4 * len(lines)
+            for size in (NOTICE_SIZE, NOTICE_SIZE - 2, NOTICE_SIZE - 3):
+                parts = wrap_text(text, size, rect.width)
+                if len(parts) * (size * 5 // 4) <= room:
+                    break
+            lines += [(part, size, ink) for part in parts]
+        return lines
+
+    def _draw_status(self, surface: pygame.Surface, rect: pygame.Rect) -> None:
+        y = rect.y
+        for text, size, color in self.status_layout():
+            draw_text(surface, text, (rect.x, y), size, color, max_width=rect.width)
+            y += size * 5 // 4
 
     def _current_notice(self) -> Notice | None:
         notices = self.host.session.notices
@@ -416,24 +624,28 @@ class SidePanel:
             draw_text(surface, label, box.center, 13, theme.TEXT, anchor="center")
             self.toggles.append((box, toggle))
             x = box.x - 6
-        # stepping back through the moves: said here, off the board
+        # stepping back through the moves: said here, off the board (right of the
+        # navigation buttons when they share the header)
+        left = self.rects["nav"].right + 6 if self.nav_in_head else head.x
         stepping = self.stepping_label()
-        if stepping and font(UI_FONT, 15).size(stepping)[0] > x - head.x:
+        if stepping and font(UI_FONT, 15).size(stepping)[0] > x - left:
             stepping = stepping.split(" · ")[0]  # the hint goes first when space is short
-        draw_text(
-            surface,
-            stepping or "着法 Moves",
-            head.midleft,
-            15,
-            theme.ACCENT if stepping else theme.TEXT_DIM,
-            anchor="midleft",
-            max_width=x - head.x,
-        )
+        label = stepping or ("" if self.nav_in_head else "着法 Moves")
+        if label:
+            draw_text(
+                surface,
+                label,
+                (left, head.centery),
+                15,
+                theme.ACCENT if stepping else theme.TEXT_DIM,
+                anchor="midleft",
+                max_width=x - left,
+            )
         pygame.draw.rect(surface, theme.PANEL_DARK, rect, border_radius=4)
         texts = model.move_texts(style if notate else "", notate)
         offset = 1 if model.first_seat == 1 else 0
         rows = (len(texts) + offset + 1) // 2
-        visible = max(1, rect.height // MOVE_ROW)
+        visible = self.move_rows_visible()
         self.move_scroll = max(0, min(self.move_scroll, max(0, rows - visible)))
         self.move_cells = []
         current = host.shown_ply() - 1

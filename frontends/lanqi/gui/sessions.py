@@ -715,27 +715,27 @@ class OnlineSession(Session):
         them = 1 - self.seat
         actions: list[Action] = []
         if model.status == "active":
+            # an offer's answers come beside the button that makes one, which stays
+            # (disabled) in its place
             if model.draw_offer == them:
                 actions.append(Action("accept_draw", "同意和棋 Accept draw", "D"))
                 actions.append(Action("decline_draw", "拒绝 Decline", "X"))
-            else:
-                asked = model.draw_offer == self.seat
-                label = "已求和 Draw offered" if asked else "求和 Offer draw"
-                actions.append(Action("offer_draw", label, "D", enabled=not asked))
+            asked = model.draw_offer is not None
+            label = "已求和 Draw offered" if model.draw_offer == self.seat else "求和 Offer draw"
+            actions.append(Action("offer_draw", label, "D", enabled=not asked))
             if model.casual:
                 if model.takeback_offer == them:
                     actions.append(Action("accept_takeback", "同意悔棋 Allow takeback", "T"))
                     actions.append(Action("decline_takeback", "拒绝悔棋 Refuse", "X"))
-                else:
-                    asked = model.takeback_offer == self.seat
-                    actions.append(
-                        Action(
-                            "takeback",
-                            "已请求 Takeback asked" if asked else "悔棋 Takeback",
-                            "T",
-                            enabled=not asked and self._my_moves() > 0,
-                        )
+                asked = model.takeback_offer == self.seat
+                actions.append(
+                    Action(
+                        "takeback",
+                        "已请求 Takeback asked" if asked else "悔棋 Takeback",
+                        "T",
+                        enabled=model.takeback_offer is None and self._my_moves() > 0,
                     )
+                )
             label = "确认认输? Confirm resign" if self.armed("resign") else "认输 Resign"
             actions.append(Action("resign", label, "R"))
         elif model.finished and self._rematch_seek() is not None:

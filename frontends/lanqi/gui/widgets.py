@@ -10,16 +10,40 @@ import pygame
 from lanqi.gui import theme
 from lanqi.gui.fonts import UI_FONT, font, render, text_width
 
+#: the share of a second the text caret shows
+CARET_ON = 0.55
+
 __all__ = [
     "Button",
+    "Same",
     "ScrollList",
     "TextInput",
     "draw_text",
+    "fit_size",
     "fit_text",
+    "label_parts",
     "rendered",
     "reset_cache",
     "wrap_text",
 ]
+
+
+class Same:
+    """A part of a frame key that equals another only for the very same object.
+
+    It keeps the object alive, so a new object cannot take its ``id`` while the
+    key of the last drawn frame holds it."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: object) -> None:
+        self.obj = obj
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Same) and other.obj is self.obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
 
 
 def draw_text(
@@ -69,6 +93,15 @@ def fit_text(text: str, size: int, width: int, *, name: str = UI_FONT) -> str:
     while text and text_width(text + "…", name, size) > width:
         text = text[:-1]
     return text + "…"
+
+
+def fit_size(text: str, sizes: Sequence[int], width: int, *, name: str = UI_FONT) -> int:
+    """The first of ``sizes`` (largest first) at which ``text`` fits ``width``; the last
+    if none does."""
+    for size in sizes:
+        if text_width(text, name, size) <= width:
+            return size
+    return sizes[-1]
 
 
 def wrap_text(text: str, size: int, width: int, *, name: str = UI_FONT) -> list[str]:
@@ -134,26 +167,70 @@ class Button:
         pygame.draw.rect(surface, color, self.rect, border_radius=radius)
         edge = theme.ACCENT if self.focused else theme.PANEL_LINE
         pygame.draw.rect(surface, edge, self.rect, 1, border_radius=radius)
-        size = max(11, min(22, round(self.rect.height * 0.42)))
         ink = theme.TEXT if self.enabled else theme.TEXT_DIM
-        label = self.label
-        hint = self.key.upper() if len(self.key) == 1 else ""
-        inner = self.rect.width - 10
+        label, size = self.shown_label()
+        hint, hint_size = self.hint(), self._hint_size()
         if hint:
-            hint_w = font(UI_FONT, max(9, size - 4)).size(hint)[0] + 8
-            inner -= hint_w
+            hint_w = font(UI_FONT, hint_size).size(hint)[0] + 8
             draw_text(
                 surface,
                 hint,
                 (self.rect.right - 6, self.rect.centery),
-                max(9, size - 4),
+                hint_size,
                 theme.TEXT_DIM,
                 anchor="midright",
             )
             center = (self.rect.centerx - hint_w // 2, self.rect.centery)
         else:
             center = self.rect.center
-        draw_text(surface, label, center, size, ink, anchor="center", max_width=inner)
+        draw_text(surface, label, center, size, ink, anchor="center", max_width=self._room())
+
+    def hint(self) -> str:
+        """The shortcut shown at the right edge (one-letter keys only)."""
+        return self.key.upper() if len(self.key) == 1 else ""
+
+    def _size(self) -> int:
+        return max(11, min(22, round(self.rect.height * 0.42)))
+
+    def _hint_size(self) -> int:
+        return max(9, self._size() - 4)
+
+    def _room(self) -> int:
+        """The width the label may take."""
+        inner = self.rect.width - 10
+        if self.hint():
+            inner -= font(UI_FONT, self._hint_size()).size(self.hint())[0] + 8
+        return inner
+
+    def shown_label(self) -> tuple[str, int]:
+        """The label as drawn, and its size: the whole label if it fits (a size
+        smaller if need be), else its English part, else its Chinese part; only a
+        label none of these fit is cut with an ellipsis."""
+        size, room = self._size(), self._room()
+        candidates = [(self.label, size), (self.label, max(11, size - 2))]
+        candidates += [(part, size) for part in label_parts(self.label)]
+        for text, at in candidates:
+            if text_width(text, UI_FONT, at) <= room:
+                return text, at
+        return fit_text(self.label, size, room), size
+
+
+def label_parts(label: str) -> list[str]:
+    """Shorter forms of a two-language label ("保存 Save"): its English part, then
+    (for a setting, "着法 Notation: 中文") the Chinese part with the value, then the
+    Chinese part alone.
+
+    >>> label_parts("同意悔棋 Allow takeback"), label_parts("Next game ▶")
+    (['Allow takeback', '同意悔棋'], [])
+    >>> label_parts("着法 Notation: 中文")
+    ['Notation: 中文', '着法 中文', '着法']
+    """
+    cn, _, en = label.partition(" ")
+    en = en.strip()
+    if not en or not any(ord(ch) > 0x2E80 for ch in cn):
+        return []
+    _, colon, value = en.partition(": ")
+    return [en, f"{cn} {value}", cn] if colon else [en, cn]
 
 
 class TextInput:
@@ -218,6 +295,10 @@ class TextInput:
     def update(self, dt: float) -> None:
         self._blink = (self._blink + dt) % 1.0
 
+    def caret_shown(self) -> bool:
+        """Is the blinking caret on in this frame (while the field has focus)?"""
+        return self.focused and self._blink < CARET_ON
+
     def draw(self, surface: pygame.Surface) -> None:
         pygame.draw.rect(surface, theme.INPUT, self.rect, border_radius=4)
         edge = theme.ACCENT if self.focused else theme.PANEL_LINE
@@ -241,7 +322,7 @@ class TextInput:
                 max_width=inner.width,
             )
             caret_x = inner.left
-        if self.focused and self._blink < 0.55:
+        if self.caret_shown():
             top = self.rect.centery - size // 2 - 1
             pygame.draw.line(surface, theme.TEXT, (caret_x, top), (caret_x, top + size + 2), 1)
 
@@ -299,21 +380,37 @@ class ScrollList:
             return self.rect.collidepoint(event.pos)
         return False
 
+    def _columns(self, size: int) -> tuple[int, list[int]]:
+        """The text size and the columns' widths for the rows in view: each column as
+        wide as its widest cell, what is left shared by the weights; a size smaller
+        where the cells do not fit so; only then the weights alone (cells cut)."""
+        room = self.rect.width - 8
+        total = sum(self.weights) or 1.0
+        shown = self.rows[self.scroll : self.scroll + self.visible_rows + 1]
+        for at in (size, size - 2):
+            natural = [
+                max(
+                    (text_width(row[j], UI_FONT, at) + 12 for row in shown if j < len(row)),
+                    default=0,
+                )
+                for j in range(self.columns)
+            ]
+            spare = room - sum(natural)
+            if spare >= 0:
+                return at, [
+                    n + round(spare * w / total) for n, w in zip(natural, self.weights, strict=True)
+                ]
+        return size, [round(room * w / total) for w in self.weights]
+
     def draw(self, surface: pygame.Surface, *, size: int = 15) -> None:
         pygame.draw.rect(surface, theme.PANEL_DARK, self.rect, border_radius=4)
         clip = surface.get_clip()
         surface.set_clip(self.rect)
         if not self.rows and self.empty_text:
-            draw_text(
-                surface,
-                self.empty_text,
-                (self.rect.x + 8, self.rect.y + 6),
-                size,
-                theme.TEXT_DIM,
-                max_width=self.rect.width - 12,
-            )
-        total = sum(self.weights) or 1.0
-        widths = [round((self.rect.width - 8) * w / total) for w in self.weights]
+            for i, line in enumerate(wrap_text(self.empty_text, size, self.rect.width - 14)):
+                at = (self.rect.x + 8, self.rect.y + 6 + i * (size + 4))
+                draw_text(surface, line, at, size, theme.TEXT_DIM)
+        size, widths = self._columns(size)
         starts = [self.rect.x + 6 + sum(widths[:j]) for j in range(len(widths))]
         for i in range(self.scroll, min(len(self.rows), self.scroll + self.visible_rows + 1)):
             y = self.rect.y + (i - self.scroll) * self.row_height

@@ -11,7 +11,7 @@ here, the scene's module, and one line in that table.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -180,6 +180,16 @@ class Scene:
 
     def update(self, dt: float) -> None:
         """Advance ``dt`` seconds."""
+
+    def frame_key(self) -> Hashable:
+        """What the picture depends on besides input events and the window's size.
+
+        The app draws a frame only when an event came or this key differs from the
+        one of the last drawn frame, so a scene puts here everything that changes
+        its picture by itself: network state, the shown seconds of a clock, an
+        animation's progress, a caret's blink.  The default (a new object every
+        call) draws every frame."""
+        return object()
 
     def draw(self, surface: pygame.Surface) -> None:
         surface.fill(theme.BACKGROUND)

@@ -4,6 +4,7 @@ servers heard on the LAN (one click connects to one)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Hashable
 
 import pygame
 
@@ -181,6 +182,13 @@ class ConnectScene(Scene):
             self.error = f"no answer from {lobby.server}"
             self.connecting_since = None
             self.app.disconnect()
+
+    def frame_key(self) -> Hashable:
+        """The caret, the dots while connecting, the error, the servers heard."""
+        dots = int(time.monotonic() * 3) % 3 if self.connecting_since is not None else -1
+        carets = tuple(f.caret_shown() for _, f in self.fields)
+        heard = tuple(tuple(row) for row in self.list.rows)
+        return (carets, dots, self.error, heard, self.list.empty_text)
 
     def draw(self, surface: pygame.Surface) -> None:
         surface.fill(theme.BACKGROUND)

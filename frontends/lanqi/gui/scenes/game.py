@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Hashable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,7 @@ from lanqi.gui.sessions import (
 from lanqi.gui.settings import Settings
 from lanqi.gui.sound import Cues
 from lanqi.gui.variants import VariantUI, variant_ui
-from lanqi.gui.widgets import draw_text
+from lanqi.gui.widgets import Same, draw_text
 from lanqi.protocol.endpoints import reachable
 
 __all__ = [
@@ -132,6 +133,9 @@ class GameScene(Scene):
         self.saved_path: Path | None = None
         #: which sound each change of the live game calls for
         self.cues = Cues()
+        self._pointer: tuple[int, int] = (0, 0)
+        #: the size of the last layout
+        self.size: tuple[int, int] = (0, 0)
 
     # ------------------------------------------------------------ setup
 
@@ -160,13 +164,60 @@ class GameScene(Scene):
             pygame.key.set_repeat()
 
     def layout(self, size: tuple[int, int]) -> None:
-        w, h = size
-        panel_w = max(300, min(440, round(w * 0.31)))
-        self.view.layout(pygame.Rect(8, 8, w - panel_w - 16, h - 16))
-        self.panel.layout(pygame.Rect(w - panel_w, 0, panel_w, h))
-        self.panel.set_actions(self._actions(), force=True)
+        """Landscape: the board on the left, the panel as a strip on the right.
+        Portrait (taller than wide): the board on top, the panel as a band below it,
+        as low as its parts allow so the board gets the rest."""
+        self.size = w, h = size
+        actions = self._actions()
+        if h > w:
+            band = min(h // 2, self.panel.min_height(w, actions))
+            self.view.layout(pygame.Rect(8, 8, w - 16, h - band - 16))
+            # the board at the top: what it leaves of its area goes to the panel
+            board = self.view.rect
+            self.view.layout(pygame.Rect(8, 8, w - 16, board.height))
+            top = self.view.rect.bottom + 8
+            self.panel.layout(pygame.Rect(0, top, w, h - top), actions)
+        else:
+            panel_w = max(300, min(440, round(w * 0.31)))
+            self.view.layout(pygame.Rect(8, 8, w - panel_w - 16, h - 16))
+            self.panel.layout(pygame.Rect(w - panel_w, 0, panel_w, h), actions)
+        self.panel.scroll_moves_to(self.shown_ply() - 1)
         if self.dialog is not None:
             self.dialog.layout(size)
+
+    def relayout(self) -> None:
+        self.layout(self.size)
+
+    def may_be_asked(self) -> bool:
+        """Can an offer (a seat online) or a challenge (the lobby) come to answer?"""
+        session = self.session
+        seated = isinstance(session, OnlineSession) and session.seat is not None
+        return seated or (hasattr(self, "app") and self.app.lobby is not None)
+
+    def frame_key(self) -> Hashable:
+        """What the picture shows that changes without input (see Scene.frame_key)."""
+        model = self.model
+        flash = 0
+        if self.check_flash > 0 and self.view_ply is None:
+            flash = min(255, int(255 * min(1.0, self.check_flash / 0.5)))
+        return (
+            Same(model),
+            model.version,
+            model.status,
+            model.result,
+            model.draw_offer,
+            model.takeback_offer,
+            len(model.chat),
+            Same(model.chat[-1] if model.chat else None),
+            tuple(model.connected),
+            tuple(model.players),
+            self._anim,
+            flash,
+            lost_lines(self.session, time.monotonic()),  # the countdown to the next try
+            Same(self.controller.premove),  # a premove waits, or went
+            Same(self.dialog),  # the leave question, open or not
+            self.panel.frame_key(),
+        )
 
     # ------------------------------------------------------------ actions
 
@@ -178,7 +229,7 @@ class GameScene(Scene):
             actions.append(
                 Action(
                     f"accept_challenge:{challenge.challenge_id}",
-                    f"接受 {challenge.challenger}",
+                    f"接受 Accept {challenge.challenger}",
                     "y",
                 )
             )
@@ -404,6 +455,8 @@ class GameScene(Scene):
         if self.help and event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN):
             self.help = False
             return
+        if event.type in (pygame.MOUSEMOTION, pygame.MOUSEBUTTONDOWN):
+            self._pointer = event.pos  # where the wheel turns
         if self.panel.handle_event(event):
             return
         if event.type == pygame.KEYDOWN:
@@ -415,7 +468,7 @@ class GameScene(Scene):
         elif event.type == pygame.MOUSEBUTTONUP and event.button == 1:
             self.controller.release(event.pos)
         elif event.type == pygame.MOUSEWHEEL:
-            pos = pygame.mouse.get_pos()
+            pos = self._pointer
             if not self.panel.wheel(pos, event.y) and self.view.rect.collidepoint(pos):
                 self.step_view(-1 if event.y > 0 else 1)
 

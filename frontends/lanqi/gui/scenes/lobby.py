@@ -8,7 +8,7 @@ to you (a paired seek, an accepted challenge, a tournament round) opens at once.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 import pygame
 
@@ -17,11 +17,20 @@ from lanqi.gui.net import LobbyLink, Note, Refused
 from lanqi.gui.scenes.base import Host, Scene, ToMenu, ToSeat, ToWatch
 from lanqi.gui.sessions import parse_time_control
 from lanqi.gui.variants import VARIANTS, variant_ui
-from lanqi.gui.widgets import Button, ScrollList, draw_text
-from lanqi.protocol import GameSummary, PlayerInfo, Seek, SeekInfo, TimeControl
+from lanqi.gui.widgets import Button, Same, ScrollList, draw_text, fit_size
+from lanqi.protocol import (
+    ChallengeReceived,
+    GameSummary,
+    PlayerInfo,
+    Seek,
+    SeekInfo,
+    TimeControl,
+)
 
 __all__ = ["LobbyScene", "describe_seek", "describe_time"]
 
+#: a window at least this wide shows the lobby in three columns (else two)
+THREE_COLUMNS_W = 1000
 TIME_CHOICES = ("none", "3+2", "5+3", "10+5", "15+10", "move:30")
 _FORMATS = {
     "round_robin": "round robin",
@@ -95,6 +104,7 @@ class LobbyScene(Scene):
         self.message = ""
         self.message_error = False
         self._challenge_key: tuple[str, ...] = ()
+        self.narrow = False
 
     @property
     def link(self) -> LobbyLink | None:
@@ -111,20 +121,38 @@ class LobbyScene(Scene):
     # ------------------------------------------------------------ layout
 
     def layout(self, size: tuple[int, int]) -> None:
+        """Three columns (players, seeks, games and tournaments) in a wide window; in a
+        narrow one two, players over games and seeks over tournaments.  The buttons
+        go under the column whose list they act on; the game's options (gomoku: board
+        size and rule) in the last row under the seeks."""
         w, h = size
         margin, gap = 16, 14
         top = 70
-        col_w = (w - 2 * margin - 2 * gap) // 3
-        bottom = h - 174  # three rows of buttons below the lists
-        x1, x2, x3 = margin, margin + col_w + gap, margin + 2 * (col_w + gap)
-        list_h = bottom - top - 26
-        self.players.rect = pygame.Rect(x1, top + 24, col_w, list_h)
-        self.seeks.rect = pygame.Rect(x2, top + 24, col_w, list_h)
+        columns = 3 if w >= THREE_COLUMNS_W else 2
+        self.narrow = columns == 2
+        col_w = (w - 2 * margin - (columns - 1) * gap) // columns
+        xs = [margin + i * (col_w + gap) for i in range(columns)]
+        # rows of buttons under the lists; the last for the game's options (gomoku)
+        rows = 3 if columns == 3 else 4
+        bottom = h - 40 - rows * 42
+        list_h = bottom - top - 24
         half = (list_h - 30) // 2
-        self.games.rect = pygame.Rect(x3, top + 24, col_w, half)
-        self.tournaments.rect = pygame.Rect(x3, top + 24 + half + 30, col_w, half // 2)
+        if columns == 3:
+            x1, x2, x3 = xs
+            self.players.rect = pygame.Rect(x1, top + 24, col_w, list_h)
+            self.seeks.rect = pygame.Rect(x2, top + 24, col_w, list_h)
+            self.games.rect = pygame.Rect(x3, top + 24, col_w, half)
+            x_tour, tour_top, x_games, games_top = x3, top + 24 + half + 30, x3, top
+        else:
+            x1, x2 = xs
+            x3 = x1  # the games' buttons go under the players'
+            self.players.rect = pygame.Rect(x1, top + 24, col_w, half)
+            self.seeks.rect = pygame.Rect(x2, top + 24, col_w, half)
+            self.games.rect = pygame.Rect(x1, top + 24 + half + 30, col_w, half)
+            x_tour, tour_top, x_games, games_top = x2, top + 24 + half + 30, x1, top + half + 30
+        self.tournaments.rect = pygame.Rect(x_tour, tour_top, col_w, half // 2)
         self.standings.rect = pygame.Rect(
-            x3,
+            x_tour,
             self.tournaments.rect.bottom + 6,
             col_w,
             top + 24 + list_h - self.tournaments.rect.bottom - 6,
@@ -132,67 +160,65 @@ class LobbyScene(Scene):
         self.headers = {
             "players": (x1, top),
             "seeks": (x2, top),
-            "games": (x3, top),
-            "tournaments": (x3, top + 24 + half + 6),
+            "games": (x_games, games_top),
+            "tournaments": (x_tour, tour_top - 24),
         }
         y = bottom + 12
         bw = (col_w - 8) // 2
         third = (col_w - 16) // 3
         variant = variant_ui(self.variant).title
+
+        def place(x: int, row: int, side: int | None) -> pygame.Rect:
+            """A button in ``row`` under the column at ``x``: its left or right half
+            (``side`` 0 or 1) or all of it."""
+            if side is None:
+                return pygame.Rect(x, y + row * 42, col_w, 34)
+            return pygame.Rect(x + side * (bw + 8), y + row * 42, bw, 34)
+
+        def third_of(x: int, index: int) -> pygame.Rect:
+            """A button in the first row under the column at ``x``: its third ``index``."""
+            return pygame.Rect(x + index * (third + 8), y, third, 34)
+
+        if columns == 3:
+            join, watch = place(x3, 0, None), place(x3, 1, None)
+        else:  # a third row: Watch under the games, Join under the tournaments
+            join, watch = place(x2, 2, None), place(x1, 2, None)
         self.buttons = [
-            Button(
-                f"游戏 {variant}", self._toggle_variant, rect=pygame.Rect(x2, y, third, 34), key="v"
-            ),
-            Button(
-                f"时间 {self.time_choice}",
-                self._toggle_time,
-                rect=pygame.Rect(x2 + third + 8, y, third, 34),
-                key="t",
-            ),
+            Button(f"游戏 {variant}", self._toggle_variant, rect=third_of(x2, 0), key="v"),
+            Button(f"时间 {self.time_choice}", self._toggle_time, rect=third_of(x2, 1), key="t"),
             Button(
                 "等级赛 Rated" if self.rated else "Casual",
                 self._toggle_rated,
-                rect=pygame.Rect(x2 + 2 * (third + 8), y, third, 34),
+                rect=third_of(x2, 2),
                 key="k",
                 id="rated",
             ),
-            Button(
-                "发起 Seek a game",
-                self._seek,
-                rect=pygame.Rect(x2, y + 42, col_w, 34),
-                key="s",
-                primary=True,
-            ),
+            Button("发起 Seek a game", self._seek, rect=place(x2, 1, None), key="s", primary=True),
             Button(
                 "挑战 Challenge",
                 self._challenge,
-                rect=pygame.Rect(x1, y, col_w, 34),
+                rect=place(x1, 0, None),
                 key="c",
                 enabled=self.selected_player is not None,
             ),
             Button(
                 "加入 Join tournament",
                 self._join,
-                rect=pygame.Rect(x3, y, col_w, 34),
+                rect=join,
                 key="j",
                 enabled=self.selected_tournament is not None,
             ),
-            Button("返回 Menu", self._back, rect=pygame.Rect(x1, y + 42, bw, 34), key="escape"),
-            Button(
-                "刷新 Refresh",
-                self._refresh,
-                rect=pygame.Rect(x1 + bw + 8, y + 42, bw, 34),
-                key="r",
-            ),
+            Button("返回 Menu", self._back, rect=place(x1, 1, 0), key="escape"),
+            Button("刷新 Refresh", self._refresh, rect=place(x1, 1, 1), key="r"),
             Button(
                 "观战 Watch",
                 self._watch,
-                rect=pygame.Rect(x3, y + 42, col_w, 34),
+                rect=watch,
                 key="w",
                 enabled=self.games.selected is not None,
             ),
         ]
-        self._option_buttons(pygame.Rect(x2, y + 84, col_w, 34))
+        self._option_buttons(place(x2, rows - 1, None))
         self._challenge_key = ()
 
     def _option_buttons(self, row: pygame.Rect) -> None:
@@ -438,8 +464,8 @@ class LobbyScene(Scene):
         self._challenge_key = key
         self.challenge_buttons = []
         w, _ = self.app.screen.get_size()
-        for i, challenge in enumerate(list(link.challenges.values())[:2]):
-            y = 8 + i * 30
+        for i, challenge in enumerate(self._shown_challenges(link)):
+            y = self._challenge_y(i)
             cid = challenge.challenge_id
             self.challenge_buttons.append(
                 Button(
@@ -459,6 +485,29 @@ class LobbyScene(Scene):
                 )
             )
 
+    def frame_key(self) -> Hashable:
+        """What the lobby agent last said and the line of news at the bottom."""
+        link = self.link
+        if link is None:
+            return None
+        return (
+            Same(link.state),
+            link.connected,
+            link.failed,
+            tuple(link.challenges),
+            self.rated,
+            self.message,
+            self.message_error,
+        )
+
+    def _shown_challenges(self, link: LobbyLink) -> list[ChallengeReceived]:
+        """The challenges with a row at the top: two in a wide window, one in a
+        narrow one (where the row goes under the title)."""
+        return list(link.challenges.values())[: 1 if self.narrow else 2]
+
+    def _challenge_y(self, index: int) -> int:
+        return 44 if self.narrow else 8 + index * 30
+
     def draw(self, surface: pygame.Surface) -> None:
         surface.fill(theme.BACKGROUND)
         link = self.link
@@ -467,18 +516,15 @@ class LobbyScene(Scene):
         w, h = surface.get_size()
         draw_text(surface, "大厅 Lobby", (16, 12), 28, theme.ACCENT)
         who = f"{link.name} @ {link.server}" if link.connected else f"connecting to {link.server}…"
-        draw_text(surface, who, (180, 22), 15, theme.TEXT_DIM, max_width=w - 480)
-        for i, challenge in enumerate(list(link.challenges.values())[:2]):
+        room = w - 196 if self.narrow or not link.challenges else w - 480
+        size = fit_size(who, (15, 13), room)
+        draw_text(surface, who, (180, 22), size, theme.TEXT_DIM, max_width=room)
+        for i, challenge in enumerate(self._shown_challenges(link)):
             text = f"{challenge.challenger} challenges you: {describe_seek(challenge.seek)}"
-            draw_text(
-                surface,
-                text,
-                (w - 270, 12 + i * 30),
-                15,
-                theme.ACCENT,
-                anchor="topright",
-                max_width=w - 560,
-            )
+            room = w - 286 if self.narrow else w - 560
+            size = fit_size(text, (15, 13), room)
+            at = (w - 270, self._challenge_y(i) + 13)
+            draw_text(surface, text, at, size, theme.ACCENT, anchor="midright", max_width=room)
         titles = {
             "players": "棋手 Players",
             "seeks": "约战 Open seeks (click to play)",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 import pygame
 
@@ -18,11 +18,18 @@ from lanqi.gui.scenes.base import (
     ToResume,
 )
 from lanqi.gui.variants import VARIANTS, variant_ui
-from lanqi.gui.widgets import Button, draw_text
+from lanqi.gui.widgets import Button, draw_text, wrap_text
 
 __all__ = ["MenuScene"]
 
 TIME_CHOICES = ("none", "5+3", "10+5", "15+10", "move:30")
+#: the title and the line under it
+HEADER_H = 140
+#: the hint line under the settings
+HINT_H = 30
+#: the least pitch of the mode buttons (the smallest window still has them all,
+#: the Resume row too)
+MIN_PITCH = 32
 #: the level selector's top: the strongest level any variant's AI has
 MAX_LEVEL = max(ui.ai_levels for ui in VARIANTS.values())
 
@@ -145,18 +152,20 @@ class MenuScene(Scene):
             ("退出  Quit", self._quit, "q"),
         ]
         bw = min(440, w - 60)
-        # shorter buttons in a low window, so the settings rows stay on screen
-        bh = max(34 if h >= 560 else 24, min(48, (h - 260) // (len(main) + 4)))
-        gap = 10 if bh >= 34 else max(4, bh // 4)
-        top = max(150, h // 2 - (len(main) * (bh + gap)) // 2 - 30)
+        # below the title: the modes, the settings row and the hint line
+        choices = any(ui.choices for ui in VARIANTS.values())  # a row of game options
+        room = h - HEADER_H - (14 + 32 + (40 if choices else 0) + HINT_H)
+        pitch = max(MIN_PITCH, min(58, room // len(main)))
+        bh = pitch - 8
+        top = HEADER_H + max(0, (room - len(main) * pitch) // 2)
         self.buttons = []
         for i, (label, action, key) in enumerate(main):
             # the resumed game's line is longer than the others
             wide = action == self._resume
             rect = pygame.Rect(0, 0, min(680, w - 60) if wide else bw, bh)
-            rect.midtop = (w // 2, top + i * (bh + gap))
+            rect.midtop = (w // 2, top + i * pitch)
             self.buttons.append(Button(label, action, rect=rect, key=key, primary=i == 0, id=key))
-        y = top + len(main) * (bh + gap) + 14
+        y = top + len(main) * pitch + 6
         side = "先手 first" if self.human_first else "后手 second"
         time_label = "none" if settings.local_time == "none" else settings.local_time
         small = [
@@ -199,6 +208,11 @@ class MenuScene(Scene):
             button.rect = pygame.Rect(x, y, width, 32)
             self.buttons.append(button)
             x += width + 8
+
+    def frame_key(self) -> Hashable:
+        """The menu changes only by input (the Resume row and its error line too,
+        keyed here so a change made outside an event is drawn all the same)."""
+        return (self.unfinished.id if self.unfinished is not None else None, self.error)
 
     def handle_event(self, event: pygame.event.Event) -> None:
         for button in self.buttons:
@@ -248,13 +262,15 @@ class MenuScene(Scene):
         hint = "↑↓ + Enter, or the keys 1–6 · Esc quits · gomoku AI levels go up to 5"
         if self.unfinished is not None:
             hint = "R resumes · " + hint
-        bottom = max((b.rect.bottom for b in self.buttons), default=0) + 28
-        draw_text(surface, hint, (w // 2, bottom), 14, theme.TEXT_DIM, anchor="midtop")
+        bottom = max((b.rect.bottom for b in self.buttons), default=0) + 8
+        lines = wrap_text(hint, 14, w - 40)
+        for i, line in enumerate(lines):
+            draw_text(surface, line, (w // 2, bottom + i * 17), 14, theme.TEXT_DIM, anchor="midtop")
         if self.error:
             draw_text(
                 surface,
                 self.error,
-                (w // 2, bottom + 22),
+                (w // 2, bottom + len(lines) * 17 + 5),
                 14,
                 theme.ERROR,
                 anchor="midtop",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from pathlib import Path
 
 import pygame
@@ -9,7 +10,7 @@ import pygame
 from lanqi.gui import theme
 from lanqi.gui.model import load_record
 from lanqi.gui.scenes.base import Host, Scene, ToMenu, ToReview
-from lanqi.gui.widgets import Button, ScrollList, TextInput, draw_text
+from lanqi.gui.widgets import Button, ScrollList, TextInput, draw_text, wrap_text
 
 __all__ = ["OpenScene"]
 
@@ -49,7 +50,7 @@ class OpenScene(Scene):
         width = min(800, w - 40)
         left = w // 2 - width // 2
         self.path.rect = pygame.Rect(left, 110, width - 130, 34)
-        self.list.rect = pygame.Rect(left, 190, width, h - 270)
+        self.list.rect = pygame.Rect(left, 190, width, h - 300)  # room for an error below
         self.buttons = [
             Button(
                 "打开 Open",
@@ -57,7 +58,7 @@ class OpenScene(Scene):
                 primary=True,
                 rect=pygame.Rect(left + width - 120, 110, 120, 34),
             ),
-            Button("返回 Back", self._back, rect=pygame.Rect(left, h - 64, 140, 38), key="escape"),
+            Button("返回 Back", self._back, rect=pygame.Rect(left, h - 56, 140, 38), key="escape"),
         ]
 
     def _pick(self, index: int) -> None:
@@ -95,9 +96,12 @@ class OpenScene(Scene):
     def update(self, dt: float) -> None:
         self.path.update(dt)
 
+    def frame_key(self) -> Hashable:
+        return (self.path.caret_shown(), self.error)
+
     def draw(self, surface: pygame.Surface) -> None:
         surface.fill(theme.BACKGROUND)
-        w, h = surface.get_size()
+        w = surface.get_width()
         draw_text(surface, "复盘 Review a record", (w // 2, 30), 32, theme.ACCENT, anchor="midtop")
         draw_text(
             surface, "文件 File", (self.path.rect.x, self.path.rect.y - 22), 15, theme.TEXT_DIM
@@ -113,13 +117,8 @@ class OpenScene(Scene):
         self.list.draw(surface)
         for button in self.buttons:
             button.draw(surface)
-        if self.error:
-            draw_text(
-                surface,
-                self.error,
-                (w // 2, h - 100),
-                15,
-                theme.ERROR,
-                anchor="midtop",
-                max_width=w - 40,
-            )
+        if self.error:  # between the list and the Back button, wrapped
+            lines = wrap_text(self.error, 15, w - 40)[:2]
+            for i, line in enumerate(lines):
+                at = (w // 2, self.list.rect.bottom + 6 + i * 19)
+                draw_text(surface, line, at, 15, theme.ERROR, anchor="midtop")
