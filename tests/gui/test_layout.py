@@ -204,6 +204,11 @@ def test_every_part_fits_every_window_shape(
     assert not texts.cut, texts.cut
     assert not texts.outside, texts.outside
     driver.shot(f"layout-{kind}-{w}x{h}")
+    driver.key(pygame.K_h)  # the list of keys fits too
+    assert scene.help
+    driver.frames()
+    assert not texts.cut, texts.cut
+    assert not texts.outside, texts.outside
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

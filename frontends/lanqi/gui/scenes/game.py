@@ -57,7 +57,7 @@ from lanqi.gui.sessions import (
 from lanqi.gui.settings import Settings
 from lanqi.gui.sound import Cues
 from lanqi.gui.variants import VariantUI, variant_ui
-from lanqi.gui.widgets import Same, draw_text
+from lanqi.gui.widgets import Same, draw_text, fit_size
 from lanqi.protocol.endpoints import reachable
 
 __all__ = [
@@ -693,12 +693,15 @@ class GameScene(Scene):
         pygame.draw.rect(surface, theme.PANEL, box, border_radius=10)
         pygame.draw.rect(surface, theme.ACCENT, box, 2, border_radius=10)
         draw_text(surface, "键盘 Keys and mouse", (box.x + 20, box.y + 14), 20, theme.ACCENT)
+        # a small window: the lines closer, the keys' column narrower, a long line smaller
+        pitch = max(20, min(28, (box.height - 62) // len(HELP)))
+        keys_w = 210 if box.width >= 700 else 170
+        room = box.width - keys_w - 40
         for i, (keys, what) in enumerate(HELP):
-            y = box.y + 52 + i * 28
-            draw_text(surface, keys, (box.x + 20, y), 15, theme.TEXT)
-            draw_text(
-                surface, what, (box.x + 230, y), 15, theme.TEXT_DIM, max_width=box.width - 250
-            )
+            y = box.y + 52 + i * pitch
+            size = fit_size(what, (15, 14, 13, 12), room)
+            draw_text(surface, keys, (box.x + 20, y), min(15, pitch - 6), theme.TEXT)
+            draw_text(surface, what, (box.x + 20 + keys_w, y), size, theme.TEXT_DIM, max_width=room)
 
 
 def _fitting(probe: pygame.font.Font, text: str, size: int, box: tuple[int, int]) -> int:
