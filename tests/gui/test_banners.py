@@ -18,12 +18,12 @@ if TYPE_CHECKING:
 
     from lanqi.server.embedded import EmbeddedServer
 
-SIZES = [(1180, 780), (900, 600), (640, 480), (1400, 1000)]
+#: landscape, the smallest window (640x480 is grown back to 640x540), portrait
+SIZES = [(1180, 780), (900, 600), (640, 480), (1400, 1000), (640, 900)]
 
 
 def resize(driver: Driver, size: tuple[int, int]) -> None:
-    driver.post(pygame.VIDEORESIZE, w=size[0], h=size[1], size=size)
-    driver.frames(2)
+    driver.resize(size)
 
 
 def assert_clear(scene: Any, what: str) -> None:

@@ -467,3 +467,46 @@ def test_a_label_too_wide_for_its_button_shows_a_part_then_is_cut(
     assert button.shown_label()[0] == "同意悔棋"
     button.rect = pygame.Rect(0, 0, 40, 30)
     assert button.shown_label()[0].endswith("…")
+
+
+def test_what_changes_without_input_in_the_game_flow_is_drawn(
+    gui: Callable[..., Driver],
+) -> None:
+    """The resign button's confirm state running out, the leave question opening
+    and the menu's Resume row and error line are in the scenes' frame keys: each
+    draws a frame when it changes outside an input event, and only then."""
+    driver = open_session(gui, "xiangqi", (800, 540))
+    scene, app = driver.scene, driver.app
+    driver.play_xiangqi("h2e2")
+    driver.key(pygame.K_r, unicode="r")  # the first press asks to confirm
+    assert driver.button("resign").label.startswith("确认认输?")
+    driver.frames(3)
+    drawn = app.draws
+    driver.frames(5)
+    assert app.draws == drawn
+    # the 3 s pass (the press is set back by them): the button is drawn as it was
+    session = scene.session
+    session._armed["resign"] -= 3.5
+    driver.frames(2)
+    assert driver.button("resign").label == "认输 Resign"
+    assert app.draws > drawn
+    drawn = app.draws
+    assert scene.ask_before_leaving()  # the leave question, opened by no event
+    driver.frames(2)
+    assert scene.dialog is not None and app.draws > drawn
+    drawn = app.draws
+    driver.frames(5)
+    assert app.draws == drawn
+    driver.key(pygame.K_y, unicode="y")  # leave: the game is kept for Resume
+    driver.frames(2)
+    menu = driver.scene
+    assert menu.unfinished is not None
+    driver.frames(3)
+    drawn = app.draws
+    menu.error = "cannot resume that game: a test"
+    driver.frames(2)
+    assert app.draws > drawn
+    drawn = app.draws
+    menu.unfinished = None
+    driver.frames(2)
+    assert app.draws > drawn

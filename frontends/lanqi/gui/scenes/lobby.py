@@ -56,13 +56,15 @@ def describe_time(tc: TimeControl) -> str:
     return "untimed"
 
 
-def describe_seek(seek: Seek) -> str:
+def describe_seek(seek: Seek, *, chinese: bool = True) -> str:
+    """``象棋 xiangqi · 5+3 · casual``; without the Chinese name (``chinese`` False)
+    where a narrow list has no room for it."""
     ui = VARIANTS.get(seek.variant)
     options = ui.describe(seek.options) if ui is not None else ""
     if options:  # gomoku 19x19 renju
         name = f"{seek.variant} {options}"
     else:
-        name = f"{ui.chinese} {seek.variant}" if ui is not None else seek.variant
+        name = f"{ui.chinese} {seek.variant}" if ui is not None and chinese else seek.variant
     rated = "rated" if seek.rated else "casual"
     return f"{name} · {describe_time(seek.time_control)} · {rated}"
 
@@ -418,7 +420,8 @@ class LobbyScene(Scene):
                     info.player
                     + (f" {info.rating:.0f}" if info.rating is not None else "")
                     + (" (yours)" if info.seek_id in state.my_seeks else ""),
-                    describe_seek(info.seek),
+                    # rated or casual too: the Chinese name goes first in a narrow list
+                    describe_seek(info.seek, chinese=not self.narrow),
                 )
                 for info in seeks
             ]
