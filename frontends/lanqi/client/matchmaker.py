@@ -30,8 +30,9 @@ from lanqi.protocol import (
     encode,
 )
 from lanqi.protocol.endpoints import reachable
+from lanqi.security import HandshakeWatch, KnownServers, Link, trust_server
 
-__all__ = ["MatchmakerClient", "MatchmakerRefused", "MatchmakerTimeout"]
+__all__ = ["MatchmakerClient", "MatchmakerRefused", "MatchmakerTimeout", "referee_link"]
 
 R = TypeVar("R", bound=Message)
 
@@ -50,20 +51,37 @@ class MatchmakerRefused(Exception):  # noqa: N818 - reads as what happened
 
 
 class MatchmakerClient:
-    """DEALER for requests and pushes, SUB for ``lobby`` and ``tour/<id>`` events."""
+    """DEALER for requests and pushes, SUB for ``lobby`` and ``tour/<id>`` events.
 
-    def __init__(
+    ``link`` says how to talk to the matchmaker (its CURVE key); without it the
+    matchmaker's key port is asked and the key checked against (or pinned in)
+    ``known``, the data directory's pins by default; ``key`` is the server's key
+    from elsewhere (an mDNS announcement), checked the same way.  Refusals are one
+    line (:class:`~lanqi.security.SecurityError`), including a handshake the server
+    turns down, raised by the request that meets it.
+    """
+
+    def __init__(  # noqa: PLR0913 - keyword-only: how and where to connect
         self,
         endpoint: str,
         pub_endpoint: str | None = None,
         *,
         context: zmq.Context[Any] | None = None,
         timeout_ms: int = 5000,
+        link: Link | None = None,
+        known: KnownServers | None = None,
+        key: str | None = None,
     ) -> None:
         self.context = context or zmq.Context.instance()
         self.timeout_ms = timeout_ms
+        if link is None:
+            known = known or KnownServers.of()
+            link = trust_server(endpoint, known=known, key=key, context=self.context)
+        self.link = link
         self.dealer = self.context.socket(zmq.DEALER)
         self.dealer.setsockopt(zmq.LINGER, 0)
+        link.setup(self.dealer)
+        self.watch = HandshakeWatch(self.dealer, endpoint, link)
         self.dealer.connect(endpoint)
         self.endpoint = endpoint
         self.sub: zmq.Socket[bytes] | None = None
@@ -77,9 +95,11 @@ class MatchmakerClient:
     def _connect_sub(self, pub_endpoint: str) -> None:
         self.sub = self.context.socket(zmq.SUB)
         self.sub.setsockopt(zmq.LINGER, 0)
+        self.link.setup(self.sub)
         self.sub.connect(pub_endpoint)
 
     def close(self) -> None:
+        self.watch.close()
         self.dealer.close(linger=0)
         if self.sub is not None:
             self.sub.close(linger=0)
@@ -101,7 +121,7 @@ class MatchmakerClient:
         deadline = time.monotonic() + (timeout_ms or self.timeout_ms) / 1000
         while True:
             left = int((deadline - time.monotonic()) * 1000)
-            if left <= 0 or not self.dealer.poll(left):
+            if left <= 0 or not self.watch.poll(left):
                 raise MatchmakerTimeout(f"no answer to {message.T} in time")
             reply = decode(self.dealer.recv_multipart())
             re = getattr(reply, "re", None)
@@ -137,7 +157,7 @@ class MatchmakerClient:
         """The next private push (kept ones first)."""
         if self.pushes:
             return self.pushes.popleft()
-        if self.dealer.poll(timeout_ms):
+        if self.watch.poll(timeout_ms):
             reply = decode(self.dealer.recv_multipart())
             if getattr(reply, "re", None) is None:
                 return reply
@@ -155,6 +175,7 @@ class MatchmakerClient:
                     RefereeEndpoints(
                         endpoint=reachable(r.endpoint, self.endpoint),
                         events=reachable(r.events, self.endpoint),
+                        key=r.key,
                     )
                     for r in info.referees
                 ],
@@ -172,6 +193,13 @@ class MatchmakerClient:
         if self.sub is None or not self.sub.poll(timeout_ms):
             return None
         return decode_payload(self.sub.recv_multipart()[-1])
+
+
+def referee_link(key: str | None) -> Link | None:
+    """How to reach a referee the matchmaker named with ``key`` (``server_info``,
+    ``game_assigned``): that key, trusted through the matchmaker; None when it gave
+    none (the referee's key port is asked then)."""
+    return Link.to(key) if key else None
 
 
 def _assigned(welcome: Welcome) -> list[Message]:

@@ -73,6 +73,7 @@ from lanqi.protocol import (
     encode,
 )
 from lanqi.protocol.endpoints import TOPIC_RESULTS, game_topic
+from lanqi.security import HandshakeRefused, HandshakeWatch, KnownServers, Link, trust_server
 
 __all__ = ["GameView", "RefereeClient", "RefereeTimeout", "RequestRefused"]
 
@@ -107,6 +108,13 @@ class RefereeClient:
 
     Not thread-safe (ZeroMQ sockets belong to one thread).  ``context`` defaults to
     the process-wide instance, which :meth:`close` leaves alone.
+
+    ``link`` says how to talk to the referee (its CURVE key, from the matchmaker);
+    without it the referee's key port is asked and the key checked against (or
+    pinned in) ``known``, the data directory's pins by default
+    (:func:`~lanqi.security.trust_server`, which raises a one-line
+    :class:`~lanqi.security.SecurityError`).  A handshake the referee refuses raises
+    :class:`~lanqi.security.HandshakeRefused` from the request that meets it.
     """
 
     def __init__(
@@ -116,11 +124,16 @@ class RefereeClient:
         *,
         context: zmq.Context[Any] | None = None,
         timeout_ms: int = 5000,
+        link: Link | None = None,
+        known: KnownServers | None = None,
     ) -> None:
         self.endpoint = endpoint
         self.pub_endpoint = pub_endpoint
         self.timeout_ms = timeout_ms
         self.context = context or zmq.Context.instance()
+        if link is None:
+            link = trust_server(endpoint, known=known or KnownServers.of(), context=self.context)
+        self.link = link
         self.identity = b"lanqi-" + secrets.token_hex(8).encode("ascii")
         self._ids = itertools.count(1)
         self._events: deque[GameEvent] = deque()
@@ -130,11 +143,13 @@ class RefereeClient:
         for socket in (self.dealer, self.sub):
             socket.setsockopt(zmq.LINGER, 0)
             socket.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+            link.setup(socket)
         self.dealer.setsockopt(zmq.IDENTITY, self.identity)
         # watch the SUB's connection from the start, for wait_connected()
         self._monitor: zmq.Socket[bytes] | None = self.sub.get_monitor_socket(
-            zmq.EVENT_HANDSHAKE_SUCCEEDED
+            zmq.EVENT_HANDSHAKE_SUCCEEDED | HandshakeWatch.FAILED
         )
+        self.watch_dealer = HandshakeWatch(self.dealer, endpoint, link)
         self.dealer.connect(endpoint)
         self.sub.connect(pub_endpoint)
 
@@ -143,6 +158,7 @@ class RefereeClient:
     def close(self) -> None:
         """Close both sockets at once (linger 0): nothing pending is sent."""
         self._stop_monitor()
+        self.watch_dealer.close()
         self.dealer.close(linger=0)
         self.sub.close(linger=0)
 
@@ -167,6 +183,12 @@ class RefereeClient:
             if event["event"] == zmq.EVENT_HANDSHAKE_SUCCEEDED:
                 self._stop_monitor()
                 return
+            if int(event["event"]) & HandshakeWatch.FAILED:
+                self._stop_monitor()
+                why = HandshakeWatch.refusal(
+                    self.pub_endpoint, self.link, int(event["event"]), int(event["value"])
+                )
+                raise HandshakeRefused(why)
         raise RefereeTimeout(f"no connection to {self.pub_endpoint}")
 
     def __enter__(self) -> Self:
@@ -196,7 +218,7 @@ class RefereeClient:
         """Wait for the reply to ``request_id``, skipping replies to other requests."""
         deadline = _deadline(self.timeout_ms if timeout_ms is None else timeout_ms)
         while True:
-            if not self.dealer.poll(_left_ms(deadline), zmq.POLLIN):
+            if not self.watch_dealer.poll(_left_ms(deadline)):
                 raise RefereeTimeout(f"no reply to request {request_id} from {self.endpoint}")
             frames = self.dealer.recv_multipart()
             try:

@@ -34,6 +34,7 @@ from lanqi.protocol.endpoints import (
     tcp,
     with_host,
 )
+from lanqi.security import KeyPair, KnownServers, address_of, parse_public_key, trust_server
 
 __all__ = [
     "SAME_REFEREE_ATTEMPTS",
@@ -111,6 +112,9 @@ class RefereeLink:
     public_endpoint: str
     public_pub_endpoint: str
     admin_key: str | None = None
+    #: the referee's CURVE public key (Z85): given (``key=`` in ``--referee``), or
+    #: learnt on :meth:`connect` (its pin, else its key port); None: plain
+    key: str | None = None
     dealer: zmq.Socket[bytes] | None = None
     sub: zmq.Socket[bytes] | None = None
     pending: dict[int, _Pending] = field(default_factory=dict)
@@ -122,14 +126,31 @@ class RefereeLink:
     ask_backoff_ms: float = 0.0
     _next_id: int = 0
 
-    def connect(self, context: zmq.Context[Any]) -> None:
+    def connect(
+        self,
+        context: zmq.Context[Any],
+        client: KeyPair | None = None,
+        known: KnownServers | None = None,
+    ) -> None:
+        """Open the sockets, as CURVE client ``client`` (the matchmaker's own pair, so
+        referees can allow it by its key).  The referee's key: the one given, else the
+        one pinned in ``known``, else its key port's answer (then pinned); raises
+        :class:`~lanqi.security.SecurityError` (one line) when that fails."""
+        given = self.key
+        if given is None and known is not None:
+            pin = known.lookup(address_of(self.endpoint))
+            given = pin.key if pin is not None else None
+        link = trust_server(self.endpoint, known=known, key=given, client=client, context=context)
+        self.key = link.key_text
         dealer = context.socket(zmq.DEALER)
         dealer.setsockopt(zmq.LINGER, 0)
         dealer.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        link.setup(dealer)
         dealer.connect(self.endpoint)
         sub = context.socket(zmq.SUB)
         sub.setsockopt(zmq.LINGER, 0)
         sub.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        link.setup(sub)
         sub.setsockopt(zmq.SUBSCRIBE, TOPIC_RESULTS.encode())
         sub.connect(self.pub_endpoint)
         self.dealer, self.sub = dealer, sub
@@ -219,7 +240,9 @@ class RefereeLink:
 def parse_referee(spec: str, advertise: str | None = None) -> RefereeLink:
     """``HOST:PORT`` (events on the next port) or ``HOST:PORT,HOST:PUBPORT``, each
     endpoint written as :func:`~lanqi.protocol.endpoints.normalise_endpoint` accepts
-    (``tcp://`` optional, port 5052 when none is given).
+    (``tcp://`` optional, port 5052 when none is given), and optionally
+    ``,key=KEY`` last: the referee's public key (Z85, or a key file), when it is not
+    to be learnt from its key port.
 
     ``advertise`` replaces the host players are told (for a referee bound to
     0.0.0.0 or 127.0.0.1 while players come over the LAN).
@@ -228,6 +251,12 @@ def parse_referee(spec: str, advertise: str | None = None) -> RefereeLink:
     'tcp://127.0.0.1:6602'
     """
     parts = [p.strip() for p in spec.split(",") if p.strip()]
+    key = None
+    if parts and parts[-1].startswith("key="):
+        try:
+            key = parse_public_key(parts.pop()[len("key=") :]).decode("ascii")
+        except ValueError as exc:
+            raise ValueError(f"bad referee {spec!r}: {exc}") from None
     if not parts or len(parts) > 2:
         raise ValueError(
             f"bad referee {spec!r}: want {ENDPOINT_FORMS}, or two of them separated by a comma"
@@ -243,4 +272,4 @@ def parse_referee(spec: str, advertise: str | None = None) -> RefereeLink:
     if advertise:
         public = with_host(endpoint, advertise)
         public_pub = with_host(pub, advertise)
-    return RefereeLink(endpoint, endpoint, pub, public, public_pub)
+    return RefereeLink(endpoint, endpoint, pub, public, public_pub, key=key)

@@ -108,7 +108,9 @@ from lanqi.protocol.endpoints import (
     TOPIC_LOBBY,
     with_host,
 )
-from lanqi.server.sockets import bind_tcp
+from lanqi.security import KeyPair, KnownServers, server_keys
+from lanqi.security.known import KNOWN_SERVERS_FILE
+from lanqi.server.sockets import SecureSockets, bind_tcp
 from lanqi.tournament.model import TournamentError
 from lanqi.tournament.scoring import score_game
 
@@ -148,6 +150,17 @@ class MatchmakerConfig:
     #: the host clients are told to reach the event endpoint at (None: the bound one;
     #: a wildcard or loopback host there means "the host you reached me at")
     advertise: str | None = None
+    #: plain ZeroMQ instead of CURVE on its own sockets (``--insecure``)
+    insecure: bool = False
+    #: the key pair (None: the data directory's, made on first start); also the
+    #: client key its referee links present
+    keys: KeyPair | None = None
+    #: the key port (None: the request port + 4; 0: a free port)
+    key_port: int | None = None
+    #: where referee keys are pinned (None: ``known_servers`` in the data directory)
+    known: KnownServers | None = None
+    #: the event's name, told by the key port
+    name: str = ""
 
     @property
     def db_path(self) -> Path:
@@ -183,6 +196,7 @@ class MatchmakerService:
         self.store = MatchmakerStore(config.db_path, durable=config.durable)
         self.router: zmq.Socket[bytes] | None = None
         self.pub: zmq.Socket[bytes] | None = None
+        self.security: SecureSockets | None = None
         self.endpoint = ""
         self.pub_endpoint = ""
         self.clients: dict[str, _Client] = {}  # player id -> client
@@ -239,18 +253,29 @@ class MatchmakerService:
     # ------------------------------------------------------------ lifecycle
 
     def bind(self) -> None:
+        config = self.config
+        keys = config.keys or server_keys(config.data_dir)
+        known = config.known or KnownServers(config.data_dir / KNOWN_SERVERS_FILE)
+        for link in config.referees:  # first: a referee whose key cannot be trusted stops us
+            link.admin_key = config.referee_admin_key
+            link.connect(self.context, keys, known if link.key is None else None)
+        self.security = SecureSockets(
+            self.context,
+            None if config.insecure else keys,
+            service="matchmaker",
+            key_port=config.key_port,
+            name=config.name,
+        )
         router = self.context.socket(zmq.ROUTER)
         router.setsockopt(zmq.LINGER, 0)
         router.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
         router.setsockopt(zmq.ROUTER_HANDOVER, 1)
         pub = self.context.socket(zmq.PUB)
         pub.setsockopt(zmq.LINGER, 0)
-        self.endpoint = bind_tcp(router, self.config.host, self.config.port)
-        self.pub_endpoint = bind_tcp(pub, self.config.host, self.config.pub_port)
+        self.security.server(pub)
         self.router, self.pub = router, pub
-        for link in self.config.referees:
-            link.admin_key = self.config.referee_admin_key
-            link.connect(self.context)
+        self.endpoint = self.security.bind_requests(router, config.host, config.port)
+        self.pub_endpoint = bind_tcp(pub, config.host, config.pub_port)
         for game in self.store.games(status="playing"):
             busy = self._link(game.referee)
             if busy is not None:
@@ -276,10 +301,17 @@ class MatchmakerService:
     def stop(self) -> None:
         self._stopping = True
 
+    @property
+    def key_endpoint(self) -> str:
+        """The key port's endpoint (after :meth:`bind`)."""
+        return self.security.key_endpoint if self.security is not None else ""
+
     def close(self) -> None:
         for socket in (self.router, self.pub):
             if socket is not None:
                 socket.close(linger=0)
+        if self.security is not None:
+            self.security.close()
         for link in self.config.referees:
             link.close()
         self.store.close()
@@ -288,8 +320,11 @@ class MatchmakerService:
         if self.router is None:
             self.bind()
         assert self.router is not None
+        assert self.security is not None
+        keys = self.security.responder
         poller = zmq.Poller()
         poller.register(self.router, zmq.POLLIN)
+        poller.register(keys.socket, zmq.POLLIN)
         for link in self.config.referees:
             assert link.dealer is not None and link.sub is not None
             poller.register(link.dealer, zmq.POLLIN)
@@ -298,6 +333,8 @@ class MatchmakerService:
             ready = dict(poller.poll(IDLE_POLL_MS))
             if self.router in ready:
                 self._drain_clients()
+            if keys.socket in ready:
+                keys.handle()
             for link in self.config.referees:
                 if link.dealer in ready:
                     self._drain_referee_replies(link)
@@ -488,7 +525,9 @@ class MatchmakerService:
             re=request.id,
             events=events,
             referees=[
-                RefereeEndpoints(endpoint=link.public_endpoint, events=link.public_pub_endpoint)
+                RefereeEndpoints(
+                    endpoint=link.public_endpoint, events=link.public_pub_endpoint, key=link.key
+                )
                 for link in self.config.referees
             ][:64],
         )
@@ -817,6 +856,7 @@ class MatchmakerService:
             rated=game.rated,
             tournament_id=game.tournament_id,
             round=game.round,
+            referee_key=link.key if link else None,
         )
 
     def _link(self, name: str) -> RefereeLink | None:

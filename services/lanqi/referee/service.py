@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import zmq
+import zmq.auth
+from zmq.auth.thread import ThreadAuthenticator
 
 from lanqi.protocol import (
     MAX_MESSAGE_BYTES,
@@ -71,7 +73,8 @@ from lanqi.referee.session import (
     SessionSetup,
 )
 from lanqi.referee.store import EventStore, Finish, GameRow, StoredEvent
-from lanqi.server.sockets import bind_tcp
+from lanqi.security import KeyPair, server_keys
+from lanqi.server.sockets import SecureSockets, bind_tcp
 
 __all__ = ["RefereeConfig", "RefereeService"]
 
@@ -101,10 +104,24 @@ class RefereeConfig:
     admin_key: str | None = None
     liveness: Liveness = field(default_factory=Liveness)
     durable: bool = False
+    #: plain ZeroMQ instead of CURVE (``--insecure``)
+    insecure: bool = False
+    #: the key pair (None: the data directory's, made on first start)
+    keys: KeyPair | None = None
+    #: the key port (None: the request port + 4; 0: a free port)
+    key_port: int | None = None
+    #: public keys (Z85) that may create games (empty: any client may)
+    allow_keys: frozenset[bytes] = frozenset()
 
     @property
     def db_path(self) -> Path:
         return self.data_dir / "referee.sqlite3"
+
+    def key_pair(self) -> KeyPair | None:
+        """The pair the referee serves CURVE with (None: ``--insecure``)."""
+        if self.insecure:
+            return None
+        return self.keys or server_keys(self.data_dir)
 
 
 def _now_ms() -> float:
@@ -135,6 +152,10 @@ class RefereeService:
         self.finished: OrderedDict[str, GameSession] = OrderedDict()
         self.router: zmq.Socket[bytes] | None = None
         self.pub: zmq.Socket[bytes] | None = None
+        self.security: SecureSockets | None = None
+        self._auth: ThreadAuthenticator | None = None
+        #: the CURVE key (Z85 text) of each connection in the batch being handled
+        self._peer_keys: dict[bytes, str] = {}
         self.endpoint = ""
         self.pub_endpoint = ""
         self._stopping = False
@@ -175,6 +196,16 @@ class RefereeService:
 
     def bind(self) -> None:
         """Open the sockets (port 0 picks a free port) and recover stored games."""
+        keys = self.config.key_pair()
+        self.security = SecureSockets(
+            self.context, keys, service="referee", key_port=self.config.key_port
+        )
+        if self.config.allow_keys:
+            if keys is None:
+                raise ValueError("--allow-key needs CURVE: it cannot go with --insecure")
+            self._auth = ThreadAuthenticator(self.context)
+            self._auth.start()  # every client key passes; create_game checks its own
+            self._auth.configure_curve(domain="*", location=zmq.auth.CURVE_ALLOW_ANY)
         router = self.context.socket(zmq.ROUTER)
         router.setsockopt(zmq.LINGER, 0)
         router.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
@@ -183,9 +214,10 @@ class RefereeService:
         pub = self.context.socket(zmq.PUB)
         pub.setsockopt(zmq.LINGER, 0)
         pub.setsockopt(zmq.SNDHWM, 100_000)
-        self.endpoint = bind_tcp(router, self.config.host, self.config.port)
-        self.pub_endpoint = bind_tcp(pub, self.config.host, self.config.pub_port)
+        self.security.server(pub)
         self.router, self.pub = router, pub
+        self.endpoint = self.security.bind_requests(router, self.config.host, self.config.port)
+        self.pub_endpoint = bind_tcp(pub, self.config.host, self.config.pub_port)
         self.store.start_checkpoints()
         self.recover()
         log.info("referee listening on %s, publishing on %s", self.endpoint, self.pub_endpoint)
@@ -237,22 +269,37 @@ class RefereeService:
         """Ask the loop to finish its turn and return."""
         self._stopping = True
 
+    @property
+    def key_endpoint(self) -> str:
+        """The key port's endpoint (after :meth:`bind`)."""
+        return self.security.key_endpoint if self.security is not None else ""
+
     def close(self) -> None:
         for socket in (self.router, self.pub):
             if socket is not None:
                 socket.close(linger=0)
+        if self.security is not None:
+            self.security.close()
+        if self._auth is not None:
+            self._auth.stop()
+            self._auth = None
         self.store.close()
 
     def serve_forever(self) -> None:
         if self.router is None:
             self.bind()
         assert self.router is not None
+        assert self.security is not None
+        keys = self.security.responder
         poller = zmq.Poller()
         poller.register(self.router, zmq.POLLIN)
+        poller.register(keys.socket, zmq.POLLIN)
         while not self._stopping:
-            timeout = self._poll_timeout()
-            if poller.poll(timeout):
+            ready = dict(poller.poll(self._poll_timeout()))
+            if self.router in ready:
                 self.handle_ready()
+            if keys.socket in ready:
+                keys.handle()
             self.run_timers()
 
     def _poll_timeout(self) -> int:
@@ -270,12 +317,19 @@ class RefereeService:
         only after it has committed are they published and the replies sent.
         """
         assert self.router is not None
-        batch = []
+        batch: list[list[bytes]] = []
+        self._peer_keys.clear()
         for _ in range(MAX_BATCH):
             try:
-                batch.append(self.router.recv_multipart(zmq.NOBLOCK))
+                if self._auth is None:
+                    batch.append(self.router.recv_multipart(zmq.NOBLOCK))
+                    continue
+                frames = self.router.recv_multipart(zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 break
+            # the ZAP handler names each connection by its client key (User-Id)
+            self._peer_keys[frames[0].bytes] = str(frames[-1].get("User-Id"))
+            batch.append([frame.bytes for frame in frames])
         if batch:
             self.handle_batch(batch)
 
@@ -508,6 +562,12 @@ class RefereeService:
     # ------------------------------------------------------------ handlers
 
     def _create(self, request: CreateGame, identity: bytes, now: float) -> _Outcome:
+        allowed = self.config.allow_keys
+        if allowed and self._peer_keys.get(identity, "").encode("ascii") not in allowed:
+            raise RefereeError(
+                "unauthorized",
+                "creating games on this referee needs a key it allows (lanqi referee --allow-key)",
+            )
         key = self.config.admin_key
         if key is not None and not (
             request.admin_key is not None

@@ -28,6 +28,7 @@ from lanqi.protocol.endpoints import (
 )
 from lanqi.referee.service import RefereeConfig, RefereeService
 from lanqi.referee.session import Liveness
+from lanqi.security import KeyPair, server_keys
 
 __all__ = ["EmbeddedServer"]
 
@@ -50,9 +51,15 @@ class EmbeddedServer:
         director_key: str,
         liveness: Liveness | None = None,
         durable: bool = False,
+        insecure: bool = False,
+        key_port: int | None = None,
+        referee_key_port: int | None = None,
+        name: str = "",
         context: zmq.Context[Any] | None = None,
     ) -> None:
         self.context = context or zmq.Context.instance()
+        #: one key pair for both services (None: ``--insecure``)
+        self.keys: KeyPair | None = None if insecure else server_keys(data_dir)
         self.referee = RefereeService(
             RefereeConfig(
                 host=host,
@@ -61,6 +68,9 @@ class EmbeddedServer:
                 data_dir=data_dir,
                 liveness=liveness or Liveness(),
                 durable=durable,
+                insecure=insecure,
+                keys=self.keys,
+                key_port=referee_key_port,
             ),
             self.context,
         )
@@ -72,6 +82,10 @@ class EmbeddedServer:
             durable=durable,
             director_key=director_key,
             advertise=advertise,
+            insecure=insecure,
+            keys=self.keys,
+            key_port=key_port,
+            name=name,
         )
         self.advertise = advertise
         self.matchmaker: MatchmakerService | None = None
@@ -81,6 +95,12 @@ class EmbeddedServer:
     def matchmaker_endpoint(self) -> str:
         assert self.matchmaker is not None
         return self.matchmaker.endpoint
+
+    @property
+    def key_endpoint(self) -> str:
+        """The matchmaker's key port (the referee has its own, with the same key)."""
+        assert self.matchmaker is not None
+        return self.matchmaker.key_endpoint
 
     @property
     def matchmaker_pub_endpoint(self) -> str:
@@ -102,6 +122,7 @@ class EmbeddedServer:
             pub_endpoint=f"tcp://{local_host}:{pub_port}",
             public_endpoint=f"tcp://{public_host}:{ref_port}",
             public_pub_endpoint=f"tcp://{public_host}:{pub_port}",
+            key=None if self.keys is None else self.keys.public.decode("ascii"),
         )
         self._mm_config.referees = [link]
         self.matchmaker = MatchmakerService(self._mm_config, self.context)

@@ -59,6 +59,7 @@ __all__ = [
     "GameSummary",
     "GamesList",
     "GetServerInfo",
+    "GetServerKey",
     "GetStandings",
     "Heartbeat",
     "Hello",
@@ -101,6 +102,7 @@ __all__ = [
     "SeekInfo",
     "SeeksList",
     "ServerInfo",
+    "ServerKey",
     "Snapshot",
     "StandingInfo",
     "Standings",
@@ -665,6 +667,8 @@ register(GameResult)
 # (topics ``lobby`` and ``tour/<id>``).
 
 NAME = limit(40)
+#: a CURVE public key in Z85 (40 characters)
+CURVE_KEY = limit(40)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -716,6 +720,9 @@ class Assignment(Struct):
     rated: bool = False
     tournament_id: str | None = field(default=None, metadata=ID)
     round: int = 0
+    #: the referee's CURVE public key (Z85), vouched for by the matchmaker; None: not
+    #: given (the client asks the referee's key port) or a referee without CURVE
+    referee_key: str | None = field(default=None, metadata=CURVE_KEY)
 
 
 @register
@@ -747,10 +754,13 @@ class Welcome(Reply):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RefereeEndpoints(Struct):
-    """Where a referee takes requests (``endpoint``) and publishes game events (``events``)."""
+    """Where a referee takes requests (``endpoint``) and publishes game events
+    (``events``), and its CURVE public key (``key``, Z85; None: a referee without
+    CURVE, or one the matchmaker has no key for)."""
 
     endpoint: str = field(metadata=limit(200))
     events: str = field(metadata=limit(200))
+    key: str | None = field(default=None, metadata=CURVE_KEY)
 
 
 @register
@@ -770,6 +780,34 @@ class ServerInfo(Reply):
     T = "server"
     events: str = field(metadata=limit(200))
     referees: list[RefereeEndpoints] = field(default_factory=list, metadata=limit(64))
+
+
+# ================================================================ key port
+# The one message of a service's plain key port (the request port + 4 by default):
+# trust on first use needs the server's public key before CURVE can start.
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GetServerKey(Request):
+    """Ask a service's key port for its CURVE public key (the only request it takes)."""
+
+    T = "server_key"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerKey(Reply):
+    """A service's CURVE public key (``key``, Z85) and what it is.  ``secure`` false:
+    the service runs ``--insecure`` (plain ZeroMQ, ``key`` is None).  ``service`` is
+    ``matchmaker``, ``referee`` or ``server`` (both in one process); ``name`` the
+    event's name if it has one."""
+
+    T = "key"
+    key: str | None = field(default=None, metadata=CURVE_KEY)
+    secure: bool = True
+    service: str = field(default="server", metadata=limit(16))
+    name: str = field(default="", metadata=limit(80))
 
 
 @register

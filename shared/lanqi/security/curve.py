@@ -1,0 +1,151 @@
+"""CURVE on a ZeroMQ socket: the server side, the client side (:class:`Link`), and
+:class:`HandshakeWatch`, which turns a failed handshake into a one-line refusal
+instead of a request that waits forever.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import zmq
+from zmq.utils.monitor import recv_monitor_message
+
+from lanqi.security.errors import HandshakeRefused
+from lanqi.security.keys import KeyPair, fingerprint
+from lanqi.security.known import address_of
+
+__all__ = ["HandshakeWatch", "Link", "curve_client", "curve_server"]
+
+_FAILED = (
+    zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+    | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+    | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+)
+
+
+def curve_server(socket: zmq.Socket[Any], keys: KeyPair | None) -> None:
+    """Make a socket that binds a CURVE server with ``keys`` (None: plain ZeroMQ, for
+    ``--insecure``).  Call before ``bind``."""
+    if keys is None:
+        return
+    socket.setsockopt(zmq.CURVE_SERVER, 1)
+    socket.setsockopt(zmq.CURVE_SECRETKEY, keys.secret)
+    socket.setsockopt(zmq.CURVE_PUBLICKEY, keys.public)
+
+
+def curve_client(socket: zmq.Socket[Any], server_public: bytes, client: KeyPair) -> None:
+    """Make a socket that connects a CURVE client of the server whose public key is
+    ``server_public``, as ``client``.  Call before ``connect``."""
+    socket.setsockopt(zmq.CURVE_SERVERKEY, server_public)
+    socket.setsockopt(zmq.CURVE_PUBLICKEY, client.public)
+    socket.setsockopt(zmq.CURVE_SECRETKEY, client.secret)
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """How a client's sockets talk to one server: CURVE with the server's public key
+    (``server_key``, Z85), or plain ZeroMQ when it is None (a server run with
+    ``--insecure``).  ``client`` is the client's own pair: ephemeral unless given (a
+    matchmaker gives its server pair, so referees can allow it by its key)."""
+
+    server_key: bytes | None
+    client: KeyPair = field(default_factory=KeyPair.ephemeral)
+
+    @classmethod
+    def to(cls, key: str | bytes | None, client: KeyPair | None = None) -> Link:
+        """A link to a server with this public key (None: plain)."""
+        raw = key.encode("ascii") if isinstance(key, str) else key
+        return cls(raw, client) if client is not None else cls(raw)
+
+    @classmethod
+    def plain(cls) -> Link:
+        return cls(None)
+
+    @property
+    def secure(self) -> bool:
+        return self.server_key is not None
+
+    @property
+    def key_text(self) -> str | None:
+        """The server key as text (for messages), or None."""
+        return None if self.server_key is None else self.server_key.decode("ascii")
+
+    def setup(self, socket: zmq.Socket[Any]) -> None:
+        """Set the socket's CURVE options (nothing for a plain link); before ``connect``."""
+        if self.server_key is not None:
+            curve_client(socket, self.server_key, self.client)
+
+
+class HandshakeWatch:
+    """Watches one client socket's handshakes (a socket monitor) and raises
+    :class:`HandshakeRefused` with what to do when one fails.
+
+    ``poll(timeout_ms)`` waits for the socket to be readable like ``socket.poll``,
+    but returns early with the refusal when the server turns the handshake down.
+    """
+
+    #: the monitor events of a failed handshake
+    FAILED = _FAILED
+
+    def __init__(self, socket: zmq.Socket[Any], endpoint: str, link: Link) -> None:
+        self.socket = socket
+        self.endpoint = endpoint
+        self.link = link
+        self.monitor: zmq.Socket[bytes] | None = socket.get_monitor_socket(_FAILED)
+        self._poller = zmq.Poller()
+        self._poller.register(socket, zmq.POLLIN)
+        self._poller.register(self.monitor, zmq.POLLIN)
+
+    def close(self) -> None:
+        if self.monitor is not None:
+            self.socket.disable_monitor()
+            self.monitor.close(linger=0)
+            self.monitor = None
+
+    def check(self) -> None:
+        """Raise the refusal for a failed handshake seen so far (does not wait)."""
+        while self.monitor is not None and self.monitor.poll(0, zmq.POLLIN):
+            event = recv_monitor_message(self.monitor)
+            if int(event["event"]) & _FAILED:
+                why = self.refusal(
+                    self.endpoint, self.link, int(event["event"]), int(event["value"])
+                )
+                raise HandshakeRefused(why)
+
+    def poll(self, timeout_ms: int) -> bool:
+        """Whether the socket became readable within ``timeout_ms``; raises
+        :class:`HandshakeRefused` as soon as a handshake fails."""
+        if self.monitor is None:
+            return bool(self.socket.poll(timeout_ms, zmq.POLLIN))
+        ready = dict(self._poller.poll(timeout_ms))
+        self.check()
+        return self.socket in ready
+
+    @staticmethod
+    def refusal(endpoint: str, link: Link, event: int, value: int) -> str:
+        """One line: why the server at ``endpoint`` refused a client on ``link`` (the
+        monitor ``event`` and its ``value``), and what to do."""
+        where = address_of(endpoint)
+        if event == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+            return (
+                f"{where} refused this client's key (it takes only the keys it was given:"
+                " see `lanqi referee --allow-key`)"
+            )
+        mismatch = value == zmq.PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH
+        if mismatch and not link.secure:
+            return (
+                f"{where} requires encryption (CURVE) and this client has no key for it;"
+                " lanqi's own clients get it from the server's key port (docs/protocol.md)"
+            )
+        if mismatch:
+            return (
+                f"{where} does not speak CURVE (was it restarted with --insecure?);"
+                " connect again to learn how it runs now"
+            )
+        key = link.key_text or ""
+        return (
+            f"{where} did not accept the encrypted handshake: it does not hold the key"
+            f" this client trusts ({fingerprint(key)}); if the server was reinstalled,"
+            f" run `lanqi servers forget {where}` and connect again"
+        )
