@@ -1,5 +1,7 @@
 """Fixtures shared by every test folder.
 
+- ``_client_data`` (every test): ``$LANQI_DATA_DIR`` (and the per-user data folder)
+  point into the test's own tmp, so the server keys its clients pin stay its own.
 - ``tmpfs``: a tmpfs of the test's own, unmounted after the test.
 - ``zmq_context``: a ZeroMQ context of the test's own, destroyed with linger 0.
 - ``clock_scale``: how much longer than on an idle machine a clock test's clock is
@@ -55,6 +57,16 @@ def clock_scale() -> float:
     scale = max(1.0, FAIR_SHARE / max(share, 0.01))
     log.info("a computing thread gets %.2f of a core: clocks of clock tests x%.2f", share, scale)
     return scale
+
+
+@pytest.fixture(autouse=True)
+def _client_data(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test has its own data directory for the clients it runs (where they pin
+    the keys of the servers they trust: CURVE is on everywhere), in this process and
+    in the commands it starts; the user's own is never read or written."""
+    folder = tmp_path_factory.mktemp("client-data")
+    monkeypatch.setenv("LANQI_DATA_DIR", str(folder))
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder / "per-user"))
 
 
 @pytest.fixture

@@ -51,6 +51,7 @@ from lanqi.protocol import (
     decode,
     encode,
 )
+from lanqi.security import KnownServers, trust_server
 
 DIRECTOR_KEY = "matchmaker-tests-director-key"  # as in conftest.py
 _ids = itertools.count(1)
@@ -94,6 +95,7 @@ def raw(module_server: Any, zmq_context: zmq.Context[Any]) -> Iterator[zmq.Socke
     sock = zmq_context.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)
     sock.setsockopt(zmq.RCVTIMEO, 5000)
+    trust_server(module_server.lobby, known=KnownServers.of()).setup(sock)
     sock.connect(module_server.lobby)
     yield sock
     sock.close(linger=0)
@@ -347,6 +349,7 @@ def test_oversized_message_costs_only_its_connection(
     big = zmq_context.socket(zmq.DEALER)
     big.setsockopt(zmq.LINGER, 0)
     try:
+        trust_server(module_server.lobby, known=KnownServers.of()).setup(big)
         big.connect(module_server.lobby)
         big.send_multipart([b"\x00" * (2 * 1024 * 1024)])  # over ZMQ_MAXMSGSIZE
     finally:

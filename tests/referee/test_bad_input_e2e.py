@@ -45,6 +45,7 @@ from lanqi.protocol import (
     message_types,
 )
 from lanqi.protocol.schema import to_wire
+from lanqi.security import KnownServers, trust_server
 
 if TYPE_CHECKING:
     from tests.referee.conftest import Table
@@ -99,6 +100,7 @@ class RawPeer:
     def __init__(self, context: zmq.Context[Any], endpoint: str) -> None:
         self.socket: zmq.Socket[bytes] = context.socket(zmq.DEALER)
         self.socket.setsockopt(zmq.LINGER, 0)
+        trust_server(endpoint, known=KnownServers.of(), context=context).setup(self.socket)
         self.socket.connect(endpoint)
 
     def send(self, *frames: bytes) -> None:

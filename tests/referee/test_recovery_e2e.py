@@ -30,6 +30,7 @@ from lanqi.protocol import (
     TimeControl,
     decode_payload,
 )
+from lanqi.security import KnownServers, NoServerKey, trust_server
 
 Factory = Callable[..., Any]
 
@@ -297,9 +298,14 @@ def test_a_late_reply_to_a_timed_out_request_is_skipped(
 
 
 def test_no_referee_is_a_timeout(referee_factory: Factory) -> None:
+    """A client of a referee that is gone: without its key, no client at all (the key
+    port does not answer); with it (trusted earlier), requests time out."""
     process = referee_factory()
+    link = trust_server(process.endpoint, known=KnownServers.of())
     process.stop()
-    client = RefereeClient(process.endpoint, process.pub_endpoint, timeout_ms=200)
+    with pytest.raises(NoServerKey, match="is a lanqi server running there"):
+        RefereeClient(process.endpoint, process.pub_endpoint, timeout_ms=200)
+    client = RefereeClient(process.endpoint, process.pub_endpoint, timeout_ms=200, link=link)
     try:
         with pytest.raises(RefereeTimeout):
             client.list_games()

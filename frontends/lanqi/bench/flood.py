@@ -218,6 +218,7 @@ def run_flood_bench(
         root = Path(tmp)
         command = [sys.executable, "-m", "lanqi.cli.main", "referee", "--host", "127.0.0.1"]
         command += ["--port", "0", "--pub-port", "0", "--data-dir", str(root / "data")]
+        command += ["--insecure"]  # plain ZeroMQ: the flood's raw sockets speak no CURVE
         try:
             process = ServiceProcess(command, READY_REFEREE, root / "referee.log", name="referee")
         except (OSError, RuntimeError) as exc:

@@ -168,6 +168,7 @@ def _referee_command(data: Path, durable: bool) -> list[str]:
         "0",
         "--data-dir",
         str(data),
+        "--insecure",  # plain ZeroMQ, as the raw server beside it
     ]
     return [*command, "--durable"] if durable else command
 

@@ -27,6 +27,7 @@ import zmq
 
 from lanqi.bot.base import Bot, GameState, clock_margin_ms
 from lanqi.bot.failures import failure_reason
+from lanqi.client.matchmaker import referee_link
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
 from lanqi.clock import awaits_first_move
 from lanqi.games.base import Game, first_seat
@@ -50,6 +51,13 @@ from lanqi.protocol import (
     encode,
 )
 from lanqi.protocol.endpoints import reachable, with_host
+from lanqi.security import (
+    HandshakeWatch,
+    KnownServers,
+    NoServerKey,
+    SecurityError,
+    trust_server,
+)
 
 __all__ = ["BotRunner", "ClockSense", "GamePlayer", "Policy"]
 
@@ -228,7 +236,12 @@ class GamePlayer(threading.Thread):
         try:
             while not self.stop_event.is_set():
                 try:
-                    with RefereeClient(a.referee, a.referee_pub, context=self.context) as client:
+                    with RefereeClient(
+                        a.referee,
+                        a.referee_pub,
+                        context=self.context,
+                        link=referee_link(a.referee_key),
+                    ) as client:
                         # Follow the game before taking the seat: the event connection is
                         # up and subscribed, so the event that starts the clock (the
                         # opponent's join, the first move) is not lost to a slow joiner
@@ -239,12 +252,15 @@ class GamePlayer(threading.Thread):
                         view.take(client.join(a.game_id, a.seat, a.token))
                         self._play(client, view)
                         return
-                except (RefereeTimeout, zmq.ZMQError) as exc:
+                except (RefereeTimeout, NoServerKey, zmq.ZMQError) as exc:
                     log.warning("game %s: lost the referee (%s); retrying", a.game_id, exc)
                     self.stop_event.wait(backoff)
                     backoff = min(MAX_BACKOFF_S, backoff * 2)
         except RequestRefused as exc:
             self.error = f"{exc.code}: {exc}"
+        except SecurityError as exc:  # a referee this player must not trust
+            log.error("game %s: %s", a.game_id, exc)
+            self.error = str(exc)
             log.error("game %s: refused: %s", a.game_id, self.error)
         finally:
             self._worker.shutdown(wait=False, cancel_futures=True)
@@ -517,6 +533,10 @@ class BotRunner:
     #: reach referees through this host instead of the one the matchmaker names
     #: (e.g. "referee" inside a compose network)
     referee_host: str | None = None
+    #: the server's public key from elsewhere (mDNS), checked against the pins
+    server_key: str | None = None
+    #: the pins the server's key is checked against (None: the data directory's)
+    known: KnownServers | None = None
     context: zmq.Context[Any] | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     players: dict[str, GamePlayer] = field(default_factory=dict)
@@ -524,6 +544,7 @@ class BotRunner:
     #: what this runner learns about its delays, for all its games
     clock_sense: ClockSense = field(default_factory=ClockSense)
     _socket: zmq.Socket[bytes] | None = None
+    _watch: HandshakeWatch | None = None
     _next_id: int = 0
     _session: str | None = None
     _pending: dict[int, _Pending] = field(default_factory=dict)
@@ -543,12 +564,27 @@ class BotRunner:
         self._next_id += 1
         return self._next_id
 
-    def _connect(self) -> None:
+    def _connect(self) -> bool:
+        """A new connection (the server's key checked first); False if the server's key
+        port does not answer (it is down: the caller says so and tries again)."""
         context = self.context or zmq.Context.instance()
-        if self._socket is not None:
-            self._socket.close(linger=0)
+        try:
+            link = trust_server(
+                self.matchmaker,
+                known=self.known or KnownServers.of(),
+                key=self.server_key,
+                context=context,
+                timeout_ms=round(HELLO_WAIT_S * 1000),
+            )
+        except NoServerKey as exc:
+            log.debug("%s: %s", self.name, exc)
+            self.attempts += 1
+            return False
+        self._close_socket()
         self._socket = context.socket(zmq.DEALER)
         self._socket.setsockopt(zmq.LINGER, 0)
+        link.setup(self._socket)
+        self._watch = HandshakeWatch(self._socket, self.matchmaker, link)
         self._socket.connect(self.matchmaker)
         self._pending.clear()
         self._welcomed = False
@@ -557,6 +593,15 @@ class BotRunner:
             self._session = self.session_file.read_text(encoding="utf-8").strip() or None
         self._hello()
         self._last_reply = time.monotonic()
+        return True
+
+    def _close_socket(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
+            self._watch = None
+        if self._socket is not None:
+            self._socket.close(linger=0)
+            self._socket = None
 
     def _hello(self) -> None:
         now = time.monotonic()
@@ -580,37 +625,46 @@ class BotRunner:
     def run(self) -> None:
         """Serve until ``stop`` is set: reconnect with back-off when the matchmaker is silent."""
         backoff = 0.5
-        self._connect()
-        last_ping = 0.0
-        assert self._socket is not None
         try:
-            while not self.stop.is_set():
-                if self._socket.poll(100):
-                    frames = self._socket.recv_multipart()
-                    self._last_reply = time.monotonic()
-                    backoff = 0.5
-                    try:
-                        self._handle(decode_payload(frames[-1]))
-                    except ProtocolError as exc:
-                        log.error("bad message from the matchmaker: %s", exc)
-                now = time.monotonic()
-                if now - last_ping >= PING_MS / 1000:
-                    last_ping = now
-                    self._send(Ping(id=self._id()))
-                silent_after = 3 * PING_MS / 1000 if self._welcomed else HELLO_WAIT_S
-                if now - self._last_reply > silent_after:
-                    self._say_unreachable(backoff)
-                    self.stop.wait(backoff)
-                    backoff = min(MAX_BACKOFF_S, backoff * 2)
-                    self._connect()
-                self._reap()
+            while not self._connect():
+                self._say_unreachable(backoff)
+                if self.stop.wait(backoff):
+                    return
+                backoff = min(MAX_BACKOFF_S, backoff * 2)
+            self._serve(backoff)
+        except SecurityError as exc:  # a server this bot must not trust: only people can help
+            self.failure = str(exc)
+            self.stop.set()
         finally:
             for player in self.players.values():
                 player.stop_event.set()
             for player in self.players.values():
                 player.join(timeout=2)
-            if self._socket is not None:
-                self._socket.close(linger=0)
+            self._close_socket()
+
+    def _serve(self, backoff: float) -> None:
+        last_ping = 0.0
+        while not self.stop.is_set():
+            assert self._socket is not None and self._watch is not None
+            if self._watch.poll(100):
+                frames = self._socket.recv_multipart()
+                self._last_reply = time.monotonic()
+                backoff = 0.5
+                try:
+                    self._handle(decode_payload(frames[-1]))
+                except ProtocolError as exc:
+                    log.error("bad message from the matchmaker: %s", exc)
+            now = time.monotonic()
+            if now - last_ping >= PING_MS / 1000:
+                last_ping = now
+                self._send(Ping(id=self._id()))
+            silent_after = 3 * PING_MS / 1000 if self._welcomed else HELLO_WAIT_S
+            if now - self._last_reply > silent_after:
+                self._say_unreachable(backoff)
+                self.stop.wait(backoff)
+                backoff = min(MAX_BACKOFF_S, backoff * 2)
+                self._connect()  # if it is still down, the silence goes on: tried again
+            self._reap()
 
     def _say_unreachable(self, backoff: float) -> None:
         if self._welcomed:

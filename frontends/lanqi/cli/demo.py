@@ -120,7 +120,9 @@ def _spawn_bot(
     for tid in tournaments:
         args += ["--tournament", tid]
     log = open(folder / f"bot-{name}.log", "wb")  # noqa: SIM115 - closed with the process
-    return subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy())
+    # the bots pin the demo server's key in the demo's folder, not the user's data
+    env = dict(os.environ, LANQI_DATA_DIR=str(folder))
+    return subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env)
 
 
 def _describe(entry: tuple[str, str, int]) -> str:
@@ -256,8 +258,9 @@ def run(args: argparse.Namespace) -> int:
     server.start()
     print(f"server: lobby {server.matchmaker_endpoint}, referee {server.referee.endpoint}")
     print(f"data, bot logs and exports go to {folder}")
-    client = MatchmakerClient(server.matchmaker_endpoint, server.matchmaker_pub_endpoint)
-    referee = RefereeClient(server.referee.endpoint, server.referee.pub_endpoint)
+    link = server.client_link()
+    client = MatchmakerClient(server.matchmaker_endpoint, server.matchmaker_pub_endpoint, link=link)
+    referee = RefereeClient(server.referee.endpoint, server.referee.pub_endpoint, link=link)
     tc = TimeControl(kind="per_move", per_move_ms=int(args.move_time * 1000), join_within_ms=60_000)
     tournaments: dict[str, str] = {}
     for variant in variants:

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from lanqi.cli.common import CliError, LanqiParser, add_server_flag
+from lanqi.security.errors import SecurityError
 from lanqi.server.database import StoreOpenError
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "matchmaker": ("lanqi.cli.matchmaker", "run the matchmaker (lobby, tournaments) on its own"),
     "bench": ("lanqi.cli.bench", "benchmarks: movegen, referee, tournament, strength"),
     "match": ("lanqi.cli.match", "engine matches like cutechess-cli: openings, adjudication, SPRT"),
+    "key": ("lanqi.cli.key", "the server's public key and fingerprint (for players to compare)"),
+    "servers": ("lanqi.cli.known", "the servers this machine trusts: list, forget a changed key"),
 }
 
 #: commands that take cutechess-style arguments (``-engine k=v ...``) argparse cannot read
@@ -124,6 +127,11 @@ def _guarded(where: str, verbose: bool, run: Callable[[], int]) -> int:
             log.exception("%s", where)
         print(f"{where}: {exc}", file=sys.stderr)
         return exc.code
+    except SecurityError as exc:  # a server not to trust, a key not to be had: one line
+        if verbose:
+            log.exception("%s", where)
+        print(f"{where}: {exc}", file=sys.stderr)
+        return 1
     except StoreOpenError as exc:  # a data directory or database we cannot use
         if verbose:
             log.exception("cannot open the store")

@@ -6,7 +6,15 @@ import argparse
 import logging
 import sys
 
-from lanqi.cli.servers import add_network_flags, announce, director_key, listen_host, on_signals
+from lanqi.cli.servers import (
+    add_network_flags,
+    add_security_flags,
+    announce,
+    director_key,
+    key_line,
+    listen_host,
+    on_signals,
+)
 from lanqi.protocol.endpoints import MATCHMAKER_PORT, MATCHMAKER_PUB_PORT
 
 log = logging.getLogger(__name__)
@@ -31,8 +39,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="ENDPOINT",
         help="a referee: tcp://HOST:PORT (events on PORT+1) or tcp://HOST:PORT,tcp://HOST:PUBPORT"
-        " (tcp:// and the port may be left out); repeat for several referees (games are spread"
-        " over them); default tcp://127.0.0.1:5052",
+        " (tcp:// and the port may be left out), then optionally ,key=KEY (its public key, or a"
+        " key file; without it the key is asked at PORT+4 on first use and pinned in the data"
+        " directory); repeat for several referees (games are spread over them);"
+        " default tcp://127.0.0.1:5052",
     )
     parser.add_argument(
         "--advertise",
@@ -49,6 +59,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--referee-admin-key", default=None, help="admin key the referees were started with"
+    )
+    add_security_flags(
+        parser,
+        key_port_help="the key port, which tells clients the matchmaker's public key"
+        " (default: --port + 4; 0 picks a free port)",
     )
 
 
@@ -74,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
         referee_admin_key=args.referee_admin_key,
         durable=args.durable,
         advertise=args.advertise,
+        insecure=args.insecure,
+        key_port=args.key_port,
+        name=args.name or "",
     )
     service = MatchmakerService(config)
     try:
@@ -89,10 +107,12 @@ def run(args: argparse.Namespace) -> int:
         port=port,
         events_port=int(service.pub_endpoint.rpartition(":")[2]),
         players_online=service.players_online,
+        public_key=service.public_key,
     )
     print(
         f"matchmaker ready: requests {service.endpoint}, events {service.pub_endpoint}, "
-        f"referees {', '.join(link.endpoint for link in links)}, data {config.db_path}"
+        f"referees {', '.join(link.endpoint for link in links)}, data {config.db_path}\n"
+        + key_line(service.public_key, service.key_endpoint)
         + (announcer.ready_line() if announcer else ""),
         flush=True,
     )

@@ -8,6 +8,7 @@ import signal
 import sys
 from types import FrameType
 
+from lanqi.cli.servers import add_security_flags, key_line
 from lanqi.protocol.endpoints import REFEREE_PORT, REFEREE_PUB_PORT
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="secret that create_game requests must carry (default: anyone on the network may)",
     )
+    add_security_flags(
+        parser,
+        key_port_help="the key port, which tells clients the referee's public key"
+        " (default: --port + 4; 0 picks a free port)",
+    )
+    parser.add_argument(
+        "--allow-key",
+        action="append",
+        default=[],
+        metavar="KEY|FILE",
+        help="a service key that may create games (a matchmaker's: `lanqi key --data-dir DIR`"
+        " prints it, or give its server_curve.key file); repeat for several; without it any"
+        " client may",
+    )
     parser.add_argument(
         "--disconnect-after",
         type=float,
@@ -59,12 +74,21 @@ def run(args: argparse.Namespace) -> int:
     from lanqi.paths import data_dir
     from lanqi.referee.service import RefereeConfig, RefereeService
     from lanqi.referee.session import Liveness
+    from lanqi.security import parse_public_key
 
     if args.disconnect_after <= 0 or args.abandon_after <= 0:
         print(
             "lanqi referee: --disconnect-after and --abandon-after must be positive",
             file=sys.stderr,
         )
+        return 2
+    try:
+        allowed = frozenset(parse_public_key(text) for text in args.allow_key)
+    except ValueError as exc:
+        print(f"lanqi referee: --allow-key: {exc}", file=sys.stderr)
+        return 2
+    if allowed and args.insecure:
+        print("lanqi referee: --allow-key needs CURVE: drop --insecure", file=sys.stderr)
         return 2
     config = RefereeConfig(
         host="0.0.0.0" if args.lan else args.host,
@@ -74,6 +98,9 @@ def run(args: argparse.Namespace) -> int:
         admin_key=args.admin_key,
         liveness=Liveness(args.disconnect_after * 1000.0, args.abandon_after * 1000.0),
         durable=args.durable,
+        insecure=args.insecure,
+        key_port=args.key_port,
+        allow_keys=allowed,
     )
     service = RefereeService(config)
     try:
@@ -90,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, stop)
     print(
         f"referee ready: requests {service.endpoint}, events {service.pub_endpoint}, "
-        f"data {config.db_path}",
+        f"data {config.db_path}\n{key_line(service.public_key, service.key_endpoint)}",
         flush=True,
     )
     try:

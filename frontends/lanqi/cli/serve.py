@@ -6,7 +6,15 @@ import argparse
 import sys
 import threading
 
-from lanqi.cli.servers import add_network_flags, announce, director_key, listen_host, on_signals
+from lanqi.cli.servers import (
+    add_network_flags,
+    add_security_flags,
+    announce,
+    director_key,
+    key_line,
+    listen_host,
+    on_signals,
+)
 from lanqi.protocol.endpoints import (
     MATCHMAKER_PORT,
     MATCHMAKER_PUB_PORT,
@@ -43,6 +51,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="the tournament director's secret (default: saved in the data directory)",
     )
+    add_security_flags(
+        parser,
+        key_port_help="the matchmaker's key port, which tells clients the server's public"
+        " key (default: --port + 4; 0 picks a free port)",
+    )
+    parser.add_argument(
+        "--referee-key-port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="the referee's key port (default: --referee-port + 4)",
+    )
     parser.add_argument(
         "--abandon-after",
         type=float,
@@ -70,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
         director_key=key,
         liveness=Liveness(abandon_after_ms=args.abandon_after * 1000.0),
         durable=args.durable,
+        insecure=args.insecure,
+        key_port=args.key_port,
+        referee_key_port=args.referee_key_port,
+        name=args.name or "",
     )
     try:
         server.start()
@@ -85,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         port=port,
         events_port=_port(server.matchmaker_pub_endpoint),
         players_online=server.matchmaker.players_online,
+        public_key=server.referee.public_key,
     )
     print(
         f"lanqi server ready: lobby {server.matchmaker_endpoint} (events "
@@ -94,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
             if args.director_key
             else f"director key in {folder / 'director.key'}"
         )
+        + "\n"
+        + key_line(server.referee.public_key, server.key_endpoint)
         + (announcer.ready_line() if announcer else ""),
         flush=True,
     )

@@ -53,6 +53,38 @@ def add_network_flags(parser: argparse.ArgumentParser, *, announces: bool = Fals
     )
 
 
+def add_security_flags(parser: argparse.ArgumentParser, *, key_port_help: str) -> None:
+    """``--insecure`` and ``--key-port`` for a server command."""
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="plain ZeroMQ instead of CURVE encryption (for clients in languages without"
+        " CURVE); anyone on the network can then read and forge its traffic",
+    )
+    parser.add_argument(
+        "--key-port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help=key_port_help,
+    )
+
+
+def key_line(public_key: str | None, key_endpoint: str) -> str:
+    """What a server says about its key when it is ready (one line)."""
+    from lanqi.security import fingerprint
+
+    if public_key is None:
+        return (
+            "no encryption (--insecure): anyone on the network can read and forge this"
+            f" server's traffic; key port {key_endpoint} says so to clients"
+        )
+    return (
+        f"server key {fingerprint(public_key)} (`lanqi key` prints it again; clients"
+        f" fetch it from the key port {key_endpoint})"
+    )
+
+
 def listen_host(args: argparse.Namespace) -> str:
     return "0.0.0.0" if args.lan else str(args.host)
 

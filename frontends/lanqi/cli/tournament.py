@@ -311,25 +311,28 @@ def _console() -> Console:
     return PipeConsole(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
 
 
-def _referee(client: Any, args: argparse.Namespace) -> tuple[str, str]:
-    """The referee's endpoints: ``--referee`` (its events: ``--referee-events`` or its
-    port + 1), else the first referee the matchmaker names (``server_info``)."""
+def _referee(client: Any, args: argparse.Namespace) -> tuple[str, str, str | None]:
+    """The referee's endpoints and key: ``--referee`` (its events: ``--referee-events``
+    or its port + 1; its key from its key port), else the first referee the matchmaker
+    names (``server_info``, with its key)."""
     from lanqi.gui.net import derive_endpoint
 
     if args.referee:
-        return args.referee, args.referee_events or derive_endpoint(args.referee, 1)
+        return args.referee, args.referee_events or derive_endpoint(args.referee, 1), None
     referees = client.server_info().referees
     if not referees:
         raise CliError("the server names no referee: pass --referee ADDRESS")
-    return referees[0].endpoint, args.referee_events or referees[0].events
+    first = referees[0]
+    return first.endpoint, args.referee_events or first.events, first.key
 
 
 def _watch(client: Any, args: argparse.Namespace) -> None:
     from lanqi.cli.watch import watch
+    from lanqi.client.matchmaker import referee_link
     from lanqi.client.referee import RefereeClient
 
-    endpoint, events = _referee(client, args)
-    referee = RefereeClient(endpoint, events, timeout_ms=2000)
+    endpoint, events, key = _referee(client, args)
+    referee = RefereeClient(endpoint, events, timeout_ms=2000, link=referee_link(key))
     try:
         watch(
             client,
@@ -389,7 +392,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.action:
         raise CliError("name an action: " + ", ".join(ACTIONS) + " (see --help)")
     server = server_endpoint(args)
-    client = MatchmakerClient(server, getattr(args, "events", None))
+    from lanqi.security import KnownServers
+
+    known = KnownServers.of(getattr(args, "data_dir", None))
+    client = MatchmakerClient(server, getattr(args, "events", None), known=known)
     try:
         if args.action == "create":
             spec = TournamentSpec(

@@ -54,6 +54,7 @@ from lanqi.gui.scenes.base import (
 from lanqi.gui.settings import DEFAULT_SIZE, AppConfig, Settings
 from lanqi.gui.sound import SoundPlayer
 from lanqi.gui.widgets import Same, draw_text, reset_cache
+from lanqi.security import KnownServers
 
 __all__ = ["DEFAULT_SIZE", "ROUTES", "App", "AppConfig", "Scene"]
 
@@ -224,6 +225,7 @@ class App:
             claim=claim,
             referee=referee,
             referee_pub=referee_events,
+            known=KnownServers.of(self.config.data_dir),
         )
         link = LobbyLink(agent, server)
 

@@ -38,9 +38,13 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 import zmq
-from zmq.utils.monitor import recv_monitor_message
 
-from lanqi.client.matchmaker import MatchmakerClient, MatchmakerRefused, MatchmakerTimeout
+from lanqi.client.matchmaker import (
+    MatchmakerClient,
+    MatchmakerRefused,
+    MatchmakerTimeout,
+    referee_link,
+)
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
 from lanqi.gamestate import GameState
 from lanqi.gui import commands
@@ -81,6 +85,7 @@ from lanqi.protocol import (
     WithdrawTournament,
 )
 from lanqi.protocol.endpoints import TOPIC_LOBBY, tour_topic
+from lanqi.security import HandshakeWatch, KnownServers, NoServerKey, SecurityError
 
 __all__ = [
     "Assigned",
@@ -177,25 +182,23 @@ class LinkDown(Exception):  # noqa: N818 - reads as what happened
 
 
 class LinkWatch:
-    """Watches a connected socket: :meth:`check` raises :class:`LinkDown` once its
-    connection closed, so a dead server is noticed without waiting for a timeout."""
+    """Watches a client's connection: :meth:`check` raises :class:`LinkDown` once it
+    closed, so a dead server is noticed without waiting for a timeout (and
+    :class:`~lanqi.security.HandshakeRefused` if the server turned the handshake down).
+    It reads the client's own socket monitor (one socket has one monitor)."""
 
-    def __init__(self, socket: zmq.Socket[bytes]) -> None:
-        self.socket = socket
-        self.monitor: zmq.Socket[bytes] | None = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+    def __init__(self, watch: HandshakeWatch) -> None:
+        self.watch = watch
+        self._seen = watch.disconnects
 
     def check(self) -> None:
-        monitor = self.monitor
-        while monitor is not None and monitor.poll(0, zmq.POLLIN):
-            event = recv_monitor_message(monitor)
-            if event["event"] == zmq.EVENT_DISCONNECTED:
-                raise LinkDown(f"the connection to {event['endpoint']!r} closed")
+        self.watch.check()
+        if self.watch.disconnects != self._seen:
+            self._seen = self.watch.disconnects
+            raise LinkDown(f"the connection to {self.watch.endpoint!r} closed")
 
     def close(self) -> None:
-        if self.monitor is not None:
-            self.socket.disable_monitor()
-            self.monitor.close(linger=0)
-            self.monitor = None
+        """Nothing to release: the monitor is the client's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,12 +316,15 @@ class GameAgent(_Agent[commands.GameCommand]):
         seat: int | None = None,
         token: str | None = None,
         name: str = "",
+        key: str | None = None,
         context: zmq.Context[Any] | None = None,
         timeout_ms: int = 3000,
     ) -> None:
         super().__init__(f"lanqi-game-{game_id}", context)
         self.referee = referee
         self.referee_pub = referee_pub
+        #: the referee's key as the matchmaker named it (None: asked at its key port)
+        self.key = key
         self.game_id = game_id
         self.seat = seat if token else None
         self.token = token
@@ -338,9 +344,13 @@ class GameAgent(_Agent[commands.GameCommand]):
         while not self.stop_event.is_set():
             try:
                 with RefereeClient(
-                    self.referee, self.referee_pub, context=self.context, timeout_ms=self.timeout_ms
+                    self.referee,
+                    self.referee_pub,
+                    context=self.context,
+                    timeout_ms=self.timeout_ms,
+                    link=referee_link(self.key),
                 ) as client:
-                    link = LinkWatch(client.dealer)
+                    link = LinkWatch(client.handshake)
                     try:
                         if self.seat is not None and self.token is not None:
                             client.join(self.game_id, self.seat, self.token)
@@ -361,7 +371,7 @@ class GameAgent(_Agent[commands.GameCommand]):
             except RequestRefused as exc:
                 self.events.put(Failed(f"the referee refused: {exc.msg or exc.code}"))
                 return
-            except (RefereeTimeout, LinkDown, zmq.ZMQError) as exc:
+            except (RefereeTimeout, LinkDown, NoServerKey, zmq.ZMQError) as exc:
                 if self.stop_event.is_set():
                     return
                 now = time.monotonic()
@@ -372,6 +382,10 @@ class GameAgent(_Agent[commands.GameCommand]):
                 self.events.put(lost)
                 self.stop_event.wait(retry)
                 retry = min(MAX_RETRY_S, retry * 2)
+
+            except SecurityError as exc:  # a referee this client must not trust
+                self.events.put(Failed(str(exc)))
+                return
 
     def _my_abandon_at(self) -> float | None:
         """When the referee would end the game as abandoned, counted from our seat's
@@ -494,10 +508,19 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         claim: str | None = None,
         referee: str | None = None,
         referee_pub: str | None = None,
+        key: str | None = None,
+        known: KnownServers | None = None,
         context: zmq.Context[Any] | None = None,
         timeout_ms: int = 3000,
     ) -> None:
         super().__init__("lanqi-lobby", context)
+        #: the pins the server's key is checked against (None: the data directory's)
+        self.known = known
+        #: the server's key from elsewhere (an mDNS announcement), checked against the
+        #: pins; None: asked at the server's key port
+        self.key = key
+        #: the keys of the referees the matchmaker names, by (endpoint, events)
+        self._referee_keys: dict[tuple[str, str], str | None] = {}
         self.endpoint = endpoint
         self.events_endpoint = events_endpoint
         self.name = name
@@ -543,7 +566,10 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
                         continue
                     self.events.put(Failed(exc.msg or exc.code))
                     return
-                except (MatchmakerTimeout, LinkDown, zmq.ZMQError) as exc:
+                except SecurityError as exc:  # a server this client must not trust
+                    self.events.put(Failed(str(exc)))
+                    return
+                except (MatchmakerTimeout, LinkDown, NoServerKey, zmq.ZMQError) as exc:
                     if not welcomed:
                         self.events.put(Failed(f"no answer from {self.endpoint}"))
                         return
@@ -572,10 +598,15 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
     def _connect(self) -> None:
         self._close()
         client = MatchmakerClient(
-            self.endpoint, self.events_endpoint, context=self.context, timeout_ms=self.timeout_ms
+            self.endpoint,
+            self.events_endpoint,
+            context=self.context,
+            timeout_ms=self.timeout_ms,
+            key=self.key,
+            known=self.known,
         )
         self._client = client
-        self._link = LinkWatch(client.dealer)
+        self._link = LinkWatch(client.handshake)
         if self.claim:
             welcome = client.hello(self.name, claim=self.claim)
         else:
@@ -583,18 +614,25 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         self.session, self.claim = welcome.session, None
         self.name = welcome.name
         try:
-            named = [(r.endpoint, r.events) for r in client.server_info().referees]
+            named = [(r.endpoint, r.events, r.key) for r in client.server_info().referees]
         except MatchmakerRefused as exc:  # a server older than server_info
             log.info("the server names no referee (%s)", exc)
             named = []
+        #: each named referee's key, as the matchmaker vouches for it
+        self._referee_keys = {(endpoint, events): key for endpoint, events, key in named}
         override = [(self.referee, self.referee_pub)] if self.referee and self.referee_pub else []
-        self.referees = tuple(dict.fromkeys([*override, *named]))
+        self.referees = tuple(dict.fromkeys([*override, *((e, v) for e, v, _ in named)]))
         self.events.put(Welcomed(welcome))
         client.subscribe(TOPIC_LOBBY)
         for tournament_id in self._watched:
             client.subscribe(tour_topic(tournament_id))
         self._referee_clients = {
-            where: RefereeClient(*where, context=self.context, timeout_ms=1500)
+            where: RefereeClient(
+                *where,
+                context=self.context,
+                timeout_ms=1500,
+                link=referee_link(self._referee_keys.get(where)),
+            )
             for where in self.referees
         }
         self._dirty = True

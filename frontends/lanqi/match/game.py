@@ -25,6 +25,7 @@ from lanqi.bot.base import Bot, GameState
 from lanqi.bot.engines import EngineError, UcciEngine, XiangqiEngine
 from lanqi.bot.failures import failure_reason
 from lanqi.bot.runner import GamePlayer
+from lanqi.client.matchmaker import referee_link
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
 from lanqi.match.adjudicate import MATE_CP, MoveNote, Verdict, adjudicate
 from lanqi.match.config import Adjudication
@@ -44,6 +45,8 @@ class RefereeLink:
     endpoint: str
     pub_endpoint: str
     admin_key: str | None
+    #: the referee's CURVE key when known (None: asked at its key port)
+    key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,7 +309,9 @@ def play_game(
     started = dt.datetime.now(dt.UTC)
     began = time.monotonic()
     game_stop = threading.Event()
-    with RefereeClient(link.endpoint, link.pub_endpoint, context=context) as client:
+    with RefereeClient(
+        link.endpoint, link.pub_endpoint, context=context, link=referee_link(link.key)
+    ) as client:
         created = client.create_game(
             variant,
             players=list(names),

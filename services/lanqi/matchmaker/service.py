@@ -302,6 +302,13 @@ class MatchmakerService:
         self._stopping = True
 
     @property
+    def public_key(self) -> str | None:
+        """The CURVE public key clients connect with (after :meth:`bind`; None: plain)."""
+        if self.security is None or self.security.keys is None:
+            return None
+        return self.security.keys.public.decode("ascii")
+
+    @property
     def key_endpoint(self) -> str:
         """The key port's endpoint (after :meth:`bind`)."""
         return self.security.key_endpoint if self.security is not None else ""

@@ -270,6 +270,13 @@ class RefereeService:
         self._stopping = True
 
     @property
+    def public_key(self) -> str | None:
+        """The CURVE public key clients connect with (after :meth:`bind`; None: plain)."""
+        if self.security is None or self.security.keys is None:
+            return None
+        return self.security.keys.public.decode("ascii")
+
+    @property
     def key_endpoint(self) -> str:
         """The key port's endpoint (after :meth:`bind`)."""
         return self.security.key_endpoint if self.security is not None else ""

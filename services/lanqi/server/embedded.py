@@ -28,7 +28,7 @@ from lanqi.protocol.endpoints import (
 )
 from lanqi.referee.service import RefereeConfig, RefereeService
 from lanqi.referee.session import Liveness
-from lanqi.security import KeyPair, server_keys
+from lanqi.security import KeyPair, Link, server_keys
 
 __all__ = ["EmbeddedServer"]
 
@@ -95,6 +95,10 @@ class EmbeddedServer:
     def matchmaker_endpoint(self) -> str:
         assert self.matchmaker is not None
         return self.matchmaker.endpoint
+
+    def client_link(self) -> Link:
+        """How a client in this process reaches both services (their key is known)."""
+        return Link.to(None if self.keys is None else self.keys.public)
 
     @property
     def key_endpoint(self) -> str:

@@ -775,7 +775,13 @@ def seated_game(app: Host, to: ToSeat) -> GameScene:
         referee_pub = reachable(referee_pub, app.lobby.server) if referee_pub else referee_pub
     name = app.lobby.name if app.lobby is not None else ""
     agent = GameAgent(
-        referee, referee_pub, game.game_id, seat=game.seat, token=game.token, name=name
+        referee,
+        referee_pub,
+        game.game_id,
+        seat=game.seat,
+        token=game.token,
+        name=name,
+        key=game.referee_key,
     )
     session = OnlineSession(
         agent,
