@@ -48,6 +48,7 @@ from lanqi.protocol import (
     TournamentCreated,
     TournamentSpec,
 )
+from lanqi.security import KeyPair, server_keys
 
 DIRECTOR_KEY = "matchmaker-tests-director-key"
 
@@ -74,6 +75,16 @@ PORT_FLAGS = {
 
 class LanqiProcess(LanqiService):
     """One ``lanqi <command>`` subprocess; restartable on the same ports and data."""
+
+    #: its data directory (services)
+    data: Path | None = None
+
+    @property
+    def keys(self) -> KeyPair:
+        """The service's CURVE key pair (from its data directory, as the test may read
+        it: a relay in front of it poses as it)."""
+        assert self.data is not None, f"{self.name} has no data directory"
+        return server_keys(self.data)
 
     @property
     def lobby(self) -> str:
@@ -128,13 +139,21 @@ class Lanqi:
         """``lanqi serve`` (matchmaker + referee in one process)."""
         folder = data_dir or self.data_dir(f"serve-data-{len(self.started)}")
         key = ["--director-key", director_key] if director_key else []
-        return self._new("serve", ["--data-dir", str(folder), *key, *args], "serve", allowed_errors)
+        process = self._new(
+            "serve", ["--data-dir", str(folder), *key, *args], "serve", allowed_errors
+        )
+        process.data = folder
+        return process
 
     def referee(
         self, *args: str, data_dir: Path | None = None, allowed_errors: Sequence[str] = ()
     ) -> LanqiProcess:
         folder = data_dir or self.data_dir(f"referee-data-{len(self.started)}")
-        return self._new("referee", ["--data-dir", str(folder), *args], "referee", allowed_errors)
+        process = self._new(
+            "referee", ["--data-dir", str(folder), *args], "referee", allowed_errors
+        )
+        process.data = folder
+        return process
 
     def matchmaker(
         self,
@@ -147,11 +166,14 @@ class Lanqi:
     ) -> LanqiProcess:
         """``lanqi matchmaker`` in front of ``referee`` (its endpoints given in full;
         ``referee_events`` / ``referee_requests`` replace the referee's event / request
-        endpoint, e.g. by a relay)."""
+        endpoint, e.g. by a relay that poses as the referee with its keys: its key is
+        given then, as a relay has no key port)."""
         folder = data_dir or self.data_dir(f"matchmaker-data-{len(self.started)}")
         events = referee_events or referee.endpoints["events"]
         spec = f"{referee_requests or referee.endpoints['requests']},{events}"
-        return self._new(
+        if referee_events or referee_requests:
+            spec += f",key={referee.keys.public.decode('ascii')}"
+        process = self._new(
             "matchmaker",
             [
                 "--referee",
@@ -165,6 +187,8 @@ class Lanqi:
             "matchmaker",
             allowed_errors,
         )
+        process.data = folder
+        return process
 
     def bot(self, server: LanqiProcess, name: str, *args: str) -> LanqiProcess:
         """``lanqi bot --bot random`` named ``name`` on ``server``'s lobby."""

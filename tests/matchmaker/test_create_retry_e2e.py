@@ -29,19 +29,22 @@ from lanqi.protocol import (
     TimeControl,
     decode_payload,
 )
+from lanqi.security import KeyPair, Link, curve_server
 
 
 class LoseFirstGameCreated(threading.Thread):
     """A relay (ROUTER in front, DEALER to the referee) for one matchmaker's requests
     that drops the first ``game_created`` reply and notes every ``create_game``."""
 
-    def __init__(self, context: zmq.Context[Any], upstream: str) -> None:
+    def __init__(self, context: zmq.Context[Any], upstream: str, keys: KeyPair) -> None:
         super().__init__(name="lose-game-created", daemon=True)
-        self.front = context.socket(zmq.ROUTER)
+        self.front = context.socket(zmq.ROUTER)  # poses as the referee: its CURVE keys
         self.front.setsockopt(zmq.LINGER, 0)
+        curve_server(self.front, keys)
         self.endpoint = f"tcp://127.0.0.1:{self.front.bind_to_random_port('tcp://127.0.0.1')}"
         self.back = context.socket(zmq.DEALER)
         self.back.setsockopt(zmq.LINGER, 0)
+        Link.to(keys.public).setup(self.back)
         self.back.connect(upstream)
         self.stopping = threading.Event()
         self.lost = threading.Event()
@@ -82,7 +85,7 @@ def test_a_retried_create_leaves_one_game_on_the_referee(
     zmq_context: zmq.Context[Any],
 ) -> None:
     referee = lanqi.referee()
-    relay = LoseFirstGameCreated(zmq_context, referee.endpoints["requests"])
+    relay = LoseFirstGameCreated(zmq_context, referee.endpoints["requests"], referee.keys)
     relay.start()
     try:
         matchmaker = lanqi.matchmaker(referee, referee_requests=relay.endpoint)

@@ -34,28 +34,36 @@ from lanqi.protocol import (
     TimeControl,
     decode_payload,
 )
+from lanqi.security import KeyPair, Link, curve_server
 
 from .conftest import assigned, read_store
 
 
 class LossyRelays(threading.Thread):
     """A ROUTER/DEALER relay for the matchmaker's requests and a SUB/PUB relay for the
-    referee's events, losing what the module docstring says."""
+    referee's events, losing what the module docstring says.  Both pose as the
+    referee with its ``keys`` (CURVE on both sides)."""
 
-    def __init__(self, context: zmq.Context[Any], requests: str, events: str) -> None:
+    def __init__(
+        self, context: zmq.Context[Any], requests: str, events: str, keys: KeyPair
+    ) -> None:
         super().__init__(name="lossy-relays", daemon=True)
         self.front = context.socket(zmq.ROUTER)
         self.front.setsockopt(zmq.LINGER, 0)
+        curve_server(self.front, keys)
         self.endpoint = f"tcp://127.0.0.1:{self.front.bind_to_random_port('tcp://127.0.0.1')}"
         self.back = context.socket(zmq.DEALER)
         self.back.setsockopt(zmq.LINGER, 0)
+        Link.to(keys.public).setup(self.back)
         self.back.connect(requests)
         self.sub = context.socket(zmq.SUB)
         self.sub.setsockopt(zmq.LINGER, 0)
         self.sub.setsockopt(zmq.SUBSCRIBE, b"")
+        Link.to(keys.public).setup(self.sub)
         self.sub.connect(events)
         self.pub = context.socket(zmq.PUB)
         self.pub.setsockopt(zmq.LINGER, 0)
+        curve_server(self.pub, keys)
         self.events = f"tcp://127.0.0.1:{self.pub.bind_to_random_port('tcp://127.0.0.1')}"
         self.stopping = threading.Event()
         #: the game whose result is lost live and in replies, and the one after it
@@ -156,7 +164,9 @@ def test_a_result_lost_live_and_in_a_reply_is_recorded_once(
     zmq_context: zmq.Context[Any],
 ) -> None:
     referee = lanqi.referee()
-    relays = LossyRelays(zmq_context, referee.endpoints["requests"], referee.endpoints["events"])
+    relays = LossyRelays(
+        zmq_context, referee.endpoints["requests"], referee.endpoints["events"], referee.keys
+    )
     relays.start()
     try:
         data_dir = lanqi.data_dir("lossy-matchmaker")

@@ -20,6 +20,7 @@ import pytest
 import zmq
 
 from lanqi.client.referee import RefereeClient
+from lanqi.security import KeyPair, Link, curve_server
 
 
 def _referee_results(referee: Any, context: zmq.Context[Any]) -> dict[str, Any]:
@@ -155,14 +156,16 @@ class _DropResults(threading.Thread):
     """A relay of the referee's events that drops every ``results`` message:
     subscribers to ``game/<id>`` see everything, the matchmaker hears no result."""
 
-    def __init__(self, context: zmq.Context[Any], upstream: str) -> None:
+    def __init__(self, context: zmq.Context[Any], upstream: str, keys: KeyPair) -> None:
         super().__init__(name="drop-results", daemon=True)
         self.sub = context.socket(zmq.SUB)
         self.sub.setsockopt(zmq.LINGER, 0)
         self.sub.setsockopt(zmq.SUBSCRIBE, b"")
+        Link.to(keys.public).setup(self.sub)
         self.sub.connect(upstream)
-        self.pub = context.socket(zmq.PUB)
+        self.pub = context.socket(zmq.PUB)  # poses as the referee: its CURVE keys
         self.pub.setsockopt(zmq.LINGER, 0)
+        curve_server(self.pub, keys)
         self.endpoint = f"tcp://127.0.0.1:{self.pub.bind_to_random_port('tcp://127.0.0.1')}"
         self.stopping = threading.Event()
         self.dropped = 0
@@ -194,7 +197,7 @@ def test_results_reach_the_matchmaker_when_the_results_topic_drops_them(
     """PUB/SUB may drop: here the matchmaker hears no result at all on the referee's
     ``results`` topic; reconciling with ``results_since`` alone must carry the event."""
     referee = lanqi.referee()
-    relay = _DropResults(zmq_context, referee.events)
+    relay = _DropResults(zmq_context, referee.events, referee.keys)
     relay.start()
     try:
         deaf = lanqi.matchmaker(referee, referee_events=relay.endpoint)

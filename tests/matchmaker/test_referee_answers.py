@@ -42,6 +42,7 @@ from lanqi.protocol import (
     encode_event,
 )
 from lanqi.protocol.endpoints import TOPIC_RESULTS
+from lanqi.security import KeyPair, curve_server
 
 from .conftest import read_store
 
@@ -50,15 +51,19 @@ STORE_FAILS = "the referee could not store this; send it again"
 
 
 class ScriptedReferee:
-    """The referee's two sockets, driven by the test."""
+    """The referee's two sockets, driven by the test (CURVE servers with a key pair of
+    their own, given to the matchmaker with ``key=``)."""
 
     def __init__(self, context: zmq.Context[Any]) -> None:
+        self.keys = KeyPair.ephemeral()
         self.router = context.socket(zmq.ROUTER)
         self.router.setsockopt(zmq.LINGER, 0)
+        curve_server(self.router, self.keys)
         port = self.router.bind_to_random_port("tcp://127.0.0.1")
         self.endpoint = f"tcp://127.0.0.1:{port}"
         self.xpub = context.socket(zmq.XPUB)
         self.xpub.setsockopt(zmq.LINGER, 0)
+        curve_server(self.xpub, self.keys)
         pub_port = self.xpub.bind_to_random_port("tcp://127.0.0.1")
         self.pub_endpoint = f"tcp://127.0.0.1:{pub_port}"
         self.identity = b""
@@ -128,7 +133,10 @@ def running_matchmaker(
         port=0,
         pub_port=0,
         data_dir=data_dir,
-        referees=[parse_referee(f"{r.endpoint},{r.pub_endpoint}") for r in referees],
+        referees=[
+            parse_referee(f"{r.endpoint},{r.pub_endpoint},key={r.keys.public.decode()}")
+            for r in referees
+        ],
         director_key="key",
     )
     service = MatchmakerService(config, context)

@@ -74,6 +74,7 @@ from lanqi.protocol import (
 )
 from lanqi.protocol.endpoints import TOPIC_RESULTS, game_topic
 from lanqi.security import HandshakeRefused, HandshakeWatch, KnownServers, Link, trust_server
+from lanqi.security.curve import confirm, refusal
 
 __all__ = ["GameView", "RefereeClient", "RefereeTimeout", "RequestRefused"]
 
@@ -184,11 +185,13 @@ class RefereeClient:
                 self._stop_monitor()
                 return
             if int(event["event"]) & HandshakeWatch.FAILED:
-                self._stop_monitor()
-                why = HandshakeWatch.refusal(
-                    self.pub_endpoint, self.link, int(event["event"]), int(event["value"])
+                kind, value = int(event["event"]), int(event["value"])
+                why = refusal(self.pub_endpoint, self.link, kind, value) or confirm(
+                    self.endpoint, self.link, self.context
                 )
-                raise HandshakeRefused(why)
+                if why is not None:
+                    self._stop_monitor()
+                    raise HandshakeRefused(why)
         raise RefereeTimeout(f"no connection to {self.pub_endpoint}")
 
     def __enter__(self) -> Self:

@@ -5,17 +5,22 @@ instead of a request that waits forever.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
-from lanqi.security.errors import HandshakeRefused
+from lanqi.security.errors import HandshakeRefused, NoServerKey
+from lanqi.security.keyport import fetch_server_key
 from lanqi.security.keys import KeyPair, fingerprint
 from lanqi.security.known import address_of
 
-__all__ = ["HandshakeWatch", "Link", "curve_client", "curve_server"]
+__all__ = ["HandshakeWatch", "Link", "confirm", "curve_client", "curve_server", "refusal"]
+
+#: how long a key-port check of an ambiguous handshake failure waits for an answer
+CONFIRM_TIMEOUT_MS = 1000
 
 _FAILED = (
     zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
@@ -79,14 +84,21 @@ class Link:
 
 class HandshakeWatch:
     """Watches one client socket's handshakes (a socket monitor) and raises
-    :class:`HandshakeRefused` with what to do when one fails.
+    :class:`HandshakeRefused` with what to do when the server turns one down.
 
     ``poll(timeout_ms)`` waits for the socket to be readable like ``socket.poll``,
-    but returns early with the refusal when the server turns the handshake down.
+    but returns early with the refusal.  A mechanism mismatch (one side without
+    CURVE) and a ZAP refusal are certain; a CURVE server that does not hold the key
+    the client trusts just hangs up, as a server killed during a handshake does, so
+    such a failure is confirmed by asking the server's key port (at most every
+    :data:`CONFIRM_EVERY_S`) and taken as passing when it still offers that key or
+    does not answer.
     """
 
     #: the monitor events of a failed handshake
     FAILED = _FAILED
+    #: seconds between two key-port checks of an ambiguous failure
+    CONFIRM_EVERY_S = 2.0
 
     def __init__(self, socket: zmq.Socket[Any], endpoint: str, link: Link) -> None:
         self.socket = socket
@@ -96,6 +108,7 @@ class HandshakeWatch:
         self._poller = zmq.Poller()
         self._poller.register(socket, zmq.POLLIN)
         self._poller.register(self.monitor, zmq.POLLIN)
+        self._next_confirm = 0.0
 
     def close(self) -> None:
         if self.monitor is not None:
@@ -104,48 +117,76 @@ class HandshakeWatch:
             self.monitor = None
 
     def check(self) -> None:
-        """Raise the refusal for a failed handshake seen so far (does not wait)."""
+        """Raise the refusal for a failed handshake seen so far (waits only for a
+        key-port check)."""
         while self.monitor is not None and self.monitor.poll(0, zmq.POLLIN):
             event = recv_monitor_message(self.monitor)
-            if int(event["event"]) & _FAILED:
-                why = self.refusal(
-                    self.endpoint, self.link, int(event["event"]), int(event["value"])
-                )
-                raise HandshakeRefused(why)
+            kind, value = int(event["event"]), int(event["value"])
+            if not kind & _FAILED:
+                continue
+            certain = refusal(self.endpoint, self.link, kind, value)
+            if certain is not None:
+                raise HandshakeRefused(certain)
+            if time.monotonic() >= self._next_confirm:
+                self._next_confirm = time.monotonic() + self.CONFIRM_EVERY_S
+                confirmed = confirm(self.endpoint, self.link, self.socket.context)
+                if confirmed is not None:
+                    raise HandshakeRefused(confirmed)
 
     def poll(self, timeout_ms: int) -> bool:
         """Whether the socket became readable within ``timeout_ms``; raises
-        :class:`HandshakeRefused` as soon as a handshake fails."""
+        :class:`HandshakeRefused` as soon as the server refuses the handshake."""
         if self.monitor is None:
             return bool(self.socket.poll(timeout_ms, zmq.POLLIN))
         ready = dict(self._poller.poll(timeout_ms))
         self.check()
         return self.socket in ready
 
-    @staticmethod
-    def refusal(endpoint: str, link: Link, event: int, value: int) -> str:
-        """One line: why the server at ``endpoint`` refused a client on ``link`` (the
-        monitor ``event`` and its ``value``), and what to do."""
-        where = address_of(endpoint)
-        if event == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
-            return (
-                f"{where} refused this client's key (it takes only the keys it was given:"
-                " see `lanqi referee --allow-key`)"
-            )
-        mismatch = value == zmq.PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH
-        if mismatch and not link.secure:
-            return (
-                f"{where} requires encryption (CURVE) and this client has no key for it;"
-                " lanqi's own clients get it from the server's key port (docs/protocol.md)"
-            )
-        if mismatch:
-            return (
-                f"{where} does not speak CURVE (was it restarted with --insecure?);"
-                " connect again to learn how it runs now"
-            )
-        key = link.key_text or ""
+
+def refusal(endpoint: str, link: Link, event: int, value: int) -> str | None:
+    """One line for a handshake failure (monitor ``event`` and its ``value``) that
+    certainly is a refusal, saying what to do; None when it may be a passing fault
+    (see :func:`confirm`)."""
+    where = address_of(endpoint)
+    if event == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
         return (
-            f"{where} did not accept the encrypted handshake: it does not hold the key"
-            f" this client trusts ({fingerprint(key)}); if the server was reinstalled,"
-            f" run `lanqi servers forget {where}` and connect again"
+            f"{where} refused this client's key (it takes only the keys it was given:"
+            " see `lanqi referee --allow-key`)"
         )
+    if value != zmq.PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH:
+        return None
+    if not link.secure:
+        return (
+            f"{where} requires encryption (CURVE) and this client has no key for it;"
+            " lanqi's own clients get it from the server's key port (docs/protocol.md)"
+        )
+    return (
+        f"{where} does not speak CURVE (was it restarted with --insecure?);"
+        " connect again to learn how it runs now"
+    )
+
+
+def confirm(endpoint: str, link: Link, context: zmq.Context[Any]) -> str | None:
+    """Ask the key port whether an ambiguous handshake failure means the server holds
+    another key than ``link`` trusts: one line saying so, or None (same key, or no
+    answer: a passing fault, the socket keeps trying)."""
+    if not link.secure:
+        return None
+    try:
+        answer = fetch_server_key(endpoint, context, CONFIRM_TIMEOUT_MS)
+    except NoServerKey:
+        return None
+    where = address_of(endpoint)
+    trusted = fingerprint(link.key_text or "")
+    if not answer.secure:
+        return (
+            f"{where} now runs without encryption (--insecure), not with the key this"
+            f" client trusts ({trusted}); connect again to learn how it runs now"
+        )
+    if answer.key == link.key_text:
+        return None
+    return (
+        f"{where} did not accept the encrypted handshake: it holds key"
+        f" {fingerprint(answer.key or '')}, not {trusted}, which this client trusts; if the"
+        f" server was reinstalled, run `lanqi servers forget {where}` and connect again"
+    )
