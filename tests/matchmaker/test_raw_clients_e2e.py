@@ -125,3 +125,32 @@ def test_two_raw_lobby_clients_play_the_documented_game(lanqi: Any, tmp_path: Pa
         assert [line for line in lines if line.startswith("moved")] == moved[0]
         assert lines[-1] == documented[0][-1] == "ended    0-1 resignation winner seat 1"
     assert sum(line == "resigned" for lines in outputs for line in lines) == 1
+
+
+def curve_example(tmp_path: Path) -> Path:
+    """The runnable block of the doc's "A client in Python" (under Encryption)."""
+    found = re.search(r"^#### A client in Python\n(.*?)(?=^#)", DOC.read_text("utf-8"), re.M | re.S)
+    assert found, "no '#### A client in Python' in docs/protocol.md"
+    (code,) = blocks(found.group(1), "python")
+    path = tmp_path / "curve_client.py"
+    path.write_text(code, encoding="utf-8")
+    return path
+
+
+def test_the_documented_curve_client_talks_to_a_server_and_to_an_insecure_one(
+    lanqi: Any, tmp_path: Path
+) -> None:
+    """The doc's CURVE client fetches the key from the key port, prints it and gets a
+    ``server`` reply over CURVE; against ``--insecure`` it learns so and speaks plain."""
+    client = curve_example(tmp_path)
+    secure = lanqi.serve()
+    key = secure.keys.public.decode("ascii")
+    printed = run(client, secure.lobby)
+    assert printed[0] == f"server matchmaker key {key}"
+    reply = ast.literal_eval(printed[1])
+    assert reply["t"] == "server" and reply["referees"][0]["key"] == key
+    plain = lanqi.serve("--insecure")
+    printed = run(client, plain.lobby)
+    assert printed[0] == "server matchmaker key None"
+    reply = ast.literal_eval(printed[1])
+    assert reply["t"] == "server" and reply["referees"][0]["key"] is None

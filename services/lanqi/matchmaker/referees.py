@@ -34,7 +34,14 @@ from lanqi.protocol.endpoints import (
     tcp,
     with_host,
 )
-from lanqi.security import KeyPair, KnownServers, address_of, parse_public_key, trust_server
+from lanqi.security import (
+    KeyPair,
+    KnownServers,
+    Link,
+    address_of,
+    parse_public_key,
+    trust_server,
+)
 
 __all__ = [
     "SAME_REFEREE_ATTEMPTS",
@@ -115,6 +122,9 @@ class RefereeLink:
     #: the referee's CURVE public key (Z85): given (``key=`` in ``--referee``), or
     #: learnt on :meth:`connect` (its pin, else its key port); None: plain
     key: str | None = None
+    #: known to run without CURVE (the referee beside an ``--insecure`` matchmaker in
+    #: ``lanqi serve``): no key is asked for
+    insecure: bool = False
     dealer: zmq.Socket[bytes] | None = None
     sub: zmq.Socket[bytes] | None = None
     pending: dict[int, _Pending] = field(default_factory=dict)
@@ -140,7 +150,12 @@ class RefereeLink:
         if given is None and known is not None:
             pin = known.lookup(address_of(self.endpoint))
             given = pin.key if pin is not None else None
-        link = trust_server(self.endpoint, known=known, key=given, client=client, context=context)
+        if self.insecure:
+            link = Link.plain()
+        else:
+            link = trust_server(
+                self.endpoint, known=known, key=given, client=client, context=context
+            )
         self.key = link.key_text
         dealer = context.socket(zmq.DEALER)
         dealer.setsockopt(zmq.LINGER, 0)

@@ -127,6 +127,7 @@ class EmbeddedServer:
             public_endpoint=f"tcp://{public_host}:{ref_port}",
             public_pub_endpoint=f"tcp://{public_host}:{pub_port}",
             key=None if self.keys is None else self.keys.public.decode("ascii"),
+            insecure=self.keys is None,
         )
         self._mm_config.referees = [link]
         self.matchmaker = MatchmakerService(self._mm_config, self.context)

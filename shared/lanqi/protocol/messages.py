@@ -800,13 +800,13 @@ class GetServerKey(Request):
 class ServerKey(Reply):
     """A service's CURVE public key (``key``, Z85) and what it is.  ``secure`` false:
     the service runs ``--insecure`` (plain ZeroMQ, ``key`` is None).  ``service`` is
-    ``matchmaker``, ``referee`` or ``server`` (both in one process); ``name`` the
+    ``matchmaker`` or ``referee`` (``lanqi serve`` has one pair for both); ``name`` the
     event's name if it has one."""
 
     T = "key"
     key: str | None = field(default=None, metadata=CURVE_KEY)
     secure: bool = True
-    service: str = field(default="server", metadata=limit(16))
+    service: str = field(default="matchmaker", metadata=limit(16))
     name: str = field(default="", metadata=limit(80))
 
 
