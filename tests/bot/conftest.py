@@ -37,8 +37,14 @@ READY_LINE = re.compile(rb"referee ready: requests (\S+), events ([^\s,]+)")
 
 
 @pytest.fixture(scope="module")
-def referee_endpoints(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    folder = tmp_path_factory.mktemp("referee")
+def referee_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the module's referee keeps its log and (in ``data``) its data and keys."""
+    return tmp_path_factory.mktemp("referee")
+
+
+@pytest.fixture(scope="module")
+def referee_endpoints(referee_folder: Path) -> Iterator[tuple[str, str]]:
+    folder = referee_folder
     env = dict(os.environ, PYTHONPATH=SOURCE_PATH, PYTHONUNBUFFERED="1")
     command = [sys.executable, "-m", "lanqi.cli.main", "referee", "--port", "0"]
     command += ["--pub-port", "0", "--data-dir", str(folder / "data")]

@@ -28,6 +28,7 @@ from lanqi.bot.gomoku_ai import GomokuAI
 from lanqi.bot.simple import RandomBot
 from lanqi.bot.xiangqi_ai import XiangqiAI
 from lanqi.protocol import TimeControl
+from lanqi.security import curve_server, server_keys
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE_PATH = os.pathsep.join(str(REPO / part) for part in ("shared", "services", "frontends"))
@@ -132,11 +133,12 @@ def test_gomocup_brain_that_uses_its_whole_turn_moves_in_time(
 
 
 @pytest.fixture
-def deaf() -> Iterator[str]:
+def deaf(referee_folder: Path) -> Iterator[str]:
     """An event endpoint that hears nothing: a PUB that never publishes."""
     context: zmq.Context[Any] = zmq.Context.instance()
     silent = context.socket(zmq.PUB)
     silent.setsockopt(zmq.LINGER, 0)
+    curve_server(silent, server_keys(referee_folder / "data"))  # it poses as the referee
     try:
         yield f"tcp://127.0.0.1:{silent.bind_to_random_port('tcp://127.0.0.1')}"
     finally:

@@ -20,7 +20,7 @@ from lanqi.security.known import address_of
 __all__ = ["HandshakeWatch", "Link", "confirm", "curve_client", "curve_server", "refusal"]
 
 #: how long a key-port check of an ambiguous handshake failure waits for an answer
-CONFIRM_TIMEOUT_MS = 1000
+CONFIRM_TIMEOUT_MS = 2000
 
 _FAILED = (
     zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
@@ -138,9 +138,15 @@ class HandshakeWatch:
         :class:`HandshakeRefused` as soon as the server refuses the handshake."""
         if self.monitor is None:
             return bool(self.socket.poll(timeout_ms, zmq.POLLIN))
-        ready = dict(self._poller.poll(timeout_ms))
-        self.check()
-        return self.socket in ready
+        deadline = time.monotonic() + timeout_ms / 1000
+        while True:  # monitor events wake the poll: wait on for the socket
+            left = max(0, round((deadline - time.monotonic()) * 1000))
+            ready = dict(self._poller.poll(left))
+            self.check()
+            if self.socket in ready:
+                return True
+            if left == 0:
+                return False
 
 
 def refusal(endpoint: str, link: Link, event: int, value: int) -> str | None:
