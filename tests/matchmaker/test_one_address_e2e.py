@@ -248,9 +248,10 @@ def test_the_watch_follows_the_referee_the_matchmaker_names(server: EmbeddedServ
         given = _referee(
             client, argparse.Namespace(referee="tcp://10.0.0.9:6000", referee_events=None)
         )
-    assert [port(e) for e in learnt] == [
+    assert [port(e) for e in learnt[:2]] == [
         port(server.referee.endpoint),
         port(server.referee.pub_endpoint),
     ]
-    assert REFEREE_PORT not in [port(e) for e in learnt]
-    assert given == ("tcp://10.0.0.9:6000", "tcp://10.0.0.9:6001")
+    assert REFEREE_PORT not in [port(e) for e in learnt[:2]]
+    assert learnt[2] == server.referee.public_key  # its key, as the matchmaker names it
+    assert given == ("tcp://10.0.0.9:6000", "tcp://10.0.0.9:6001", None)  # key: its key port
