@@ -199,3 +199,20 @@ def test_a_matchmaker_plays_games_on_an_allow_listed_referee_over_curve(
     final = tour.wait_finished(client, tid, timeout_s=120)
     assert len([p for p in final.pairings if p.second is not None]) == 3
     tour.check_standings(final)
+
+
+def test_a_matchmaker_refuses_a_referee_whose_key_changed(lanqi: Any) -> None:
+    """The matchmaker pins its referee's key on its first start; a referee with another
+    key (reinstalled, or someone posing as it) stops the next start, in one line."""
+    referee = lanqi.referee()
+    matchmaker = lanqi.matchmaker(referee)
+    matchmaker.stop()
+    reinstall(referee)
+    with pytest.raises(RuntimeError, match="exited with code 1"):
+        matchmaker.start()
+    address = address_of(referee.endpoints["requests"])
+    log = matchmaker.log_dir / f"{matchmaker.name}-{matchmaker.attempts}.log"
+    (line,) = [ln for ln in log.read_text().splitlines() if "cannot start" in ln]
+    assert line.startswith("lanqi matchmaker: cannot start: ")
+    assert f"{address} offers key {fingerprint(referee.keys.public)}" in line
+    assert f"lanqi servers forget {address}" in line

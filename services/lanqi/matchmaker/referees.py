@@ -38,6 +38,7 @@ from lanqi.security import (
     KeyPair,
     KnownServers,
     Link,
+    NoServerKey,
     address_of,
     parse_public_key,
     trust_server,
@@ -143,19 +144,11 @@ class RefereeLink:
         known: KnownServers | None = None,
     ) -> None:
         """Open the sockets, as CURVE client ``client`` (the matchmaker's own pair, so
-        referees can allow it by its key).  The referee's key: the one given, else the
-        one pinned in ``known``, else its key port's answer (then pinned); raises
-        :class:`~lanqi.security.SecurityError` (one line) when that fails."""
-        given = self.key
-        if given is None and known is not None:
-            pin = known.lookup(address_of(self.endpoint))
-            given = pin.key if pin is not None else None
-        if self.insecure:
-            link = Link.plain()
-        else:
-            link = trust_server(
-                self.endpoint, known=known, key=given, client=client, context=context
-            )
+        referees can allow it by its key).  The referee's key: the one given, else its
+        key port's answer, checked against (or pinned in) ``known``; a referee whose
+        key port does not answer is reached with its pinned key.  Raises
+        :class:`~lanqi.security.SecurityError` (one line) when it cannot be trusted."""
+        link = self._trust(context, client, known)
         self.key = link.key_text
         dealer = context.socket(zmq.DEALER)
         dealer.setsockopt(zmq.LINGER, 0)
@@ -169,6 +162,30 @@ class RefereeLink:
         sub.setsockopt(zmq.SUBSCRIBE, TOPIC_RESULTS.encode())
         sub.connect(self.pub_endpoint)
         self.dealer, self.sub = dealer, sub
+
+    def _trust(
+        self, context: zmq.Context[Any], client: KeyPair | None, known: KnownServers | None
+    ) -> Link:
+        if self.insecure:
+            return Link.plain()
+        if self.key is not None or known is None:
+            return trust_server(
+                self.endpoint, known=known, key=self.key, client=client, context=context
+            )
+        try:
+            return trust_server(
+                self.endpoint, known=known, client=client, context=context, timeout_ms=2000
+            )
+        except NoServerKey:
+            pin = known.lookup(address_of(self.endpoint))
+            if pin is None:
+                raise
+            log.warning(
+                "referee %s: its key port does not answer; using the key pinned on %s",
+                self.name,
+                pin.since,
+            )
+            return Link.to(pin.key, client)
 
     def close(self) -> None:
         for socket in (self.dealer, self.sub):
