@@ -216,3 +216,13 @@ def test_a_matchmaker_refuses_a_referee_whose_key_changed(lanqi: Any) -> None:
     assert line.startswith("lanqi matchmaker: cannot start: ")
     assert f"{address} offers key {fingerprint(referee.keys.public)}" in line
     assert f"lanqi servers forget {address}" in line
+
+
+def test_a_bot_stops_with_one_line_on_a_server_it_must_not_trust(lanqi: Any) -> None:
+    server = lanqi.serve()
+    KnownServers.of().remember(address_of(server.lobby), KeyPair.ephemeral().public.decode())
+    done = lanqi_cli("bot", "--server", server.lobby, "--name", "wary", "--bot", "random")
+    assert done.returncode == 1, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("lanqi bot: wary: ") and "offers key" in last
+    assert f"lanqi servers forget {address_of(server.lobby)}" in last
