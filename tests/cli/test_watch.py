@@ -23,6 +23,7 @@ from lanqi.protocol import (
     TournamentSpec,
 )
 from lanqi.protocol.messages import TournamentStatus
+from lanqi.security import KeyPair, Link
 
 PLAYERS = ["王小明", "Bo", "Carla", "Dmitri"]
 
@@ -148,7 +149,10 @@ def test_a_silent_referee_is_said_once_and_the_rest_is_shown() -> None:
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    referee = RefereeClient(f"tcp://127.0.0.1:{port}", f"tcp://127.0.0.1:{port}", timeout_ms=300)
+    address = f"tcp://127.0.0.1:{port}"  # a referee trusted before, gone now
+    referee = RefereeClient(
+        address, address, timeout_ms=300, link=Link.to(KeyPair.ephemeral().public)
+    )
     try:
         state = EventState("t1")
         state.update(_standings("running", 1, ROUND1))

@@ -17,9 +17,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--data-dir", default=None, help="data directory (default: $LANQI_DATA_DIR or per-user)"
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
-    actions.add_parser("list", help="every trusted server: address, key fingerprint, first use")
+    text = "every trusted server: address, key fingerprint, first use"
+    actions.add_parser(
+        "list", help=text, description=text, epilog="example:\n  lanqi servers list\n"
+    )
+    text = "stop trusting a server's key (the next connection pins its new one)"
     forget = actions.add_parser(
-        "forget", help="stop trusting a server's key (the next connection pins its new one)"
+        "forget",
+        help=text,
+        description=text,
+        epilog="example:\n  lanqi servers forget 192.168.1.20:5050\n",
     )
     forget.add_argument("address", metavar="HOST:PORT", help="as the refusal names it")
 

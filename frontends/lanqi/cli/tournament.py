@@ -218,6 +218,12 @@ def parse_option(text: str) -> tuple[str, Any]:
         return key, value
 
 
+#: the actions that need the director key
+DIRECTOR_ACTIONS = frozenset(
+    ("create", "start", "pause", "resume", "finish", "delete", "join", "reclaim", "withdraw")
+)
+
+
 def _key(args: argparse.Namespace) -> str:
     from lanqi.paths import data_dir
 
@@ -327,12 +333,20 @@ def _referee(client: Any, args: argparse.Namespace) -> tuple[str, str, str | Non
 
 
 def _watch(client: Any, args: argparse.Namespace) -> None:
-    from lanqi.cli.watch import watch
+    from lanqi.cli.watch import no_referee, watch
     from lanqi.client.matchmaker import referee_link
     from lanqi.client.referee import RefereeClient
+    from lanqi.security import NoServerKey
 
     endpoint, events, key = _referee(client, args)
-    referee = RefereeClient(endpoint, events, timeout_ms=2000, link=referee_link(key))
+    trouble = ""
+    try:
+        referee: RefereeClient | None = RefereeClient(
+            endpoint, events, timeout_ms=2000, link=referee_link(key)
+        )
+    except NoServerKey:  # its key port is silent: no referee there
+        referee = None
+        trouble = no_referee(endpoint)
     try:
         watch(
             client,
@@ -340,9 +354,11 @@ def _watch(client: Any, args: argparse.Namespace) -> None:
             referee=referee,
             console=_console(),
             live=sys.stdout.isatty(),
+            referee_trouble=trouble,
         )
     finally:
-        referee.close()
+        if referee is not None:
+            referee.close()
 
 
 def print_list(tournaments: Any) -> None:
@@ -392,10 +408,19 @@ def run(args: argparse.Namespace) -> int:
     if not args.action:
         raise CliError("name an action: " + ", ".join(ACTIONS) + " (see --help)")
     server = server_endpoint(args)
-    from lanqi.security import KnownServers
+    from lanqi.security import KnownServers, NoServerKey
 
+    # the director key first: a missing one is said before any connection is tried
+    director = _key(args) if args.action in DIRECTOR_ACTIONS else ""
+    unreachable = CliError(
+        f"no answer from {server}: is the server running? (name it with --server or $LANQI_SERVER)",
+        1,
+    )
     known = KnownServers.of(getattr(args, "data_dir", None))
-    client = MatchmakerClient(server, getattr(args, "events", None), known=known)
+    try:
+        client = MatchmakerClient(server, getattr(args, "events", None), known=known)
+    except NoServerKey:  # its key port is silent: the server is not there
+        raise unreachable from None
     try:
         if args.action == "create":
             spec = TournamentSpec(
@@ -411,7 +436,7 @@ def run(args: argparse.Namespace) -> int:
                 champion=args.champion,
             )
             created = client.call(
-                CreateTournament(director_key=_key(args), spec=spec), TournamentCreated
+                CreateTournament(director_key=director, spec=spec), TournamentCreated
             )
             print(created.tournament_id)
         elif args.action in ("start", "pause", "resume", "finish", "delete"):
@@ -422,13 +447,13 @@ def run(args: argparse.Namespace) -> int:
                 "finish": FinishTournament,
                 "delete": DeleteTournament,
             }[args.action]
-            client.call(kind(tournament_id=args.tournament_id, director_key=_key(args)), Ok)
+            client.call(kind(tournament_id=args.tournament_id, director_key=director), Ok)
             print(f"{args.action}: ok")
         elif args.action == "join":
             for player in args.players:
                 joined = client.request(
                     JoinTournament(
-                        tournament_id=args.tournament_id, player=player, director_key=_key(args)
+                        tournament_id=args.tournament_id, player=player, director_key=director
                     )
                 )
                 if isinstance(joined, ErrorReply):
@@ -440,7 +465,7 @@ def run(args: argparse.Namespace) -> int:
         elif args.action == "reclaim":
             code = client.call(
                 ReclaimTournament(
-                    tournament_id=args.tournament_id, player=args.player, director_key=_key(args)
+                    tournament_id=args.tournament_id, player=args.player, director_key=director
                 ),
                 ClaimCode,
             )
@@ -449,7 +474,7 @@ def run(args: argparse.Namespace) -> int:
             for player in args.players:
                 client.call(
                     WithdrawTournament(
-                        tournament_id=args.tournament_id, player=player, director_key=_key(args)
+                        tournament_id=args.tournament_id, player=player, director_key=director
                     ),
                     Ok,
                 )
@@ -482,11 +507,7 @@ def run(args: argparse.Namespace) -> int:
     except MatchmakerRefused as exc:
         raise CliError(f"refused: {exc}", 1) from None
     except MatchmakerTimeout:
-        raise CliError(
-            f"no answer from {server}: is the server running? (name it with --server "
-            "or $LANQI_SERVER)",
-            1,
-        ) from None
+        raise unreachable from None
     except ValueError as exc:
         raise CliError(str(exc)) from None
     finally:

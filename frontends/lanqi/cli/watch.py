@@ -320,15 +320,22 @@ def dashboard(state: EventState, now: float | None = None, note: str = "") -> Re
 # ---------------------------------------------------------------- following
 
 
+def no_referee(endpoint: str) -> str:
+    """The note shown instead of live games when the referee at ``endpoint`` is silent."""
+    return (
+        f"live games not shown: no answer from the referee at {endpoint} (name it with --referee)"
+    )
+
+
 class _Games:
     """The live games of the round, each followed by a GameView on one referee client."""
 
-    def __init__(self, referee: RefereeClient | None) -> None:
+    def __init__(self, referee: RefereeClient | None, trouble: str = "") -> None:
         self.referee = referee
         self.views: dict[str, GameView] = {}
         self.failed: set[str] = set()
         #: why live games are not shown (the referee did not answer), once known
-        self.trouble = ""
+        self.trouble = trouble
 
     def follow(self, states: list[EventState]) -> None:
         from lanqi.client.referee import GameView, RefereeTimeout, RequestRefused
@@ -399,10 +406,7 @@ class _Games:
     def _silent(self) -> None:
         """The referee did not answer: say so once, and ask it nothing more."""
         if self.referee is not None:
-            self.trouble = (
-                f"live games not shown: no answer from the referee at "
-                f"{self.referee.endpoint} (name it with --referee)"
-            )
+            self.trouble = no_referee(self.referee.endpoint)
         self.referee = None  # its owner closes it
         self.views.clear()
 
@@ -444,6 +448,7 @@ def watch(
     ratings: Callable[[], dict[str, float]] | None = None,
     refresh_ms: int = REFRESH_MS,
     until: float | None = None,
+    referee_trouble: str = "",
 ) -> list[EventState]:
     """Follow one event (or several at once) until it ends; ``live``: the
     dashboard, else plain lines (prefixed with the event's name when there are
@@ -456,7 +461,7 @@ def watch(
     ids = [tournament_ids] if isinstance(tournament_ids, str) else list(tournament_ids)
     for tid in ids:
         client.subscribe(f"tour/{tid}")
-    games = _Games(referee)
+    games = _Games(referee, referee_trouble)
     states = [EventState(tid) for tid in ids]
 
     def refresh() -> list[str]:
