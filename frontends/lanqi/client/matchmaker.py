@@ -81,7 +81,7 @@ class MatchmakerClient:
         self.dealer = self.context.socket(zmq.DEALER)
         self.dealer.setsockopt(zmq.LINGER, 0)
         link.setup(self.dealer)
-        self.watch = HandshakeWatch(self.dealer, endpoint, link)
+        self.handshake = HandshakeWatch(self.dealer, endpoint, link)
         self.dealer.connect(endpoint)
         self.endpoint = endpoint
         self.sub: zmq.Socket[bytes] | None = None
@@ -99,7 +99,7 @@ class MatchmakerClient:
         self.sub.connect(pub_endpoint)
 
     def close(self) -> None:
-        self.watch.close()
+        self.handshake.close()
         self.dealer.close(linger=0)
         if self.sub is not None:
             self.sub.close(linger=0)
@@ -121,7 +121,7 @@ class MatchmakerClient:
         deadline = time.monotonic() + (timeout_ms or self.timeout_ms) / 1000
         while True:
             left = int((deadline - time.monotonic()) * 1000)
-            if left <= 0 or not self.watch.poll(left):
+            if left <= 0 or not self.handshake.poll(left):
                 raise MatchmakerTimeout(f"no answer to {message.T} in time")
             reply = decode(self.dealer.recv_multipart())
             re = getattr(reply, "re", None)
@@ -157,7 +157,7 @@ class MatchmakerClient:
         """The next private push (kept ones first)."""
         if self.pushes:
             return self.pushes.popleft()
-        if self.watch.poll(timeout_ms):
+        if self.handshake.poll(timeout_ms):
             reply = decode(self.dealer.recv_multipart())
             if getattr(reply, "re", None) is None:
                 return reply

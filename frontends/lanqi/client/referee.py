@@ -150,7 +150,7 @@ class RefereeClient:
         self._monitor: zmq.Socket[bytes] | None = self.sub.get_monitor_socket(
             zmq.EVENT_HANDSHAKE_SUCCEEDED | HandshakeWatch.FAILED
         )
-        self.watch_dealer = HandshakeWatch(self.dealer, endpoint, link)
+        self.handshake = HandshakeWatch(self.dealer, endpoint, link)
         self.dealer.connect(endpoint)
         self.sub.connect(pub_endpoint)
 
@@ -159,7 +159,7 @@ class RefereeClient:
     def close(self) -> None:
         """Close both sockets at once (linger 0): nothing pending is sent."""
         self._stop_monitor()
-        self.watch_dealer.close()
+        self.handshake.close()
         self.dealer.close(linger=0)
         self.sub.close(linger=0)
 
@@ -221,7 +221,7 @@ class RefereeClient:
         """Wait for the reply to ``request_id``, skipping replies to other requests."""
         deadline = _deadline(self.timeout_ms if timeout_ms is None else timeout_ms)
         while True:
-            if not self.watch_dealer.poll(_left_ms(deadline)):
+            if not self.handshake.poll(_left_ms(deadline)):
                 raise RefereeTimeout(f"no reply to request {request_id} from {self.endpoint}")
             frames = self.dealer.recv_multipart()
             try:

@@ -104,7 +104,11 @@ class HandshakeWatch:
         self.socket = socket
         self.endpoint = endpoint
         self.link = link
-        self.monitor: zmq.Socket[bytes] | None = socket.get_monitor_socket(_FAILED)
+        #: connections lost so far (a socket has one monitor: others may read this)
+        self.disconnects = 0
+        self.monitor: zmq.Socket[bytes] | None = socket.get_monitor_socket(
+            _FAILED | zmq.EVENT_DISCONNECTED
+        )
         self._poller = zmq.Poller()
         self._poller.register(socket, zmq.POLLIN)
         self._poller.register(self.monitor, zmq.POLLIN)
@@ -122,7 +126,8 @@ class HandshakeWatch:
         while self.monitor is not None and self.monitor.poll(0, zmq.POLLIN):
             event = recv_monitor_message(self.monitor)
             kind, value = int(event["event"]), int(event["value"])
-            if not kind & _FAILED:
+            if kind == zmq.EVENT_DISCONNECTED:
+                self.disconnects += 1
                 continue
             certain = refusal(self.endpoint, self.link, kind, value)
             if certain is not None:
