@@ -536,6 +536,8 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         self._client: MatchmakerClient | None = None
         #: (requests, events) -> a client, for each referee games are listed from
         self._referee_clients: dict[tuple[str, str], RefereeClient] = {}
+        #: referees whose key port did not answer when the lobby connected
+        self._silent_referees: set[tuple[str, str]] = set()
         self._state = LobbyState()
         self._watched: set[str] = set()
         self._dirty = True
@@ -626,15 +628,19 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         client.subscribe(TOPIC_LOBBY)
         for tournament_id in self._watched:
             client.subscribe(tour_topic(tournament_id))
-        self._referee_clients = {
-            where: RefereeClient(
-                *where,
-                context=self.context,
-                timeout_ms=1500,
-                link=referee_link(self._referee_keys.get(where)),
-            )
-            for where in self.referees
-        }
+        self._referee_clients = {}
+        self._silent_referees = set()
+        for where in self.referees:
+            try:
+                self._referee_clients[where] = RefereeClient(
+                    *where,
+                    context=self.context,
+                    timeout_ms=1500,
+                    link=referee_link(self._referee_keys.get(where)),
+                )
+            except NoServerKey as exc:  # its key port is silent: shown as not answering
+                log.debug("no key from the referee %s: %s", where[0], exc)
+                self._silent_referees.add(where)
         self._dirty = True
 
     @property
@@ -706,7 +712,7 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
                 log.debug("standings of %s: %s", tournament_id, exc)
         games: list[GameSummary] = []
         where: list[tuple[str, tuple[str, str]]] = []
-        referee_ok = True
+        referee_ok = not self._silent_referees
         for endpoints, referee in self._referee_clients.items():
             try:
                 listed = referee.list_games("active").games
