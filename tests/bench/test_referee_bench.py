@@ -165,6 +165,52 @@ def test_tiny_run_with_paced_phase() -> None:
     assert "the paced referee's is" in text  # the Little's law note
 
 
+def test_tiny_run_with_curve() -> None:
+    """``curve``: the CURVE referee, the plain one and the raw server in each phase.
+
+    The CURVE referee accepts no plain client and the plain one no CURVE client, so
+    every move accepted in its row proves the load's sockets spoke CURVE to it."""
+    config = RefereeBenchConfig(
+        games=2, moves_per_game=10, seconds=30.0, paced_think_ms=1.0, curve=True
+    )
+    progress: list[str] = []
+    report = run_referee_bench(config, progress.append)
+
+    assert report.curve is not None and report.paced_curve is not None
+    assert report.ok
+    assert len(report.results) == 6
+    for result in report.results:
+        assert result.problems == () and result.errors == {}
+        assert result.moves == 20  # 2 tables x 10 moves, every one accepted
+        assert result.round_trip is not None and result.round_trip.count == 20
+    for curve in (report.curve, report.paced_curve):
+        assert curve.server == "referee"
+        assert curve.delivery is not None and curve.delivery.count == 20
+        assert curve.events_missing == 0
+    assert "referee curve: 2 games, 30 s" in progress
+    assert "referee curve (paced 1 ms): 2 games, 30 s" in progress
+
+    lines = format_report(report).splitlines()
+    assert lines[2].startswith("referee curve: CURVE on every socket")
+    assert [row.split()[:3] for row in lines[6:12]] == [
+        ["referee", "curve", "20"],
+        ["referee", "20", lines[7].split()[2]],
+        ["raw", "20", lines[8].split()[2]],
+        ["referee", "curve", "paced"],
+        ["referee", "paced", "20"],
+        ["raw", "paced", "20"],
+    ]
+    text = "\n".join(lines)
+    assert "CURVE / plain (referee curve / referee): moves/s " in text
+    assert ", p50 round trip " in text and ", p99 round trip " in text
+    assert "ratio referee curve / raw (moves/s): " in text
+    assert "CURVE / plain, paced (referee curve paced / referee paced): moves/s " in text
+    assert "move -> moved event at the spectator (curve): p50 " in text
+    assert "referee curve peak RSS: " in text
+    assert "errors (referee curve): none" in text and "errors (referee curve paced): none" in text
+    assert "problem" not in text
+
+
 def _result(server: str, moves_per_second: float, p99_ms: float) -> LoadResult:
     latency = Latency(1000, p99_ms / 2, p99_ms / 1.5, p99_ms, p99_ms * 2)
     return LoadResult(
@@ -287,10 +333,25 @@ def test_cli_bench_referee(capsys: pytest.CaptureFixture[str]) -> None:
     assert "  referee (paced 20 ms): 1 games" in captured.err
 
 
+def test_cli_bench_referee_curve(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["bench", "referee", "--curve", "--games", "1", "--moves-per-game", "5"]
+    assert main([*argv, "--seconds", "30", "--paced-think-ms", "0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    table = out[out.index("") + 3 :]
+    assert [row.split()[:3] for row in table[:3]] == [
+        ["referee", "curve", "5"],
+        ["referee", "5", table[1].split()[2]],
+        ["raw", "5", table[2].split()[2]],
+    ]
+    assert table[3] == ""
+    assert any(line.startswith("CURVE / plain (referee curve / referee): ") for line in out)
+
+
 @pytest.mark.parametrize(
     "argv",
     [
         ["bench", "referee", "--games", "0"],
+        ["bench", "referee", "--flood", "--curve"],
         ["bench", "referee", "--moves-per-game", "0"],
         ["bench", "referee", "--seconds", "0"],
         ["bench", "referee", "--think-ms", "-1"],

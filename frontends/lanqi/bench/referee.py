@@ -23,6 +23,12 @@ concurrency, then (by default) the same two again at a paced load:
    0, both again with ``think_ms = paced_think_ms`` (see below): the referee (a fresh
    process, with a fresh data directory) then the raw server.
 
+With ``curve`` (``lanqi bench referee --curve``) each phase first measures the
+referee with CURVE on (its default; the load's sockets are CURVE clients of its key,
+read from its data directory), then the same referee program with ``--insecure`` and
+the raw server, so the cost of encryption is printed beside the plain run and the
+ceiling of the same run.
+
 Sockets: one DEALER per seat (two per table, as two real players would have),
 every socket in one :class:`zmq.Poller` together with the spectator's SUB.  A
 move's round trip runs from just before ``send`` to just after the ``recv`` of its
@@ -83,6 +89,7 @@ from lanqi.bench.referee_load import (
     make_scripts,
 )
 from lanqi.bench.referee_report import RefereeBenchReport, format_report
+from lanqi.security import Link, parse_public_key, public_key_file
 
 __all__ = [
     "TARGET_GAMES",
@@ -116,12 +123,17 @@ def _measure(
     config: RefereeBenchConfig,
     scripts: Sequence[Script],
     progress: Progress | None,
+    key_dir: Path | None = None,
 ) -> LoadResult:
+    """Start the server, run the load against it, stop it.  ``key_dir``: the data
+    directory of a CURVE referee, whose public key the load's sockets trust."""
     try:
         process = ServiceProcess(command, ready, log_path, ready_s=SERVER_READY_S, stop_s=STOP_S)
     except (OSError, RuntimeError) as exc:
         problem = f"the {server} server did not start: {exc}"
         return LoadResult(server, 0, 0.0, None, None, 0, 0, 0, 0, {}, 0, None, (problem,))
+    # the referee writes its key file before it says it is ready
+    link = Link.to(parse_public_key(str(public_key_file(key_dir)))) if key_dir else None
     endpoint, *rest = process.endpoints
     pub_endpoint = rest[0] if server == "referee" else None
     context: zmq.Context[Any] = zmq.Context()
@@ -135,6 +147,7 @@ def _measure(
         context=context,
         alive=lambda: process.alive,
         progress=progress,
+        link=link,
     )
     problems: list[str] = []
     try:
@@ -154,7 +167,7 @@ def _measure(
     return load.result(peak, problems)
 
 
-def _referee_command(data: Path, durable: bool) -> list[str]:
+def _referee_command(data: Path, durable: bool, *, curve: bool = False) -> list[str]:
     command = [
         sys.executable,
         "-m",
@@ -168,51 +181,62 @@ def _referee_command(data: Path, durable: bool) -> list[str]:
         "0",
         "--data-dir",
         str(data),
-        "--insecure",  # plain ZeroMQ, as the raw server beside it
     ]
+    if not curve:
+        command.append("--insecure")  # plain ZeroMQ, as the raw server beside it
     return [*command, "--durable"] if durable else command
 
 
-def _measure_pair(
+def _measure_phase(
     config: RefereeBenchConfig,
     scripts: Sequence[Script],
     root: Path,
     progress: Progress | None,
     *,
     paced: bool,
-) -> tuple[LoadResult, LoadResult]:
-    """The referee (a fresh process on a fresh data directory under ``root``), then
-    the raw server, with the same load."""
+) -> tuple[LoadResult | None, LoadResult, LoadResult]:
+    """One phase: the CURVE referee if ``config.curve``, the plain referee, then the
+    raw server, with the same load; each referee a fresh process on a fresh data
+    directory under ``root``."""
     say = progress or (lambda line: None)
     suffix = "-paced" if paced else ""
 
-    def measure(server: str, command: list[str], ready: re.Pattern[bytes]) -> LoadResult:
+    def measure(
+        label: str, command: list[str], ready: re.Pattern[bytes], key_dir: Path | None = None
+    ) -> LoadResult:
         phase = f" (paced {config.think_ms:g} ms)" if paced else ""
-        say(f"{server}{phase}: {config.games} games, {config.seconds:g} s")
+        say(f"{label}{phase}: {config.games} games, {config.seconds:g} s")
+        server = "raw" if label == "raw" else "referee"
         return _measure(
             server,
-            label=f"{server} paced" if paced else server,
+            label=f"{label} paced" if paced else label,
             command=command,
             ready=ready,
-            log_path=root / f"{server}{suffix}.log",
+            log_path=root / f"{label.replace(' ', '-')}{suffix}.log",
             config=config,
             scripts=scripts,
             progress=progress,
+            key_dir=key_dir,
         )
 
+    curve = None
+    if config.curve:
+        curve_data = root / f"data-curve{suffix}"
+        command = _referee_command(curve_data, config.durable, curve=True)
+        curve = measure("referee curve", command, READY_REFEREE, key_dir=curve_data)
     referee_data = root / f"data{suffix}"
     referee = measure("referee", _referee_command(referee_data, config.durable), READY_REFEREE)
     raw_command = [sys.executable, "-m", "lanqi.bench.raw_server"]
     raw = measure("raw", raw_command, raw_server.READY)
-    return referee, raw
+    return curve, referee, raw
 
 
 def run_referee_bench(
     config: RefereeBenchConfig | None = None, progress: Progress | None = None
 ) -> RefereeBenchReport:
-    """Measure the referee, then the raw ceiling, with the same load; then, if the run
-    saturates and ``paced_think_ms`` is above 0, both again at that pace.  See the
-    module doc.
+    """Measure the referee (with CURVE first if ``config.curve``), then the raw ceiling,
+    with the same load; then, if the run saturates and ``paced_think_ms`` is above 0,
+    all again at that pace.  See the module doc.
 
     ``progress`` receives a line about once a second (the CLI prints them on stderr).
     """
@@ -228,10 +252,12 @@ def run_referee_bench(
     )
     with tempfile.TemporaryDirectory(prefix="lanqi-bench-") as tmp:
         root = Path(tmp)
-        referee, raw = _measure_pair(config, scripts, root, progress, paced=False)
+        curve, referee, raw = _measure_phase(config, scripts, root, progress, paced=False)
         store = f"{root / 'data'} ({file_system(root)})"
         paced: tuple[LoadResult, LoadResult] | None = None
+        paced_curve: LoadResult | None = None
         if config.think_ms == 0 and config.paced_think_ms > 0:
             paced_config = replace(config, think_ms=config.paced_think_ms)
-            paced = _measure_pair(paced_config, scripts, root, progress, paced=True)
-    return RefereeBenchReport(config, referee, raw, store, paced)
+            paced_curve, *pair = _measure_phase(paced_config, scripts, root, progress, paced=True)
+            paced = (pair[0], pair[1])
+    return RefereeBenchReport(config, referee, raw, store, paced, curve, paced_curve)

@@ -37,6 +37,7 @@ from lanqi.protocol import (
     decode,
     encode,
 )
+from lanqi.security import Link
 
 __all__ = [
     "TARGET_GAMES",
@@ -87,7 +88,9 @@ class RefereeBenchConfig:
     the server, more paces the load.  ``paced_think_ms`` is the think time of the
     paced phase that follows a saturated run (``think_ms`` 0): the referee and the
     raw server once more, at that pace, for the latency target; 0 leaves it out.  A
-    paced run (``think_ms`` above 0) has no such phase.
+    paced run (``think_ms`` above 0) has no such phase.  ``curve`` measures the
+    referee with CURVE too, before its plain run (``--insecure``) and the raw server,
+    in each phase: what encryption costs.
     """
 
     games: int = TARGET_GAMES
@@ -98,6 +101,7 @@ class RefereeBenchConfig:
     seed: int = 1
     think_ms: float = 0.0
     paced_think_ms: float = 20.0
+    curve: bool = False
 
     def __post_init__(self) -> None:
         if not 1 <= self.games <= MAX_GAMES:
@@ -266,8 +270,10 @@ class Load:
         context: zmq.Context[Any],
         alive: Callable[[], bool],
         progress: Progress | None,
+        link: Link | None = None,
     ) -> None:
         self.server = server
+        self.link = link or Link.plain()  # CURVE on every socket when the server has it
         self.label = label  # names the measurement in progress lines
         self.raw = pub_endpoint is None  # the raw server: no events, no create/join check
         self.config = config
@@ -308,6 +314,7 @@ class Load:
         sock.setsockopt(zmq.SNDTIMEO, int(REPLY_TIMEOUT_S * 1000))
         if kind == zmq.SUB:
             sock.setsockopt(zmq.RCVHWM, 0)  # keep every event: the spectator counts them
+        self.link.setup(sock)
         sock.connect(endpoint)
         self.sockets.append(sock)
         self.poller.register(sock, zmq.POLLIN)

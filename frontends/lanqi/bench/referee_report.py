@@ -23,7 +23,9 @@ class RefereeBenchReport:
 
     ``paced`` is None when the run had no paced phase (``paced_think_ms`` 0, or the
     run was itself paced); ``store`` says where the referee's database was, and on
-    what file system.
+    what file system.  ``curve`` and ``paced_curve``: the referee with CURVE in each
+    phase (``--curve``; ``referee`` is then its plain run); the targets are judged on
+    the plain referee, as before CURVE.
     """
 
     config: RefereeBenchConfig
@@ -31,11 +33,26 @@ class RefereeBenchReport:
     raw: LoadResult
     store: str
     paced: tuple[LoadResult, LoadResult] | None = None
+    curve: LoadResult | None = None
+    paced_curve: LoadResult | None = None
 
     @property
     def results(self) -> tuple[LoadResult, ...]:
         """Every measurement, in the order it ran."""
-        return (self.referee, self.raw, *(self.paced or ()))
+        first = (self.curve,) if self.curve is not None else ()
+        then = (self.paced_curve,) if self.paced_curve is not None else ()
+        return (*first, self.referee, self.raw, *then, *(self.paced or ()))
+
+    @property
+    def measured(self) -> list[tuple[str, LoadResult]]:
+        """Every measurement with its row label, in the order of the table."""
+        rows = [("referee curve", self.curve)] if self.curve is not None else []
+        rows += [("referee", self.referee), ("raw", self.raw)]
+        if self.paced_curve is not None:
+            rows.append(("referee curve paced", self.paced_curve))
+        if self.paced is not None:
+            rows += [("referee paced", self.paced[0]), ("raw paced", self.paced[1])]
+        return rows
 
     @property
     def latency_pair(self) -> tuple[LoadResult, LoadResult] | None:
@@ -131,11 +148,14 @@ def format_report(report: RefereeBenchReport) -> str:
         f"lanqi bench referee: {config.games} {config.variant} games, {shape}, "
         f"{config.seconds:g} s per measurement{cap}",
         f"referee in its own process{fresh}, store synchronous={sync} in {report.store}",
-        "",
     ]
-    measured = [("referee", report.referee), ("raw", report.raw)]
-    if report.paced is not None:
-        measured += [("referee paced", report.paced[0]), ("raw paced", report.paced[1])]
+    if report.curve is not None:
+        lines.append(
+            "referee curve: CURVE on every socket (the load's sockets too); referee: the same"
+            " program with --insecure (plain ZeroMQ); raw: the do-nothing server, plain"
+        )
+    lines.append("")
+    measured = report.measured
     rows = [["server", "moves", "seconds", "moves/s", "p50 ms", "p90 ms", "p99 ms", "max ms"]]
     for label, result in measured:
         rtt = result.round_trip
@@ -157,6 +177,7 @@ def format_report(report: RefereeBenchReport) -> str:
     lines.append("")
     ref, ratio = report.referee, report.ratio
     lines.append("ratio referee / raw (moves/s): " + (f"{ratio:.2f}" if ratio is not None else "-"))
+    lines.extend(_curve_lines(report))
     pair = report.latency_pair
     if pair is not None:
         think = config.think_ms or config.paced_think_ms
@@ -164,19 +185,23 @@ def format_report(report: RefereeBenchReport) -> str:
             f"paced: each table waits {think:g} ms on average after a move is accepted "
             f"(0.5-1.5x, tables out of step): {_rate(pair[0])} moves/s offered"
         )
-    lines.append(_delivery_line(ref, ""))
-    if report.paced is not None:
-        lines.append(_delivery_line(report.paced[0], ", paced"))
-    rss = ref.peak_rss_mib
-    lines.append("referee peak RSS: " + (f"{rss:.1f} MiB" if rss is not None else "-"))
-    lines.append(_games_line(ref, ""))
-    if report.paced is not None:
-        lines.append(_games_line(report.paced[0], ", paced"))
+    referees = [(label, r) for label, r in measured if r.server == "referee"]
+    for label, result in referees:
+        lines.append(_delivery_line(result, _phase(label)))
+    for label, result in referees:
+        if not label.endswith(" paced"):
+            rss = result.peak_rss_mib
+            lines.append(f"{label} peak RSS: " + (f"{rss:.1f} MiB" if rss is not None else "-"))
+    for label, result in referees:
+        lines.append(_games_line(result, _phase(label)))
     for label, result in measured:
         shown = ", ".join(f"{key} x{count}" for key, count in result.errors.items())
         lines.append(f"errors ({label}): {shown or 'none'}")
     for label, result in measured:
-        where = " (paced phase)" if label.endswith(" paced") else ""
+        if label.startswith("referee curve"):
+            where = f" ({label})"
+        else:
+            where = " (paced phase)" if label.endswith(" paced") else ""
         lines.extend(f"problem{where}: {p}" for p in result.problems)
     lines.append("")
     target = f"target referee >= {TARGET_RATIO:g} x raw moves/s: "
@@ -201,6 +226,49 @@ def format_report(report: RefereeBenchReport) -> str:
             f"(Little's law): {config.games} / {rate:,.0f} = {floor:.2f} ms here, {judged}"
         )
     return "\n".join(lines)
+
+
+def _phase(label: str) -> str:
+    """The suffix of a detail line for the measurement ``label`` (``", paced"``...)."""
+    parts = []
+    if label.startswith("referee curve"):
+        parts.append(" (curve)")
+    if label.endswith(" paced"):
+        parts.append(", paced")
+    return "".join(parts)
+
+
+def _times(ours: float | None, theirs: float | None) -> str:
+    return f"{ours / theirs:.2f} x" if ours and theirs else "-"
+
+
+def _cost_line(head: str, curve: LoadResult, plain: LoadResult) -> str:
+    """CURVE beside plain: moves/s, p50 and p99 round trip, each as a ratio."""
+    a, b = curve.round_trip, plain.round_trip
+    p50 = _times(a.p50_ms, b.p50_ms) if a and b else "-"
+    p99 = _times(a.p99_ms, b.p99_ms) if a and b else "-"
+    moves = _times(curve.moves_per_second, plain.moves_per_second)
+    return f"{head}: moves/s {moves}, p50 round trip {p50}, p99 round trip {p99}"
+
+
+def _curve_lines(report: RefereeBenchReport) -> list[str]:
+    """What CURVE costs: the CURVE referee over the plain one (and the raw server)."""
+    if report.curve is None:
+        return []
+    lines = [
+        _cost_line("CURVE / plain (referee curve / referee)", report.curve, report.referee),
+        "ratio referee curve / raw (moves/s): "
+        + _times(report.curve.moves_per_second, report.raw.moves_per_second).removesuffix(" x"),
+    ]
+    if report.paced_curve is not None and report.paced is not None:
+        lines.append(
+            _cost_line(
+                "CURVE / plain, paced (referee curve paced / referee paced)",
+                report.paced_curve,
+                report.paced[0],
+            )
+        )
+    return lines
 
 
 def _p99_line(report: RefereeBenchReport) -> str:

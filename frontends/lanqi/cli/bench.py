@@ -15,6 +15,7 @@ from typing import Any
 
 EXAMPLES = """examples:
   lanqi bench movegen
+  lanqi bench referee --curve             # what CURVE encryption costs the referee
   lanqi bench tournament --players 8
   lanqi bench gui-idle --seconds 10
 """
@@ -126,6 +127,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     referee.add_argument(
         "--seed", type=int, default=1, help="seed of the random scripted games (default 1)"
     )
+    referee.add_argument(
+        "--curve",
+        action="store_true",
+        help="measure the referee with CURVE encryption too (the load's sockets speak it),"
+        " beside its plain run (--insecure) and the raw ceiling, in each phase",
+    )
     _configure_flood(referee)
     _configure_tournament(sub)
     _configure_gui_idle(sub)
@@ -236,6 +243,9 @@ def _run_flood(args: argparse.Namespace) -> int:
 
 
 def _run_referee(args: argparse.Namespace) -> int:
+    if args.flood and args.curve:
+        print("lanqi bench referee: --flood runs plain (--insecure); drop --curve", file=sys.stderr)
+        return 2
     if args.flood:
         return _run_flood(args)
     from lanqi.bench.referee import RefereeBenchConfig, format_report, run_referee_bench
@@ -250,6 +260,7 @@ def _run_referee(args: argparse.Namespace) -> int:
             seed=args.seed,
             think_ms=args.think_ms,
             paced_think_ms=args.paced_think_ms,
+            curve=args.curve,
         )
     except ValueError as exc:
         print(f"lanqi bench referee: {exc}", file=sys.stderr)
