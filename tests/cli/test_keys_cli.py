@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import pty
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -24,6 +25,7 @@ import pytest
 
 from lanqi.bench.process import source_path
 from lanqi.cli.qr import QUIET_ZONE, qr_lines, qr_matrix
+from lanqi.cli.servers import key_line
 from lanqi.security import KeyPair, KnownServers, fingerprint, public_key_file, server_keys
 
 ANSI = re.compile(r"\x1b\[(\d+);(\d+)m")
@@ -59,6 +61,32 @@ def test_lanqi_key_makes_the_key_once_and_prints_it(tmp_path: Path) -> None:
     ]
     raw = lanqi("key", "--raw", "--data-dir", str(tmp_path), data=tmp_path / "elsewhere")
     assert raw.stdout == keys.public.decode() + "\n"
+
+
+def test_lanqi_key_says_when_it_made_the_key(tmp_path: Path) -> None:
+    """A director who forgot ``--data-dir`` is told that the key shown is a new one."""
+    first = lanqi("key", data=tmp_path)
+    assert first.stderr.strip() == (
+        f"lanqi key: {tmp_path} had no server key: made one now (a server started with this"
+        " data directory will use it; is your server's elsewhere? --data-dir DIR)"
+    )
+    assert lanqi("key", data=tmp_path).stderr == ""  # the same key, read again
+
+
+def test_ready_line_names_the_command_that_shows_the_same_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = tmp_path / "my server"
+    key = server_keys(server).public.decode()
+    monkeypatch.setenv("LANQI_DATA_DIR", str(tmp_path / "default"))
+    line = key_line(key, "tcp://127.0.0.1:5054", server)
+    command = re.search(r"\(`lanqi (key[^`]*)` prints it again", line)
+    assert command is not None and command[1] == f"key --data-dir '{server}'"
+    shown = lanqi(*shlex.split(command[1]), data=tmp_path / "default")
+    assert shown.stdout.splitlines()[0] == f"fingerprint {fingerprint(key)}"
+    assert line.startswith(f"server key {fingerprint(key)} ")
+    monkeypatch.setenv("LANQI_DATA_DIR", str(server))  # the default: no flag needed
+    assert "(`lanqi key` prints it again" in key_line(key, "tcp://127.0.0.1:5054", server)
 
 
 def test_lanqi_servers_lists_and_forgets_pins(tmp_path: Path) -> None:
@@ -167,6 +195,7 @@ def test_qr_on_a_terminal_is_the_code_of_fingerprint_and_key(tmp_path: Path) -> 
 
 
 def test_qr_piped_only_when_asked(tmp_path: Path) -> None:
+    server_keys(tmp_path)  # a server's key already (no note that one was made)
     piped = lanqi("key", "--qr", data=tmp_path)
     assert piped.returncode == 0
     assert len(piped.stdout.splitlines()) == 3  # the three lines of plain `lanqi key`

@@ -46,11 +46,19 @@ def run(args: argparse.Namespace) -> int:
     from lanqi.cli.qr import qr_lines
     from lanqi.paths import data_dir
     from lanqi.security import public_key_file, server_keys
+    from lanqi.security.keys import KEY_NAME
 
     if args.raw and args.qr:
         raise CliError("--raw prints only the key: drop --qr")
     folder = data_dir(args.data_dir)
+    new = not (folder / f"{KEY_NAME}.key_secret").exists()
     keys = server_keys(folder)  # made once, the first time
+    if new:  # say so: a director who forgot --data-dir must not read this key out
+        print(
+            f"lanqi key: {folder} had no server key: made one now (a server started with"
+            " this data directory will use it; is your server's elsewhere? --data-dir DIR)",
+            file=sys.stderr,
+        )
     public = keys.public.decode("ascii")
     if args.raw:
         print(public)

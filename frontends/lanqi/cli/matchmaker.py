@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"matchmaker ready: requests {service.endpoint}, events {service.pub_endpoint}, "
         f"referees {', '.join(link.endpoint for link in links)}, data {config.db_path}\n"
-        + key_line(service.public_key, service.key_endpoint)
+        + key_line(service.public_key, service.key_endpoint, folder)
         + (announcer.ready_line() if announcer else ""),
         flush=True,
     )

@@ -115,9 +115,10 @@ def run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    keys = key_line(service.public_key, service.key_endpoint, config.data_dir)
     print(
         f"referee ready: requests {service.endpoint}, events {service.pub_endpoint}, "
-        f"data {config.db_path}\n{key_line(service.public_key, service.key_endpoint)}",
+        f"data {config.db_path}\n{keys}",
         flush=True,
     )
     try:

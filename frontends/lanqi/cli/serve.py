@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
             else f"director key in {folder / 'director.key'}"
         )
         + "\n"
-        + key_line(server.referee.public_key, server.key_endpoint)
+        + key_line(server.referee.public_key, server.key_endpoint, folder)
         + (announcer.ready_line() if announcer else ""),
         flush=True,
     )

@@ -6,6 +6,7 @@ import argparse
 import ipaddress
 import os
 import secrets
+import shlex
 import signal
 import threading
 from collections.abc import Callable
@@ -70,17 +71,23 @@ def add_security_flags(parser: argparse.ArgumentParser, *, key_port_help: str) -
     )
 
 
-def key_line(public_key: str | None, key_endpoint: str) -> str:
-    """What a server says about its key when it is ready (one line)."""
+def key_line(public_key: str | None, key_endpoint: str, folder: Path | None = None) -> str:
+    """What a server says about its key when it is ready (one line).  ``folder``: its
+    data directory, named in the ``lanqi key`` hint unless it is the default one
+    (plain ``lanqi key`` would print, and make, another directory's key)."""
+    from lanqi.paths import data_dir
     from lanqi.security import fingerprint
 
+    again = "lanqi key"
+    if folder is not None and folder.resolve() != data_dir().resolve():
+        again += f" --data-dir {shlex.quote(str(folder))}"
     if public_key is None:
         return (
             "no encryption (--insecure): anyone on the network can read and forge this"
             f" server's traffic; key port {key_endpoint} says so to clients"
         )
     return (
-        f"server key {fingerprint(public_key)} (`lanqi key` prints it again; clients"
+        f"server key {fingerprint(public_key)} (`{again}` prints it again; clients"
         f" fetch it from the key port {key_endpoint})"
     )
 
