@@ -166,10 +166,10 @@ def test_tiny_run_with_paced_phase() -> None:
 
 
 def test_tiny_run_with_curve() -> None:
-    """``curve``: the CURVE referee, the plain one and the raw server in each phase.
+    """``curve``: the referee and the raw server, each with CURVE and plain, in each phase.
 
-    The CURVE referee accepts no plain client and the plain one no CURVE client, so
-    every move accepted in its row proves the load's sockets spoke CURVE to it."""
+    A CURVE server accepts no plain client and a plain one no CURVE client, so every
+    move accepted in a curve row proves the load's sockets spoke CURVE to it."""
     config = RefereeBenchConfig(
         games=2, moves_per_game=10, seconds=30.0, paced_think_ms=1.0, curve=True
     )
@@ -178,36 +178,50 @@ def test_tiny_run_with_curve() -> None:
 
     assert report.curve is not None and report.paced_curve is not None
     assert report.ok
-    assert len(report.results) == 6
+    assert len(report.results) == 8
     for result in report.results:
         assert result.problems == () and result.errors == {}
         assert result.moves == 20  # 2 tables x 10 moves, every one accepted
         assert result.round_trip is not None and result.round_trip.count == 20
-    for curve in (report.curve, report.paced_curve):
-        assert curve.server == "referee"
-        assert curve.delivery is not None and curve.delivery.count == 20
-        assert curve.events_missing == 0
-    assert "referee curve: 2 games, 30 s" in progress
-    assert "referee curve (paced 1 ms): 2 games, 30 s" in progress
+    for referee, raw in (report.curve, report.paced_curve):
+        assert (referee.server, raw.server) == ("referee", "raw")
+        assert referee.delivery is not None and referee.delivery.count == 20
+        assert referee.events_missing == 0
+        assert raw.delivery is None
+    for label in ("referee curve", "raw curve"):
+        assert f"{label}: 2 games, 30 s" in progress
+        assert f"{label} (paced 1 ms): 2 games, 30 s" in progress
 
     lines = format_report(report).splitlines()
-    assert lines[2].startswith("referee curve: CURVE on every socket")
-    assert [row.split()[:3] for row in lines[6:12]] == [
-        ["referee", "curve", "20"],
-        ["referee", "20", lines[7].split()[2]],
-        ["raw", "20", lines[8].split()[2]],
-        ["referee", "curve", "paced"],
-        ["referee", "paced", "20"],
-        ["raw", "paced", "20"],
+    assert lines[2].startswith("curve: CURVE on every socket")
+    rows = lines[6:14]
+    assert [row.split()[:2] for row in rows] == [
+        ["referee", "curve"],
+        ["referee", "20"],
+        ["raw", "curve"],
+        ["raw", "20"],
+        ["referee", "curve"],
+        ["referee", "paced"],
+        ["raw", "curve"],
+        ["raw", "paced"],
     ]
+    assert [row.split()[2] for row in (rows[0], rows[2])] == ["20", "20"]
+    assert all("paced" in row for row in rows[4:]) and lines[14] == ""
     text = "\n".join(lines)
-    assert "CURVE / plain (referee curve / referee): moves/s " in text
+    for head in (
+        "CURVE / plain (referee curve / referee): moves/s ",
+        "CURVE / plain (raw curve / raw): moves/s ",
+        "CURVE / plain, paced (referee curve paced / referee paced): moves/s ",
+        "CURVE / plain, paced (raw curve paced / raw paced): moves/s ",
+        "ratio referee curve / raw curve (moves/s): ",
+    ):
+        assert head in text
     assert ", p50 round trip " in text and ", p99 round trip " in text
-    assert "ratio referee curve / raw (moves/s): " in text
-    assert "CURVE / plain, paced (referee curve paced / referee paced): moves/s " in text
     assert "move -> moved event at the spectator (curve): p50 " in text
+    assert "move -> moved event at the spectator (curve), paced: p50 " in text
     assert "referee curve peak RSS: " in text
-    assert "errors (referee curve): none" in text and "errors (referee curve paced): none" in text
+    for label in ("referee curve", "raw curve", "referee curve paced", "raw curve paced"):
+        assert f"errors ({label}): none" in text
     assert "problem" not in text
 
 
@@ -338,12 +352,14 @@ def test_cli_bench_referee_curve(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*argv, "--seconds", "30", "--paced-think-ms", "0"]) == 0
     out = capsys.readouterr().out.splitlines()
     table = out[out.index("") + 3 :]
-    assert [row.split()[:3] for row in table[:3]] == [
-        ["referee", "curve", "5"],
-        ["referee", "5", table[1].split()[2]],
-        ["raw", "5", table[2].split()[2]],
+    assert [row.split()[:2] for row in table[:4]] == [
+        ["referee", "curve"],
+        ["referee", "5"],
+        ["raw", "curve"],
+        ["raw", "5"],
     ]
-    assert table[3] == ""
+    assert table[0].split()[2] == table[2].split()[2] == "5"  # every move accepted
+    assert table[4] == ""
     assert any(line.startswith("CURVE / plain (referee curve / referee): ") for line in out)
 
 

@@ -23,11 +23,12 @@ concurrency, then (by default) the same two again at a paced load:
    0, both again with ``think_ms = paced_think_ms`` (see below): the referee (a fresh
    process, with a fresh data directory) then the raw server.
 
-With ``curve`` (``lanqi bench referee --curve``) each phase first measures the
-referee with CURVE on (its default; the load's sockets are CURVE clients of its key,
-read from its data directory), then the same referee program with ``--insecure`` and
-the raw server, so the cost of encryption is printed beside the plain run and the
-ceiling of the same run.
+With ``curve`` (``lanqi bench referee --curve``) each phase measures the referee with
+CURVE on (its default; the load's sockets are CURVE clients of its key, read from its
+data directory), then the same referee program with ``--insecure``, then the raw
+server with CURVE (``--curve``: a key pair of its own, its key in its ready line) and
+plain, so the cost of encryption is printed beside the plain runs and the ceilings
+of the same run.
 
 Sockets: one DEALER per seat (two per table, as two real players would have),
 every socket in one :class:`zmq.Poller` together with the spectator's SUB.  A
@@ -68,7 +69,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -123,19 +124,25 @@ def _measure(
     config: RefereeBenchConfig,
     scripts: Sequence[Script],
     progress: Progress | None,
-    key_dir: Path | None = None,
+    curve: bool = False,
 ) -> LoadResult:
-    """Start the server, run the load against it, stop it.  ``key_dir``: the data
-    directory of a CURVE referee, whose public key the load's sockets trust."""
+    """Start the server, run the load against it, stop it.  ``curve``: the server
+    speaks CURVE, and the load's sockets trust its public key: a referee's, read from
+    its data directory (``--data-dir``, written before it is ready), the raw
+    server's, from its ready line."""
     try:
         process = ServiceProcess(command, ready, log_path, ready_s=SERVER_READY_S, stop_s=STOP_S)
     except (OSError, RuntimeError) as exc:
         problem = f"the {server} server did not start: {exc}"
         return LoadResult(server, 0, 0.0, None, None, 0, 0, 0, 0, {}, 0, None, (problem,))
-    # the referee writes its key file before it says it is ready
-    link = Link.to(parse_public_key(str(public_key_file(key_dir)))) if key_dir else None
     endpoint, *rest = process.endpoints
     pub_endpoint = rest[0] if server == "referee" else None
+    link = None
+    if curve and server == "referee":
+        folder = Path(command[command.index("--data-dir") + 1])
+        link = Link.to(parse_public_key(str(public_key_file(folder))))
+    elif curve:
+        link = Link.to(rest[0])
     context: zmq.Context[Any] = zmq.Context()
     load = Load(
         server,
@@ -187,6 +194,15 @@ def _referee_command(data: Path, durable: bool, *, curve: bool = False) -> list[
     return [*command, "--durable"] if durable else command
 
 
+@dataclass(frozen=True, slots=True)
+class _Phase:
+    """One phase's measurements: the plain pair, and the CURVE pair with ``curve``."""
+
+    referee: LoadResult
+    raw: LoadResult
+    curve: tuple[LoadResult, LoadResult] | None
+
+
 def _measure_phase(
     config: RefereeBenchConfig,
     scripts: Sequence[Script],
@@ -194,21 +210,20 @@ def _measure_phase(
     progress: Progress | None,
     *,
     paced: bool,
-) -> tuple[LoadResult | None, LoadResult, LoadResult]:
+) -> _Phase:
     """One phase: the CURVE referee if ``config.curve``, the plain referee, then the
-    raw server, with the same load; each referee a fresh process on a fresh data
-    directory under ``root``."""
+    raw server (with CURVE first if ``config.curve``), with the same load; each
+    referee a fresh process on a fresh data directory under ``root``."""
     say = progress or (lambda line: None)
     suffix = "-paced" if paced else ""
 
     def measure(
-        label: str, command: list[str], ready: re.Pattern[bytes], key_dir: Path | None = None
+        label: str, command: list[str], ready: re.Pattern[bytes], *, curve: bool = False
     ) -> LoadResult:
         phase = f" (paced {config.think_ms:g} ms)" if paced else ""
         say(f"{label}{phase}: {config.games} games, {config.seconds:g} s")
-        server = "raw" if label == "raw" else "referee"
         return _measure(
-            server,
+            label.split(maxsplit=1)[0],  # "referee" or "raw"
             label=f"{label} paced" if paced else label,
             command=command,
             ready=ready,
@@ -216,27 +231,31 @@ def _measure_phase(
             config=config,
             scripts=scripts,
             progress=progress,
-            key_dir=key_dir,
+            curve=curve,
         )
 
+    raw_command = [sys.executable, "-m", "lanqi.bench.raw_server"]
     curve = None
     if config.curve:
-        curve_data = root / f"data-curve{suffix}"
-        command = _referee_command(curve_data, config.durable, curve=True)
-        curve = measure("referee curve", command, READY_REFEREE, key_dir=curve_data)
+        command = _referee_command(root / f"data-curve{suffix}", config.durable, curve=True)
+        referee_curve = measure("referee curve", command, READY_REFEREE, curve=True)
     referee_data = root / f"data{suffix}"
     referee = measure("referee", _referee_command(referee_data, config.durable), READY_REFEREE)
-    raw_command = [sys.executable, "-m", "lanqi.bench.raw_server"]
+    if config.curve:
+        raw_curve = measure(
+            "raw curve", [*raw_command, "--curve"], raw_server.READY_CURVE, curve=True
+        )
+        curve = (referee_curve, raw_curve)
     raw = measure("raw", raw_command, raw_server.READY)
-    return curve, referee, raw
+    return _Phase(referee, raw, curve)
 
 
 def run_referee_bench(
     config: RefereeBenchConfig | None = None, progress: Progress | None = None
 ) -> RefereeBenchReport:
-    """Measure the referee (with CURVE first if ``config.curve``), then the raw ceiling,
-    with the same load; then, if the run saturates and ``paced_think_ms`` is above 0,
-    all again at that pace.  See the module doc.
+    """Measure the referee, then the raw ceiling (each with CURVE too if
+    ``config.curve``), with the same load; then, if the run saturates and
+    ``paced_think_ms`` is above 0, all again at that pace.  See the module doc.
 
     ``progress`` receives a line about once a second (the CLI prints them on stderr).
     """
@@ -252,12 +271,18 @@ def run_referee_bench(
     )
     with tempfile.TemporaryDirectory(prefix="lanqi-bench-") as tmp:
         root = Path(tmp)
-        curve, referee, raw = _measure_phase(config, scripts, root, progress, paced=False)
+        first = _measure_phase(config, scripts, root, progress, paced=False)
         store = f"{root / 'data'} ({file_system(root)})"
-        paced: tuple[LoadResult, LoadResult] | None = None
-        paced_curve: LoadResult | None = None
+        second: _Phase | None = None
         if config.think_ms == 0 and config.paced_think_ms > 0:
             paced_config = replace(config, think_ms=config.paced_think_ms)
-            paced_curve, *pair = _measure_phase(paced_config, scripts, root, progress, paced=True)
-            paced = (pair[0], pair[1])
-    return RefereeBenchReport(config, referee, raw, store, paced, curve, paced_curve)
+            second = _measure_phase(paced_config, scripts, root, progress, paced=True)
+    return RefereeBenchReport(
+        config,
+        first.referee,
+        first.raw,
+        store,
+        paced=(second.referee, second.raw) if second is not None else None,
+        curve=first.curve,
+        paced_curve=second.curve if second is not None else None,
+    )

@@ -23,9 +23,9 @@ class RefereeBenchReport:
 
     ``paced`` is None when the run had no paced phase (``paced_think_ms`` 0, or the
     run was itself paced); ``store`` says where the referee's database was, and on
-    what file system.  ``curve`` and ``paced_curve``: the referee with CURVE in each
-    phase (``--curve``; ``referee`` is then its plain run); the targets are judged on
-    the plain referee, as before CURVE.
+    what file system.  ``curve`` and ``paced_curve``: the (referee, raw) pair with
+    CURVE in each phase (``--curve``; ``referee`` and ``raw`` are then the plain
+    runs); the targets are judged on the plain referee, as before CURVE.
     """
 
     config: RefereeBenchConfig
@@ -33,25 +33,33 @@ class RefereeBenchReport:
     raw: LoadResult
     store: str
     paced: tuple[LoadResult, LoadResult] | None = None
-    curve: LoadResult | None = None
-    paced_curve: LoadResult | None = None
+    curve: tuple[LoadResult, LoadResult] | None = None
+    paced_curve: tuple[LoadResult, LoadResult] | None = None
 
     @property
     def results(self) -> tuple[LoadResult, ...]:
-        """Every measurement, in the order it ran."""
-        first = (self.curve,) if self.curve is not None else ()
-        then = (self.paced_curve,) if self.paced_curve is not None else ()
-        return (*first, self.referee, self.raw, *then, *(self.paced or ()))
+        """Every measurement, in the order it ran (the order of the table)."""
+        return tuple(result for _, result in self.measured)
 
     @property
     def measured(self) -> list[tuple[str, LoadResult]]:
-        """Every measurement with its row label, in the order of the table."""
-        rows = [("referee curve", self.curve)] if self.curve is not None else []
-        rows += [("referee", self.referee), ("raw", self.raw)]
-        if self.paced_curve is not None:
-            rows.append(("referee curve paced", self.paced_curve))
-        if self.paced is not None:
-            rows += [("referee paced", self.paced[0]), ("raw paced", self.paced[1])]
+        """Every measurement with its row label, in the order it ran."""
+        rows: list[tuple[str, LoadResult]] = []
+        for suffix, plain, curve in (
+            ("", (self.referee, self.raw), self.curve),
+            (" paced", self.paced, self.paced_curve),
+        ):
+            if plain is None:
+                continue
+            if curve is None:
+                rows += [(f"referee{suffix}", plain[0]), (f"raw{suffix}", plain[1])]
+                continue
+            rows += [
+                (f"referee curve{suffix}", curve[0]),
+                (f"referee{suffix}", plain[0]),
+                (f"raw curve{suffix}", curve[1]),
+                (f"raw{suffix}", plain[1]),
+            ]
         return rows
 
     @property
@@ -151,8 +159,8 @@ def format_report(report: RefereeBenchReport) -> str:
     ]
     if report.curve is not None:
         lines.append(
-            "referee curve: CURVE on every socket (the load's sockets too); referee: the same"
-            " program with --insecure (plain ZeroMQ); raw: the do-nothing server, plain"
+            "curve: CURVE on every socket (the load's sockets too); referee: the same program"
+            " with --insecure (plain ZeroMQ); raw: the do-nothing server, plain"
         )
     lines.append("")
     measured = report.measured
@@ -198,7 +206,7 @@ def format_report(report: RefereeBenchReport) -> str:
         shown = ", ".join(f"{key} x{count}" for key, count in result.errors.items())
         lines.append(f"errors ({label}): {shown or 'none'}")
     for label, result in measured:
-        if label.startswith("referee curve"):
+        if " curve" in label:
             where = f" ({label})"
         else:
             where = " (paced phase)" if label.endswith(" paced") else ""
@@ -231,7 +239,7 @@ def format_report(report: RefereeBenchReport) -> str:
 def _phase(label: str) -> str:
     """The suffix of a detail line for the measurement ``label`` (``", paced"``...)."""
     parts = []
-    if label.startswith("referee curve"):
+    if " curve" in label:
         parts.append(" (curve)")
     if label.endswith(" paced"):
         parts.append(", paced")
@@ -252,22 +260,22 @@ def _cost_line(head: str, curve: LoadResult, plain: LoadResult) -> str:
 
 
 def _curve_lines(report: RefereeBenchReport) -> list[str]:
-    """What CURVE costs: the CURVE referee over the plain one (and the raw server)."""
-    if report.curve is None:
-        return []
-    lines = [
-        _cost_line("CURVE / plain (referee curve / referee)", report.curve, report.referee),
-        "ratio referee curve / raw (moves/s): "
-        + _times(report.curve.moves_per_second, report.raw.moves_per_second).removesuffix(" x"),
-    ]
-    if report.paced_curve is not None and report.paced is not None:
-        lines.append(
-            _cost_line(
-                "CURVE / plain, paced (referee curve paced / referee paced)",
-                report.paced_curve,
-                report.paced[0],
-            )
-        )
+    """What CURVE costs: each CURVE run over its plain one, and the referee's ratio to
+    the raw ceiling with CURVE."""
+    lines: list[str] = []
+    for suffix, plain, curve in (
+        ("", (report.referee, report.raw), report.curve),
+        (" paced", report.paced, report.paced_curve),
+    ):
+        if plain is None or curve is None:
+            continue
+        phase = ", paced" if suffix else ""
+        for n, server in enumerate(("referee", "raw")):
+            head = f"CURVE / plain{phase} ({server} curve{suffix} / {server}{suffix})"
+            lines.append(_cost_line(head, curve[n], plain[n]))
+        if not suffix:
+            ratio = _times(curve[0].moves_per_second, curve[1].moves_per_second)
+            lines.append(f"ratio referee curve / raw curve (moves/s): {ratio.removesuffix(' x')}")
     return lines
 
 
