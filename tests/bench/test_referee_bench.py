@@ -183,6 +183,7 @@ def test_tiny_run_with_curve() -> None:
         assert result.problems == () and result.errors == {}
         assert result.moves == 20  # 2 tables x 10 moves, every one accepted
         assert result.round_trip is not None and result.round_trip.count == 20
+        assert result.cpu_seconds is not None and result.cpu_seconds >= 0  # from /proc
     for referee, raw in (report.curve, report.paced_curve):
         assert (referee.server, raw.server) == ("referee", "raw")
         assert referee.delivery is not None and referee.delivery.count == 20
@@ -217,6 +218,7 @@ def test_tiny_run_with_curve() -> None:
     ):
         assert head in text
     assert ", p50 round trip " in text and ", p99 round trip " in text
+    assert text.count(", server CPU per move ") == 4
     assert "move -> moved event at the spectator (curve): p50 " in text
     assert "move -> moved event at the spectator (curve), paced: p50 " in text
     assert "referee curve peak RSS: " in text

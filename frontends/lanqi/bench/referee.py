@@ -155,6 +155,7 @@ def _measure(
         alive=lambda: process.alive,
         progress=progress,
         link=link,
+        server_cpu=process.cpu,
     )
     problems: list[str] = []
     try:

@@ -201,6 +201,8 @@ class LoadResult:
     whose last move was accepted.  ``delivery``, ``events_missing`` and
     ``ended_events`` come from the spectator (referee only).  ``problems`` says what
     broke: a server that would not start, died or stopped answering.
+    ``cpu_seconds``: the server process's CPU time (user + system, every thread)
+    from the first move sent to the last reply, when it was measured.
     """
 
     server: str
@@ -216,12 +218,20 @@ class LoadResult:
     events_missing: int
     peak_rss_mib: float | None
     problems: tuple[str, ...] = ()
+    cpu_seconds: float | None = None
 
     @property
     def moves_per_second(self) -> float | None:
         if self.seconds <= 0 or not self.moves:
             return None
         return self.moves / self.seconds
+
+    @property
+    def cpu_us_per_move(self) -> float | None:
+        """The server's CPU time per accepted move, in µs (None if not measured)."""
+        if self.cpu_seconds is None or not self.moves:
+            return None
+        return self.cpu_seconds / self.moves * 1e6
 
 
 # ---------------------------------------------------------------- the load
@@ -271,8 +281,11 @@ class Load:
         alive: Callable[[], bool],
         progress: Progress | None,
         link: Link | None = None,
+        server_cpu: Callable[[], float] | None = None,
     ) -> None:
         self.server = server
+        self.server_cpu = server_cpu  # the server's CPU seconds so far, if it can be read
+        self.cpu_span: list[float] = []  # at the clock's start, then at the last reply
         self.link = link or Link.plain()  # CURVE on every socket when the server has it
         self.label = label  # names the measurement in progress lines
         self.raw = pub_endpoint is None  # the raw server: no events, no create/join check
@@ -600,6 +613,8 @@ class Load:
         if self.sub is not None and not self._spectator_live():
             return
         self.running = True
+        if self.server_cpu is not None:
+            self.cpu_span.append(self.server_cpu())
         self.start_ns = self.last_reply_ns = time.perf_counter_ns()
         self.stop_at = self.start_ns + int(self.config.seconds * 1e9)
         for table in self.tables:
@@ -611,6 +626,8 @@ class Load:
                 self._send_move(table)
         if not self._wait(self._idle, REPLY_TIMEOUT_S, "during the measurement"):
             return
+        if self.server_cpu is not None:
+            self.cpu_span.append(self.server_cpu())
         self.running = False
         drain_until = time.monotonic() + EVENT_DRAIN_S
         while self.sub is not None and self.move_sent and time.monotonic() < drain_until:
@@ -632,4 +649,5 @@ class Load:
             events_missing=len(self.move_sent) if self.sub is not None else 0,
             peak_rss_mib=peak_rss_mib,
             problems=(*self.problems, *problems),
+            cpu_seconds=self.cpu_span[1] - self.cpu_span[0] if len(self.cpu_span) == 2 else None,
         )

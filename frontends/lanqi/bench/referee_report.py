@@ -251,12 +251,20 @@ def _times(ours: float | None, theirs: float | None) -> str:
 
 
 def _cost_line(head: str, curve: LoadResult, plain: LoadResult) -> str:
-    """CURVE beside plain: moves/s, p50 and p99 round trip, each as a ratio."""
+    """CURVE beside plain: moves/s, p50 and p99 round trip and the server's CPU time
+    per move, each as a ratio (the CPU time in µs too)."""
     a, b = curve.round_trip, plain.round_trip
     p50 = _times(a.p50_ms, b.p50_ms) if a and b else "-"
     p99 = _times(a.p99_ms, b.p99_ms) if a and b else "-"
     moves = _times(curve.moves_per_second, plain.moves_per_second)
-    return f"{head}: moves/s {moves}, p50 round trip {p50}, p99 round trip {p99}"
+    ours, theirs = curve.cpu_us_per_move, plain.cpu_us_per_move
+    cpu = _times(ours, theirs)
+    if ours is not None and theirs is not None:
+        cpu += f" ({ours:.0f} / {theirs:.0f} µs)"
+    return (
+        f"{head}: moves/s {moves}, p50 round trip {p50}, p99 round trip {p99}, "
+        f"server CPU per move {cpu}"
+    )
 
 
 def _curve_lines(report: RefereeBenchReport) -> list[str]:
