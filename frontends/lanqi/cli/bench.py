@@ -130,8 +130,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     referee.add_argument(
         "--curve",
         action="store_true",
-        help="measure the referee with CURVE encryption too (the load's sockets speak it),"
-        " beside its plain run (--insecure) and the raw ceiling, in each phase",
+        help="measure the referee and the raw ceiling with CURVE encryption too (the load's"
+        " sockets speak it), beside their plain runs, in each phase: what CURVE costs",
     )
     _configure_flood(referee)
     _configure_tournament(sub)
