@@ -14,19 +14,25 @@ same game on a server run with ``--insecure``: there every one of them does appe
 so the search can fail.  Both captures must hold the ZMTP greeting naming the
 mechanism (``CURVE`` / ``NULL``): the traffic searched is really the game's.
 
+The same again with lanqi's own client processes: two ``lanqi bot`` processes seek
+gomoku and play until the server has finished two games; the secrets are then read
+from the server's stores (every seat token the referee issued, both bots' sessions).
+
 Needs tcpdump and root (to capture); skips, saying which is missing, otherwise.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +51,9 @@ READY = re.compile(
     rb"lanqi server ready: lobby (?P<lobby>\S+) \(events (?P<events>\S+)\), "
     rb"referee (?P<referee>\S+), data"
 )
+BOT_READY = re.compile(rb"\d+ bot\(s\) on (?P<server>\S+): ")
+#: games the two bot processes finish before they are stopped
+BOT_GAMES = 2
 #: the chat line: distinctive, CJK and Latin (as UTF-8 it is one run of bytes)
 CHAT = "秘密的棋局 sniff-canary-7Q"
 #: every packet whole, each written as it comes (not when a kernel buffer block fills)
@@ -66,6 +75,10 @@ class Played:
     secrets: dict[str, str]
     capture: bytes
     report: str  # what tcpdump said when it stopped (packets captured...)
+
+
+#: plays on the server whose lobby it is given; returns the secrets it put on the wire
+Play = Callable[[str], dict[str, str]]
 
 
 def _port(endpoint: str) -> int:
@@ -186,8 +199,10 @@ def _assignment(client: MatchmakerClient) -> GameAssigned:
     raise AssertionError("no game_assigned push")
 
 
-def play_captured(server: LanqiService, pcap: Path, context: zmq.Context[Any]) -> Played:
-    """Play a whole game on ``server`` while tcpdump records its ports."""
+def play_captured(
+    server: LanqiService, pcap: Path, context: zmq.Context[Any], play: Play
+) -> Played:
+    """``play(lobby)`` on ``server`` while tcpdump records its ports."""
     lobby = server.endpoints["lobby"]
     with MatchmakerClient(lobby, context=context) as probe:  # pins the key, learns the ports
         info = probe.server_info()
@@ -196,7 +211,7 @@ def play_captured(server: LanqiService, pcap: Path, context: zmq.Context[Any]) -
     ports += [_port(lobby) + KEY_PORT_OFFSET, _port(referee.endpoint) + KEY_PORT_OFFSET]
     capture = Capture(pcap, ports)
     try:
-        secrets = _play(lobby, context)
+        secrets = play(lobby)
     except BaseException:
         capture.close()
         raise
@@ -256,10 +271,59 @@ def found(capture: bytes, secrets: dict[str, str]) -> dict[str, list[str]]:
     return seen
 
 
+def _bots_play(lobby: str, data: Path, log_dir: Path) -> dict[str, str]:
+    """Two ``lanqi bot`` processes seek gomoku on ``lobby`` and play until the server
+    (data directory ``data``) has finished :data:`BOT_GAMES` games; the secrets are
+    read from its stores: every seat token it issued, both bots' sessions."""
+    bots = [
+        LanqiService(
+            "bot",
+            ["--server", lobby, "--name", name, "--bot", "random", "--seek", "gomoku"],
+            log_dir,
+            name=f"bot-{n}",
+            ready=BOT_READY,
+            ports={},
+        )
+        for n, name in enumerate(("Tiger", "老虎"))
+    ]
+    try:
+        for bot in bots:
+            bot.start()
+        deadline = time.monotonic() + 60
+        while _finished(data) < BOT_GAMES:
+            assert time.monotonic() < deadline, "the bots did not finish their games"
+            time.sleep(0.1)  # polling the referee's store against a deadline
+    finally:
+        for bot in bots:
+            assert bot.stop() in (0, None), f"{bot.name} did not stop cleanly"
+            assert not bot.new_errors(), bot.new_errors()
+    secrets: dict[str, str] = {}
+    with sqlite3.connect(f"file:{data / 'referee.sqlite3'}?mode=ro", uri=True) as db:
+        for game_id, tokens, status in db.execute("SELECT game_id, tokens, status FROM games"):
+            for seat, token in enumerate(json.loads(tokens)):
+                secrets[f"seat {seat} token of {status} game {game_id}"] = token
+    with sqlite3.connect(f"file:{data / 'matchmaker.sqlite3'}?mode=ro", uri=True) as db:
+        for name, session in db.execute("SELECT name, session FROM players"):
+            secrets[f"session of {name}"] = session
+    return secrets
+
+
+def _finished(data: Path) -> int:
+    with sqlite3.connect(f"file:{data / 'referee.sqlite3'}?mode=ro", uri=True) as db:
+        row = db.execute("SELECT count(*) FROM games WHERE status = 'finished'").fetchone()
+    return int(row[0])
+
+
+def _data_dir(server: LanqiService) -> Path:
+    return Path(server.args[server.args.index("--data-dir") + 1])
+
+
 def test_curve_game_shows_no_secret_on_the_wire(
     serve: Any, tmp_path: Path, zmq_context: zmq.Context[Any]
 ) -> None:
-    played = play_captured(serve(), tmp_path / "curve.pcap", zmq_context)
+    played = play_captured(
+        serve(), tmp_path / "curve.pcap", zmq_context, lambda lobby: _play(lobby, zmq_context)
+    )
     # the ZMTP greetings of the game's connections: the capture holds the game
     assert b"CURVE" in played.capture, played.report
     assert found(played.capture, played.secrets) == {}
@@ -269,8 +333,40 @@ def test_insecure_game_shows_every_secret_on_the_wire(
     serve: Any, tmp_path: Path, zmq_context: zmq.Context[Any]
 ) -> None:
     """The control: the same search finds everything when the server runs plain."""
-    played = play_captured(serve("--insecure"), tmp_path / "plain.pcap", zmq_context)
+    played = play_captured(
+        serve("--insecure"),
+        tmp_path / "plain.pcap",
+        zmq_context,
+        lambda lobby: _play(lobby, zmq_context),
+    )
     assert b"NULL" in played.capture and b"CURVE" not in played.capture, played.report
     assert found(played.capture, played.secrets) == {
         what: ["UTF-8", "msgpack"] for what in played.secrets
+    }
+
+
+@pytest.mark.parametrize("insecure", [False, True], ids=["curve", "insecure"])
+def test_bot_processes_games(
+    insecure: bool, serve: Any, tmp_path: Path, zmq_context: zmq.Context[Any]
+) -> None:
+    """Two ``lanqi bot`` processes play games to their end: no seat token the referee
+    issued and no session of theirs is on the wire with CURVE; with ``--insecure``
+    (the control) the tokens of every finished game and both sessions are."""
+    server = serve("--insecure") if insecure else serve()
+    data = _data_dir(server)
+    played = play_captured(
+        server, tmp_path / "bots.pcap", zmq_context, lambda lobby: _bots_play(lobby, data, tmp_path)
+    )
+    assert sum(what.startswith("session of ") for what in played.secrets) == 2
+    assert sum(" finished game " in what for what in played.secrets) >= 2 * BOT_GAMES
+    seen = found(played.capture, played.secrets)
+    if not insecure:
+        assert b"CURVE" in played.capture, played.report
+        assert seen == {}
+        return
+    assert b"CURVE" not in played.capture, played.report
+    # a game created as the bots stopped may never have reached them: finished ones did
+    delivered = [w for w in played.secrets if " finished game " in w or w.startswith("session")]
+    assert {what: seen.get(what) for what in delivered} == {
+        what: ["UTF-8", "msgpack"] for what in delivered
     }
