@@ -56,8 +56,9 @@ BOT_READY = re.compile(rb"\d+ bot\(s\) on (?P<server>\S+): ")
 BOT_GAMES = 2
 #: the chat line: distinctive, CJK and Latin (as UTF-8 it is one run of bytes)
 CHAT = "秘密的棋局 sniff-canary-7Q"
-#: every packet whole, each written as it comes (not when a kernel buffer block fills)
-TCPDUMP = ("tcpdump", "-i", "lo", "-U", "--immediate-mode", "-s", "0", "-n")
+#: every packet whole, each written as it comes (not when a kernel buffer block fills),
+#: with a 32 MiB capture buffer (the bots' games are many packets in a short time)
+TCPDUMP = ("tcpdump", "-i", "lo", "-U", "--immediate-mode", "-s", "0", "-n", "-B", "32768")
 TCPDUMP_READY_S = 20.0
 WAIT_S = 10.0
 
@@ -216,7 +217,11 @@ def play_captured(
         capture.close()
         raise
     data = capture.stop()
-    return Played(secrets, data, f"rc {capture.proc.returncode}, {capture.said!r}")
+    report = f"rc {capture.proc.returncode}, {capture.said!r}"
+    dropped = re.search(r"(\d+) packets? dropped by kernel", capture.said)
+    # a capture with holes proves nothing either way (a big buffer, -B, makes them rare)
+    assert dropped is not None and dropped[1] == "0", f"tcpdump missed packets: {report}"
+    return Played(secrets, data, report)
 
 
 def _referee(seat: Assignment, context: zmq.Context[Any]) -> RefereeClient:
@@ -369,4 +374,4 @@ def test_bot_processes_games(
     delivered = [w for w in played.secrets if " finished game " in w or w.startswith("session")]
     assert {what: seen.get(what) for what in delivered} == {
         what: ["UTF-8", "msgpack"] for what in delivered
-    }
+    }, played.report
