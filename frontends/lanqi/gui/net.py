@@ -568,9 +568,7 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
                         continue
                     self.events.put(Failed(exc.msg or exc.code))
                     return
-                except SecurityError as exc:  # a server this client must not trust
-                    self.events.put(Failed(str(exc)))
-                    return
+                # before SecurityError: a silent key port (NoServerKey) is a server away
                 except (MatchmakerTimeout, LinkDown, NoServerKey, zmq.ZMQError) as exc:
                     if not welcomed:
                         self.events.put(Failed(f"no answer from {self.endpoint}"))
@@ -583,6 +581,9 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
                     self.events.put(lost)
                     self.stop_event.wait(backoff)
                     backoff = min(MAX_BACKOFF_S, backoff * 2)
+                except SecurityError as exc:  # a server this client must not trust
+                    self.events.put(Failed(str(exc)))
+                    return
         finally:
             self._close()
 
