@@ -229,6 +229,7 @@ class Announcer:
         self.instance = ""  # the instance name the LAN accepted (set once registered)
         self._stop = threading.Event()
         self._registered = threading.Event()
+        self._settled = threading.Event()  # registered, or failed
         self._thread: threading.Thread | None = None
         self.error: str | None = None
 
@@ -236,9 +237,13 @@ class Announcer:
         return self._key() if callable(self._key) else self._key
 
     def ready_line(self) -> str:
-        """The line a server prints after its ready line, on a line of its own."""
+        """The line a server prints after its ready line, on a line of its own (call it
+        after :meth:`wait_registered`: it says whether the LAN has the name yet)."""
+        if self.error:
+            return f"\n{self.error}; clients can still type the address"
         where = ", ".join(f"{address}:{self.port}" for address in self.addresses)
-        return f"\nannounced on the LAN as {self.name!r} at {where or 'no LAN address'}"
+        done = "announced" if self._registered.is_set() else "announcing (name not confirmed yet)"
+        return f"\n{done} on the LAN as {self.name!r} at {where or 'no LAN address'}"
 
     def _info(self, instance: str, players: int, key: str | None) -> ServiceInfo:
         return ServiceInfo(
@@ -261,7 +266,10 @@ class Announcer:
         self._thread.start()
 
     def wait_registered(self, timeout: float) -> bool:
-        return self._registered.wait(timeout)
+        """Wait until the LAN accepted the name (True) or announcing failed or timed
+        out (False)."""
+        self._settled.wait(timeout)
+        return self._registered.is_set()
 
     def _run(self) -> None:
         try:
@@ -269,6 +277,7 @@ class Announcer:
         except OSError as exc:
             self.error = f"cannot announce on the LAN: {exc}"
             log.warning("%s", self.error)
+            self._settled.set()
             return
         try:
             shown = (self._players(), self.key())  # what the record says
@@ -276,6 +285,7 @@ class Announcer:
             zc.register_service(info, allow_name_change=True)
             self.instance = info.name
             self._registered.set()
+            self._settled.set()
             log.info("announced %r on the LAN at %s", self.instance, ", ".join(self.addresses))
             while not self._stop.wait(REFRESH_S):
                 now = (self._players(), self.key())
@@ -288,6 +298,7 @@ class Announcer:
             self.error = f"cannot announce on the LAN: {exc}"
             log.warning("%s", self.error, exc_info=True)
         finally:
+            self._settled.set()
             zc.close()
 
     def stop(self) -> None:

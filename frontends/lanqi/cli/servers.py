@@ -129,6 +129,10 @@ def on_signals(stop: Callable[[], None]) -> None:
         signal.signal(signal.SIGINT, handler)
 
 
+#: how long a server waits for the LAN to accept its name before saying it is ready
+ANNOUNCE_WAIT_S = 10.0
+
+
 def announce(
     args: argparse.Namespace,
     *,
@@ -155,6 +159,9 @@ def announce(
         addresses=announced_addresses(args.advertise),
     )
     announcer.start()
+    # the ready line says "announced" only once the LAN has the name (probing takes a
+    # second or two): a client started after it hears the server
+    announcer.wait_registered(ANNOUNCE_WAIT_S)
     return announcer
 
 
