@@ -61,7 +61,7 @@ SERVICE_TYPE = "_lanqi._tcp.local."
 BROWSE_WINDOW_S = 3.0
 #: ...and how long it keeps listening after the last new answer (servers answer one
 #: query within about a second: RFC 6762 lets them wait to aggregate answers)
-SETTLE_S = 0.5
+SETTLE_S = 1.5
 #: how often an announcer checks whether the number of players online changed
 REFRESH_S = 1.0
 #: the longest event name kept in the TXT record, in bytes of UTF-8 (a TXT string
