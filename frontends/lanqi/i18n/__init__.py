@@ -1,0 +1,48 @@
+"""Every line a player reads, in Chinese and English, from one catalogue.
+
+Frontends never spell a player-facing sentence themselves: they ask the catalogue
+by key and get both languages, Chinese first (``"提和 Bob offers a draw"``), with
+the fields filled in and English plurals right::
+
+    >>> tr("moves_taken_back", n=1)
+    '悔了 1 步 1 move taken back'
+    >>> tr("moves_taken_back", n=3)
+    '悔了 3 步 3 moves taken back'
+    >>> zh("draw_offered", name="Bob"), en("draw_offered", name="Bob")
+    ('Bob 提和', 'Bob offers a draw')
+
+A key missing from the catalogue is a programming error (``KeyError``), so a
+test that walks the screens finds it.  The catalogue itself is plain data
+(:data:`CATALOGUE`), so another frontend (the web page) can ship it as JSON.
+"""
+
+from __future__ import annotations
+
+from lanqi.i18n.catalogue import CATALOGUE, Text
+
+__all__ = ["CATALOGUE", "Text", "en", "tr", "zh"]
+
+
+def _text(key: str) -> Text:
+    try:
+        return CATALOGUE[key]
+    except KeyError:
+        raise KeyError(f"no catalogue entry {key!r}: add it to lanqi.i18n.catalogue") from None
+
+
+def zh(key: str, /, *, n: int | None = None, **fields: object) -> str:
+    """The Chinese line of ``key`` with ``fields`` (and ``n``) filled in."""
+    return _text(key).zh.format(n=n, **fields)
+
+
+def en(key: str, /, *, n: int | None = None, **fields: object) -> str:
+    """The English line of ``key``; ``en_plural`` when ``n`` is given and not 1."""
+    text = _text(key)
+    pattern = text.en_plural if n is not None and n != 1 and text.en_plural else text.en
+    return pattern.format(n=n, **fields)
+
+
+def tr(key: str, /, *, n: int | None = None, **fields: object) -> str:
+    """Both lines, Chinese then English, as the GUI shows them side by side."""
+    chinese, english = zh(key, n=n, **fields), en(key, n=n, **fields)
+    return f"{chinese} {english}".strip() if chinese != english else english

@@ -1,0 +1,28 @@
+"""The catalogue: one entry per player-facing line, Chinese and English.
+
+Fields are ``str.format`` names (``{name}``, ``{n}``); ``en_plural`` is the English
+form for a count other than one (Chinese needs none).  Keep entries grouped by
+screen and sorted within a group; a new line a player can see is added here first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["CATALOGUE", "Text"]
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """One line in both languages."""
+
+    zh: str
+    en: str
+    en_plural: str = ""
+
+
+CATALOGUE: dict[str, Text] = {
+    # --- the game screen: offers and takebacks ---
+    "draw_offered": Text("{name} 提和", "{name} offers a draw"),
+    "moves_taken_back": Text("悔了 {n} 步", "{n} move taken back", "{n} moves taken back"),
+}
