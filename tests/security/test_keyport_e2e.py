@@ -9,9 +9,7 @@ make ZeroMQ drop the connection, and those answers with it).  Anything but
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -23,32 +21,20 @@ from lanqi.protocol import PROTOCOL_VERSION
 from lanqi.security import key_endpoint
 from lanqi.security.keyport import KEY_FRAME_BYTES, KEY_REQUEST_BYTES
 
-READY = re.compile(rb"referee ready: requests (?P<requests>\S+), events (?P<events>\S+), data")
-
 
 @pytest.fixture
-def key_port(tmp_path: Path, zmq_context: zmq.Context[Any]) -> Iterator[zmq.Socket[bytes]]:
+def key_port(
+    referee_service: LanqiService, zmq_context: zmq.Context[Any]
+) -> Iterator[zmq.Socket[bytes]]:
     """A DEALER connected to the key port of a referee subprocess."""
-    service = LanqiService(
-        "referee",
-        ["--host", "127.0.0.1", "--data-dir", str(tmp_path / "data")],
-        tmp_path,
-        name="referee",
-        ready=READY,
-        ports={"--port": "requests", "--pub-port": "events"},
-    )
-    service.start()
     socket = zmq_context.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 0)
     socket.setsockopt(zmq.RCVTIMEO, 5000)
-    socket.connect(key_endpoint(service.endpoints["requests"]))
+    socket.connect(key_endpoint(referee_service.endpoints["requests"]))
     try:
         yield socket
     finally:
         socket.close(linger=0)
-        code = service.stop()
-        errors = service.new_errors()
-    assert code == 0 and not errors, errors
 
 
 def pack(**fields: Any) -> bytes:
