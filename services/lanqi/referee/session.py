@@ -233,11 +233,11 @@ class GameSession:
         The events are folded by the same reducer as live; the rules object and
         the clock are then set from the state.  The clock runs from the latest
         reading: the event that last set it, or ``mark`` if that was read later
-        (no move since) and agrees on whose clock runs.  Pass the times they are
-        taken to have happened: after a restart, ``now`` minus the time the clock
-        ran before the crash (so the downtime is not charged and the time used is);
-        for a rebuild in a running referee, the times they were stored at.  Raises
-        :class:`~lanqi.gamestate.CannotFollow` for a broken log.
+        (no move since) and agrees on whose clock runs.  After a restart, pass
+        ``now`` as the time of every event and of the mark: the clock resumes from
+        its latest reading (the time used up to it is charged, the downtime is
+        not); for a rebuild in a running referee, the times they were stored at.
+        Raises :class:`~lanqi.gamestate.CannotFollow` for a broken log.
         """
         session = cls(setup, now, liveness)
         state = session.state
