@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from lanqi.protocol import (
@@ -16,6 +18,7 @@ from lanqi.protocol import (
     TimeControl,
 )
 from lanqi.referee.session import (
+    ClockReading,
     GameEndedError,
     GameSession,
     Liveness,
@@ -425,3 +428,47 @@ def test_restore_keeps_the_window_running() -> None:
     live = GameSession.restore(setup, log, 2_000.0)
     assert live.clock_info(2_000.0) == fresh.clock_info(2_000.0)
     assert live.clock_info(2_000.0).first_move_left_ms == 1_000
+
+
+def test_restore_resumes_the_clock_from_a_mark_read_after_the_last_move() -> None:
+    setup = make(tc=TimeControl(first_move_ms=0, kind="fischer", base_ms=60_000)).setup
+    fresh = GameSession(setup, now=0.0)
+    log = [fresh.created_event(0.0), *fresh.join(0, TOKENS[0], 0.0)]
+    log += fresh.join(1, TOKENS[1], 0.0)
+    early = None
+    for ply, text in enumerate(["h2e2", "h9g7", "h0g2", "i9h9"]):
+        if ply == 3:
+            early = fresh.clock_reading(3_500.0)  # read before black's last move
+        now = 1_000.0 * (ply + 1)
+        log += fresh.move(TOKENS[ply % 2], ply, text, now)[2]
+    mark = fresh.clock_reading(6_500.0)  # red has thought 2.5 s since black's move
+    assert mark is not None and early is not None
+    assert (mark.seq, mark.running, mark.window_ms) == (fresh.state.seq, 0, None)
+    after = [(event, 9_000.0) for event in log]  # restarted at 9 s
+
+    def restart(reading: ClockReading | None) -> GameSession:
+        return GameSession.restore(setup, after, 9_000.0, mark=reading)
+
+    # the 2.5 s red used before the crash are charged; the downtime is not
+    rebuilt = restart(dataclasses.replace(mark, at=9_000.0))
+    assert rebuilt.clock.remaining(0, 9_000.0) == 55_500.0
+    assert rebuilt.clock.remaining(1, 9_000.0) == fresh.clock.remaining(1, 9_000.0)
+    # a mark read before the last move is stale: the move's reading wins
+    assert restart(dataclasses.replace(early, at=9_000.0)).clock.remaining(0, 9_000.0) == 58_000
+    # rebuilt in a running referee, the clock runs on from the mark's time
+    live = GameSession.restore(setup, after, 9_000.0, mark=dataclasses.replace(mark, at=6_500.0))
+    assert live.clock.remaining(0, 9_000.0) == fresh.clock.remaining(0, 9_000.0) == 53_000.0
+
+
+def test_a_mark_keeps_the_first_move_window_used_before_a_crash() -> None:
+    setup = make(tc=WINDOW).setup
+    fresh = GameSession(setup, now=0.0)
+    log = [fresh.created_event(0.0), *fresh.join(0, TOKENS[0], 0.0)]
+    log += fresh.join(1, TOKENS[1], 0.0)
+    log += fresh.move(TOKENS[0], 0, "h2e2", 1_000.0)[2]
+    mark = fresh.clock_reading(2_500.0)  # black's window: 0.5 s of 2 s used
+    assert mark is not None and mark.running is None and mark.window_ms == 500.0
+    rebuilt = GameSession.restore(
+        setup, [(e, 10_000.0) for e in log], 10_000.0, mark=dataclasses.replace(mark, at=10_000.0)
+    )
+    assert rebuilt.clock.waiting == 1 and rebuilt.next_deadline() == 10_500.0

@@ -2,8 +2,10 @@
 
 The referee process is real; the faults are too: a second SQLite connection holds the
 database's write lock (``BEGIN EXCLUSIVE``) on the referee's own file while clients
-keep sending requests.  Every request must get a reply (``internal`` while the store
-cannot take it), nothing that was refused may show up later, and once the lock is
+keep sending requests, or its data directory is a tmpfs filled to the last byte.
+Every request must get a reply (``internal`` while the store cannot take writes, reads
+included), the referee logs one warning when the store fails and one when it works
+again, nothing that was refused may show up later, and once the lock is
 gone play goes on with nothing lost or doubled, timers included.
 """
 
@@ -22,9 +24,13 @@ from lanqi.protocol import (
     ChatRequest,
     CreateGame,
     ErrorReply,
+    Heartbeat,
+    Join,
+    ListGames,
     MoveAccepted,
     MoveRequest,
     Ok,
+    ResultsSince,
     Snapshot,
     Sync,
     TimeControl,
@@ -137,7 +143,7 @@ def test_a_flag_that_falls_while_the_store_is_locked_is_stored_once_after(
     assert isinstance(ok, Ok)  # the referee goes on serving the finished game
 
 
-def test_a_full_disk_refuses_the_move_keeps_the_clock_and_plays_on_with_room(
+def test_a_full_disk_answers_every_request_internal_keeps_the_clock_and_plays_on_with_room(
     referee_factory: Factory,
     new_table: Factory,
     connect: Callable[..., RefereeClient],
@@ -158,40 +164,73 @@ def test_a_full_disk_refuses_the_move_keeps_the_clock_and_plays_on_with_room(
             id=0, game_id=table.game_id, token=table.tokens[ply % 2], ply=ply, move=text
         )
 
-    def thinking(since: Snapshot) -> Snapshot:
-        """A snapshot once the mover's clock has run a little since ``since``."""
+    def thinking(since: Snapshot) -> Snapshot | ErrorReply:
+        """A snapshot once the mover's clock has run a little since ``since`` (or the
+        refusal, once the store fails)."""
         seat = since.clock.running
         assert seat is not None
         while True:
-            now = client.sync(table.game_id)  # reads work on a full disk
+            now = client.request(Sync(id=0, game_id=table.game_id))
+            if not isinstance(now, Snapshot):
+                assert isinstance(now, ErrorReply), now
+                return now
             if now.clock.remaining_ms[seat] < since.clock.remaining_ms[seat] - 20:
                 return now
 
     fill(data / "filler")
-    refused: tuple[ErrorReply, Snapshot, MoveRequest] | None = None
+    last: Snapshot | None = None  # the latest snapshot the referee gave before it failed
+    refused: ErrorReply | None = None
+    request = move(_next_gomoku_move(moves, rng))
     for _ in range(300):  # the log has room for a few more; then the disk is full
-        before = thinking(client.sync(table.game_id))
+        answer = client.request(Sync(id=0, game_id=table.game_id))
+        if isinstance(answer, Snapshot):
+            answer = thinking(answer)
+        if isinstance(answer, ErrorReply):  # the clock marks found the disk full first
+            refused = answer
+            break
+        assert isinstance(answer, Snapshot), answer
+        last = answer
         request = move(_next_gomoku_move(moves, rng))
         reply = client.request(request)
         if isinstance(reply, ErrorReply):
-            refused = (reply, before, request)
+            refused = reply
             break
         assert isinstance(reply, MoveAccepted), reply
         moves.append(request.move)
     assert refused is not None, "the disk never filled up"
-    reply, before, request = refused
-    assert (reply.code, reply.re is not None) == ("internal", True) and STORE_FAILED in reply.msg
-    after = client.sync(table.game_id)
-    assert (after.moves, after.seq) == (moves, before.seq)  # nothing of it was kept
-    seat = before.clock.running
+    assert last is not None
+    assert (refused.code, refused.re is not None) == ("internal", True)
+    assert STORE_FAILED in refused.msg
+    # While the store fails, every request is answered internal, reads included.
+    mover = table.tokens[len(moves) % 2]
+    requests = [
+        request,
+        Sync(id=0, game_id=table.game_id),
+        Heartbeat(id=0, game_id=table.game_id, token=mover),
+        Heartbeat(id=0, game_id=table.game_id, token=table.tokens[1 - len(moves) % 2]),
+        Join(id=0, game_id=table.game_id),  # a spectator's
+        Join(id=0, game_id=table.game_id, token=mover),
+        ListGames(id=0, status="all"),
+        ResultsSince(id=0, after=0),
+        ChatRequest(id=0, game_id=table.game_id, token=mover, text="still there?"),
+    ]
+    for _ in range(5):  # several turns of the loop
+        sent = [client.send(each) for each in requests]
+        for request_id in sent:
+            assert_refused(client.receive(request_id), request_id)
+    assert process.log_text().count("works again") == 0
+
+    (data / "filler").unlink()
+    after = client.sync(table.game_id)  # the store works again: so do reads
+    assert (after.moves, after.seq) == (moves, last.seq)  # nothing refused was kept
+    seat = last.clock.running
     assert seat is not None and after.clock.running == seat
     # rebuilt from the log, the game still charges the mover for the time since the
     # last stored move: no time is given back
-    assert after.clock.remaining_ms[seat] <= before.clock.remaining_ms[seat]
+    assert after.clock.remaining_ms[seat] <= last.clock.remaining_ms[seat]
 
-    (data / "filler").unlink()
     accepted = client.request(request)  # the same move, sent again
-    assert isinstance(accepted, MoveAccepted) and accepted.seq == before.seq + 1
+    assert isinstance(accepted, MoveAccepted) and accepted.seq == last.seq + 1
     moves.append(request.move)
     for _ in range(2):
         request = move(_next_gomoku_move(moves, rng))
@@ -202,3 +241,7 @@ def test_a_full_disk_refuses_the_move_keeps_the_clock_and_plays_on_with_room(
     assert [seq for seq, _ in stored_events(db, table.game_id)] == list(range(1, final.seq + 1))
     assert table.view.wait_for(lambda v: v.seq == final.seq)
     assert table.view.moves == moves
+    # one warning when the store started failing, one when it worked again
+    log = process.log_text()
+    assert log.count("requests are answered internal until it works") == 1, log
+    assert log.count("works again") == 1, log

@@ -66,13 +66,14 @@ from lanqi.protocol.codec import encode_payload
 from lanqi.protocol.endpoints import REFEREE_PORT, REFEREE_PUB_PORT, TOPIC_RESULTS, game_topic
 from lanqi.protocol.schema import struct_from_wire, struct_to_wire
 from lanqi.referee.session import (
+    ClockReading,
     GameEndedError,
     GameSession,
     Liveness,
     RefereeError,
     SessionSetup,
 )
-from lanqi.referee.store import EventStore, Finish, GameRow, StoredEvent
+from lanqi.referee.store import ClockMark, EventStore, Finish, GameRow, StoredEvent
 from lanqi.security import KeyPair, server_keys
 from lanqi.server.sockets import SecureSockets, bind_tcp
 
@@ -87,6 +88,9 @@ FINISHED_CACHE = 512  # finished games kept in memory for sync requests
 #: again after this long, doubling up to STORE_RETRY_MAX_MS.
 STORE_RETRY_MS = 50.0
 STORE_RETRY_MAX_MS = 1000.0
+#: How often the running clocks are recorded (EventStore.mark_clocks): after a crash,
+#: at most this much of the time the side to move used is given back.
+CLOCK_MARK_MS = 250.0
 #: a game id chosen by the creator (it is part of the topic ``game/<game_id>``)
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 STORE_FAILED_MSG = (
@@ -167,6 +171,8 @@ class RefereeService:
         #: the store's error while it keeps failing (logged once), and the timer retry
         self._store_failure: str | None = None
         self._retry_ms = 0.0
+        #: when the running clocks are next recorded (0: at once)
+        self._next_mark = 0.0
         self._handlers: dict[type[Message], Callable[[Any, bytes, float], _Outcome]] = {
             CreateGame: self._create,
             Join: self._join,
@@ -238,11 +244,13 @@ class RefereeService:
             log.info("recovered %d unfinished game(s)", len(self.active))
 
     def _rebuild(self, row: GameRow, now: float, *, live: bool = False) -> GameSession:
-        """The game of ``row``, replayed from its stored events.
+        """The game of ``row``, replayed from its stored events and its clock mark.
 
-        ``live``: each event is replayed at the monotonic time it was stored, so the
-        clock of the player to move runs from their last move (a rebuild in a running
-        referee); otherwise at ``now`` (after a restart the clock resumes from ``now``).
+        ``live``: each event and the mark is replayed at the monotonic time it was
+        stored, so the clock of the player to move runs from its latest reading (a
+        rebuild in a running referee); otherwise at ``now``: after a restart the
+        clock resumes from the latest reading, the time up to it charged (recorded
+        every CLOCK_MARK_MS while it ran) and the downtime not.
         """
         setup = SessionSetup(
             game_id=row.game_id,
@@ -257,13 +265,22 @@ class RefereeService:
         )
         wall = _wall_ms()
 
+        def at(wall_ms: int) -> float:
+            return now - max(0, wall - wall_ms) if live else now
+
         def timed_events() -> Iterator[tuple[GameEvent, float]]:
             for stored in self.store.events(row.game_id):
                 event = decode_payload(stored.payload)
                 if isinstance(event, GameEvent):
-                    yield event, now - max(0, wall - stored.at_ms) if live else now
+                    yield event, at(stored.at_ms)
 
-        return GameSession.restore(setup, timed_events(), now, self.config.liveness)
+        mark = self.store.clock_mark(row.game_id) if row.status == "active" else None
+        reading = None
+        if mark is not None:
+            left = (float(mark.remaining_ms[0]), float(mark.remaining_ms[1]))
+            window = None if mark.window_ms is None else float(mark.window_ms)
+            reading = ClockReading(mark.seq, left, mark.running, window, at(mark.at_ms))
+        return GameSession.restore(setup, timed_events(), now, self.config.liveness, reading)
 
     def stop(self) -> None:
         """Ask the loop to finish its turn and return."""
@@ -308,12 +325,41 @@ class RefereeService:
             if keys.socket in ready:
                 keys.handle()
             self.run_timers()
+            self.mark_clocks()
 
     def _poll_timeout(self) -> int:
-        if not self._next_timer:
-            return IDLE_POLL_MS
-        wait = self._next_timer - _now_ms()
+        # the clock marks are due every CLOCK_MARK_MS (0: now), timers when set
+        due = min(self._next_mark, self._next_timer) if self._next_timer else self._next_mark
+        wait = due - _now_ms()
         return int(max(0.0, min(float(IDLE_POLL_MS), wait + 1)))
+
+    def mark_clocks(self) -> None:
+        """Record every running clock (every CLOCK_MARK_MS), so that a restart after
+        a crash charges the time used before it: see :meth:`EventStore.mark_clocks`.
+        While the store fails this is the write that finds out when it works again."""
+        now = _now_ms()
+        if now < self._next_mark:
+            return
+        self._next_mark = now + CLOCK_MARK_MS
+        marks: dict[str, ClockMark] = {}
+        for game_id, session in self.active.items():
+            reading = session.clock_reading(now)
+            if reading is not None:
+                marks[game_id] = ClockMark(
+                    seq=reading.seq,
+                    remaining_ms=(round(reading.remaining_ms[0]), round(reading.remaining_ms[1])),
+                    running=reading.running,
+                    window_ms=None if reading.window_ms is None else round(reading.window_ms),
+                    at_ms=_wall_ms(),
+                )
+        if not marks and self._store_failure is None:
+            return
+        try:
+            self.store.mark_clocks(marks, _wall_ms())
+        except sqlite3.Error as exc:
+            self._store_fails(exc, "the clock marks")
+            return
+        self._store_works()
 
     # ------------------------------------------------------------ request handling
 
@@ -353,6 +399,10 @@ class RefereeService:
         self._open_group()
         try:
             with self.store.batch():
+                if self._store_failure is not None:
+                    # reads write nothing: while the store fails, this write says
+                    # whether it works again (else every request is answered internal)
+                    self.store.mark_clocks({}, _wall_ms())
                 for frames in requests:
                     replies.append((frames[0], self.handle_payload(frames[0], frames[1:])))
         except Exception as exc:  # the batch did not commit: none of it happened

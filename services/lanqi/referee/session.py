@@ -57,7 +57,14 @@ from lanqi.protocol import (
 )
 from lanqi.protocol.endpoints import game_topic
 
-__all__ = ["GameEndedError", "GameSession", "Liveness", "RefereeError", "SessionSetup"]
+__all__ = [
+    "ClockReading",
+    "GameEndedError",
+    "GameSession",
+    "Liveness",
+    "RefereeError",
+    "SessionSetup",
+]
 
 CHAT_BURST = 5  # messages ...
 CHAT_WINDOW_MS = 10_000.0  # ... per this window, per sender
@@ -106,6 +113,22 @@ class SessionSetup:
     @staticmethod
     def new_tokens() -> list[str]:
         return [secrets.token_urlsafe(16), secrets.token_urlsafe(16)]
+
+
+@dataclass(frozen=True, slots=True)
+class ClockReading:
+    """A running clock as recorded between events (the referee's clock marks).
+
+    ``seq``: the game's last event when it was read; ``at``: the monotonic time it
+    is taken to have been read at; ``remaining_ms`` per seat, the seat whose clock
+    ``running`` and the first-move window's time left (``window_ms``) if one runs.
+    """
+
+    seq: int
+    remaining_ms: tuple[float, float]
+    running: int | None
+    window_ms: float | None
+    at: float
 
 
 @dataclass(slots=True)
@@ -202,43 +225,71 @@ class GameSession:
         events: Iterable[tuple[GameEvent, float]],
         now: float,
         liveness: Liveness | None = None,
+        mark: ClockReading | None = None,
     ) -> GameSession:
         """A game rebuilt from its stored events, each with the monotonic time it
         is taken to have happened (nothing is published).
 
         The events are folded by the same reducer as live; the rules object and
-        the clock are then set from the state.  The clock runs from the time of
-        the event that last set it: pass ``now`` as every event's time after a
-        restart (the downtime is not charged), or the times they were stored at
-        for a rebuild in a running referee.  Raises
-        :class:`~lanqi.gamestate.CannotFollow` for a broken log.
+        the clock are then set from the state.  The clock runs from the latest
+        reading: the event that last set it, or ``mark`` if that was read later
+        (no move since) and agrees on whose clock runs.  After a restart, pass
+        ``now`` as the time of every event and of the mark: the clock resumes from
+        its latest reading (the time used up to it is charged, the downtime is
+        not); for a rebuild in a running referee, the times they were stored at.
+        Raises :class:`~lanqi.gamestate.CannotFollow` for a broken log.
         """
         session = cls(setup, now, liveness)
         state = session.state
         since = now
+        set_at_seq = 0  # the seq of the event that last set the clock
         for event, at in events:
             before = state.clock
             state = apply(state, event)
             if state.clock is not before:  # a new reading: the clock runs from here
                 since = at
+                set_at_seq = state.seq
         session.state = state
         for text in state.moves:
             session.game.push(session.game.parse_move(text))
         active = state.status == "active"
         running = state.clock.running if active else None
-        window = state.clock.first_move_left_ms if active else None
+        window: float | None = None
+        if active and state.clock.first_move_left_ms is not None:
+            window = float(state.clock.first_move_left_ms)
         waiting = state.to_move if window is not None else None
         remaining = state.clock.remaining_ms
-        if len(remaining) != 2:  # untimed: the clock only says whose turn it is
-            remaining = [0, 0]
+        left = (float(remaining[0]), float(remaining[1])) if len(remaining) == 2 else (0.0, 0.0)
+        if (
+            mark is not None
+            and active
+            and mark.seq >= set_at_seq
+            and mark.running == running
+            and (mark.window_ms is None) == (window is None)
+        ):
+            left, since = mark.remaining_ms, mark.at
+            window = mark.window_ms if window is not None else None
         session.clock.restore(
-            (float(remaining[0]), float(remaining[1])),
-            running,
-            since,
-            waiting=waiting,
-            window_left_ms=float(window or 0),
+            left, running, since, waiting=waiting, window_left_ms=float(window or 0)
         )
         return session
+
+    def clock_reading(self, now: float) -> ClockReading | None:
+        """The running clock at ``now`` (None if no clock or first-move window runs):
+        what the referee records between events, see :meth:`restore`."""
+        if self.state.status != "active":
+            return None
+        clock = self.clock.state(now)
+        runs = self.clock.timed and clock.running is not None
+        if not runs and clock.first_move_left_ms is None:
+            return None
+        return ClockReading(
+            seq=self.state.seq,
+            remaining_ms=clock.remaining_ms if self.clock.timed else (0.0, 0.0),
+            running=clock.running,
+            window_ms=clock.first_move_left_ms,
+            at=now,
+        )
 
     def resumed(self, now: float) -> None:
         """After a restart: seats that had joined count as present from ``now``

@@ -59,6 +59,7 @@ from lanqi.server.database import StoreOpenError, connect, explain
 
 __all__ = [
     "SCHEMA_VERSION",
+    "ClockMark",
     "EventStore",
     "Finish",
     "GameRow",
@@ -131,6 +132,29 @@ _SCHEMA = (
     """,
 )
 
+#: Tables added after schema 1, created when missing (an older lanqi ignores them, so
+#: the schema version stays 1).  ``clocks``: each running game clock as the referee
+#: last recorded it (see :meth:`EventStore.mark_clocks`); ``alive``: one row, the
+#: wall time of the referee's latest write of it (the store's probe while it fails).
+_ADDED_TABLES = (
+    """
+    CREATE TABLE IF NOT EXISTS clocks (
+        game_id   TEXT PRIMARY KEY NOT NULL REFERENCES games (game_id),
+        seq       INTEGER NOT NULL,            -- the game's last event when recorded
+        remaining TEXT NOT NULL,               -- JSON list: ms left per seat
+        running   INTEGER,                     -- the seat whose clock runs
+        window_ms INTEGER,                     -- first-move window left (ms), if one runs
+        at_ms     INTEGER NOT NULL
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS alive (
+        id    INTEGER PRIMARY KEY CHECK (id = 1),
+        at_ms INTEGER NOT NULL
+    )
+    """,
+)
+
 _GAME_COLUMNS = (
     "game_id, variant, options, start_fen, players, tokens, time_control, casual, tag,"
     " status, created_ms, result, termination, winner, result_seq, moves, ended_ms"
@@ -193,6 +217,23 @@ class GameRow:
     result_seq: int | None = None
     moves: list[str] = field(default_factory=list)
     ended_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClockMark:
+    """A running game clock as the referee recorded it at wall time ``at_ms``.
+
+    ``seq`` is the game's last event then: a later event that sets the clock (a
+    move, a takeback) supersedes the mark.  ``remaining_ms`` is the time left per
+    seat, ``running`` the seat whose clock runs, ``window_ms`` the first-move
+    window's time left while one runs.
+    """
+
+    seq: int
+    remaining_ms: tuple[int, int]
+    running: int | None
+    window_ms: int | None
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,6 +358,8 @@ class EventStore:
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 log.info("created referee store %s (schema %d)", self.path, SCHEMA_VERSION)
+            for statement in _ADDED_TABLES:
+                conn.execute(statement)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
     def _check_version(self) -> int:
@@ -575,6 +618,7 @@ class EventStore:
                         game_id,
                     ),
                 )
+                conn.execute("DELETE FROM clocks WHERE game_id = ?", (game_id,))
                 self._tails.pop(game_id, None)
                 return int(result_seq)
             if status is not None and status != current:
@@ -584,7 +628,52 @@ class EventStore:
             self._tails[game_id] = (current, events[-1].seq if events else last)
         return None
 
+    def mark_clocks(self, marks: dict[str, ClockMark], at_ms: int) -> None:
+        """Record the running clocks of unfinished games, and ``at_ms`` as the
+        referee's latest sign of life, in one transaction (or the open batch).
+
+        The referee calls this a few times a second while clocks run, so that a
+        restart charges the side to move for the time it used before a crash.  With
+        no ``marks`` it is the one-row write the referee probes a failing store with.
+        """
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO alive (id, at_ms) VALUES (1, ?)"
+                " ON CONFLICT (id) DO UPDATE SET at_ms = excluded.at_ms",
+                (at_ms,),
+            )
+            conn.executemany(
+                "INSERT INTO clocks (game_id, seq, remaining, running, window_ms, at_ms)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO UPDATE SET"
+                " seq = excluded.seq, remaining = excluded.remaining,"
+                " running = excluded.running, window_ms = excluded.window_ms,"
+                " at_ms = excluded.at_ms",
+                [
+                    (
+                        game_id,
+                        mark.seq,
+                        _json(list(mark.remaining_ms)),
+                        mark.running,
+                        mark.window_ms,
+                        mark.at_ms,
+                    )
+                    for game_id, mark in marks.items()
+                ],
+            )
+
     # -- reads ----------------------------------------------------------------------
+
+    def clock_mark(self, game_id: str) -> ClockMark | None:
+        """The game's clock as last recorded by :meth:`mark_clocks`, or None."""
+        row = self._db.execute(
+            "SELECT seq, remaining, running, window_ms, at_ms FROM clocks WHERE game_id = ?",
+            (game_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        seq, remaining, running, window_ms, at_ms = row
+        left = json.loads(remaining)
+        return ClockMark(seq, (int(left[0]), int(left[1])), running, window_ms, at_ms)
 
     def game(self, game_id: str) -> GameRow | None:
         """The stored row of ``game_id``, or None if there is no such game."""

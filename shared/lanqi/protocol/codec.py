@@ -68,14 +68,19 @@ def decode_payload(payload: bytes) -> Message:
 
 
 def decode_request(
-    frames: Sequence[bytes], accepted: Collection[type[Message]], service: str
+    frames: Sequence[bytes],
+    accepted: Collection[type[Message]],
+    service: str,
+    *,
+    max_bytes: int = MAX_MESSAGE_BYTES,
 ) -> Message:
     """Decode a request (one frame) for a ``service`` that handles the ``accepted`` types.
 
     Any other tag (a reply, an event, the other service's request) is refused with
     ``unknown_type`` before its fields are read, so the client learns it asked the
-    wrong service rather than which field is missing.  Every refusal carries the
-    request's ``id`` whenever it can be read, so the client can match it.
+    wrong service rather than which field is missing.  A payload over ``max_bytes``
+    is refused with ``too_large``.  Every refusal carries the request's ``id``
+    whenever it can be read, so the client can match it.
     """
     if len(frames) != 1:
         raise ProtocolError(
@@ -83,14 +88,18 @@ def decode_request(
             f"expected 1 payload frame, got {len(frames)}",
             _salvage_id(frames[-1]) if frames else None,
         )
-    return from_wire(_read_map(frames[0]), accepted, service)
+    return from_wire(_read_map(frames[0], max_bytes), accepted, service)
 
 
-def _read_map(payload: bytes) -> dict[str, Any]:
+def _read_map(payload: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
     """The payload's map, with the version checked; raises :class:`ProtocolError`
     carrying the request's ``id`` whenever that can be read."""
-    if len(payload) > MAX_MESSAGE_BYTES:
-        raise ProtocolError("too_large", f"message over {MAX_MESSAGE_BYTES} bytes")
+    if len(payload) > max_bytes:
+        raise ProtocolError(
+            "too_large",
+            f"message over {max_bytes} bytes",
+            _salvage_id(payload) if len(payload) <= MAX_MESSAGE_BYTES else None,
+        )
     try:
         data = msgpack.unpackb(payload, **_UNPACK_LIMITS)
     except Exception as exc:  # msgpack raises several unrelated types for bad input

@@ -30,7 +30,14 @@ from lanqi.protocol.endpoints import host_of, tcp
 from lanqi.security.errors import NoServerKey
 from lanqi.security.keys import KeyPair
 
-__all__ = ["KEY_PORT_OFFSET", "KeyResponder", "fetch_server_key", "key_endpoint"]
+__all__ = [
+    "KEY_FRAME_BYTES",
+    "KEY_PORT_OFFSET",
+    "KEY_REQUEST_BYTES",
+    "KeyResponder",
+    "fetch_server_key",
+    "key_endpoint",
+]
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +45,11 @@ log = logging.getLogger(__name__)
 KEY_PORT_OFFSET = 4
 #: requests answered per call of :meth:`KeyResponder.handle`
 MAX_BATCH = 64
+#: the longest request the key port answers (a longer frame gets ``too_large``)
+KEY_REQUEST_BYTES = 4096
+#: the key port's socket limit (ZMQ_MAXMSGSIZE): a longer frame makes ZeroMQ drop
+#: the connection, and the replies still due on it with it
+KEY_FRAME_BYTES = 65536
 
 
 def key_endpoint(endpoint: str) -> str:
@@ -70,7 +82,10 @@ class KeyResponder:
         )
         self.socket: zmq.Socket[bytes] = context.socket(zmq.ROUTER)
         self.socket.setsockopt(zmq.LINGER, 0)
-        self.socket.setsockopt(zmq.MAXMSGSIZE, 4096)
+        # The socket's cap is well above the longest request: a frame between the two
+        # is answered too_large, in order, so the requests before it on the same
+        # connection keep their answers (ZeroMQ drops a connection at the cap).
+        self.socket.setsockopt(zmq.MAXMSGSIZE, KEY_FRAME_BYTES)
         self.endpoint = ""
 
     def handle(self) -> None:
@@ -84,7 +99,9 @@ class KeyResponder:
                 continue
             reply: Message
             try:
-                request = decode_request(frames[1:], (GetServerKey,), "key port")
+                request = decode_request(
+                    frames[1:], (GetServerKey,), "key port", max_bytes=KEY_REQUEST_BYTES
+                )
                 reply = ServerKey(
                     re=getattr(request, "id", 0),
                     key=self.answer.key,
