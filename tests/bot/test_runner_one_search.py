@@ -9,6 +9,7 @@ import os
 import random
 import sys
 import threading
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -94,8 +95,8 @@ def test_an_event_before_the_echo_never_starts_a_second_search(
                 for text in view.moves:
                     board.push_text(text)
                 reply = rng.choice(sorted(str(m) for m in board.legal_moves()))
-                seq = opponent.move(game_id, tokens[1], view.ply, reply).seq
-                assert view.wait_for(lambda v, seq=seq: v.seq >= seq)
+                moved = opponent.move(game_id, tokens[1], view.ply, reply)
+                assert view.wait_for(partial(_has_seq, seq=moved.seq))
             assert view.wait_for(lambda v: v.finished)
             player.join(timeout=20)
         finally:
@@ -105,6 +106,10 @@ def test_an_event_before_the_echo_never_starts_a_second_search(
     gos = [line for line in _lines(log_path) if line.split()[:1] == ["go"]]
     assert len(gos) == BOT_MOVES, gos  # one search per ply
     assert injected == list(range(0, 2 * BOT_MOVES, 2))  # one send per ply, each met an event
+
+
+def _has_seq(view: GameView, *, seq: int) -> bool:
+    return view.seq >= seq
 
 
 def _lines(path: Path) -> list[str]:
