@@ -171,6 +171,9 @@ class GamePlayer(threading.Thread):
         self._late_move: str | None = None
         self._chat_heard: set[int] = set()  # seqs of chat lines handed to on_chat
         self._chat_lines = 0
+        #: the seq of the event of the move this runner's last accepted move made: until
+        #: the view has it, the turn it was sent for is over (nothing is searched again)
+        self._sent_seq = -1
 
     def state(self, view: GameView) -> GameState:
         a = self.assignment
@@ -288,10 +291,7 @@ class GamePlayer(threading.Thread):
             if not started and view.status == "active":
                 started = True
                 self.bot.on_game_start(self.state(view))
-            my_turn = view.status == "active" and view.ply % 2 == self._parity(view)
-            if my_turn and view.ply != self._turn_ply:
-                self._turn_ply = view.ply
-                self._turn_seen = last_event_at
+            my_turn = self._see_turn(view, last_event_at)
             if started and not my_turn and view.status == "active" and view.ply != told_ply:
                 told_ply = view.ply  # the opponent's turn: the bot may ponder (in its worker)
                 self._worker.submit(self._opponent_turn, self.state(view))
@@ -307,7 +307,13 @@ class GamePlayer(threading.Thread):
             if view.draw_offer is None:
                 answered_offer = False
             self._hear_chat(client, view)
-            if my_turn and thinking is None:
+            # Answering an offer or a chat line may have re-synced the view: look again.
+            my_turn = self._see_turn(view, last_event_at)
+            # The move sent for this ply was accepted, but its event is not in yet: the
+            # turn is over (an event that came first, a chat line, a presence, an offer,
+            # must not start a second search for the same ply).
+            sent = view.seq < self._sent_seq
+            if my_turn and thinking is None and not sent:
                 state = self.state(view)
                 if state.board.outcome() is None:
                     self._move_deadline = state.deadline
@@ -343,6 +349,15 @@ class GamePlayer(threading.Thread):
                 last_event = now  # a lost last event must not stall us: ask for a snapshot
                 view.resync()
                 last_event_at = time.monotonic()
+
+    def _see_turn(self, view: GameView, seen_at: float) -> bool:
+        """Is it this seat's turn in ``view``?  A turn seen for the first time is noted
+        with ``seen_at``, when the event (or snapshot) that showed it came in."""
+        mine = view.status == "active" and view.ply % 2 == self._parity(view)
+        if mine and view.ply != self._turn_ply:
+            self._turn_ply = view.ply
+            self._turn_seen = seen_at
+        return mine
 
     def _move_due_soon(self) -> bool:
         """Is the thinking bot's deadline less than :data:`HEARTBEAT_MS` away, or past
@@ -483,9 +498,10 @@ class GamePlayer(threading.Thread):
             sense.overruns_ms.append(max(0.0, (sent - self._move_deadline) * 1000))
         try:
             try:
-                client.move(a.game_id, a.token, view.ply, move)
+                accepted = client.move(a.game_id, a.token, view.ply, move)
             finally:
                 sense.round_trips_ms.append((time.monotonic() - sent) * 1000)
+            self._sent_seq = accepted.seq
             log.debug("game %s: %s sent %s %s", a.game_id, self.bot.name, move, timing)
         except RequestRefused as exc:
             if exc.code in ("illegal_move", "bad_move", "ambiguous_move"):

@@ -19,6 +19,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from lanqi.cli.common import CliError, LanqiParser, add_server_flag
 from lanqi.security.errors import SecurityError
@@ -51,6 +52,40 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 #: commands that take cutechess-style arguments (``-engine k=v ...``) argparse cannot read
 RAW_COMMANDS = ("match",)
+VERBOSE_FLAGS = ("-v", "--verbose")
+
+
+@dataclass(frozen=True, slots=True)
+class RawLine:
+    """A line for a command that reads its own arguments (:data:`RAW_COMMANDS`)."""
+
+    command: str
+    #: its arguments, ``-v`` taken out wherever it stood
+    words: list[str]
+    verbose: bool
+    #: ``--server`` given before the command (a raw command has no use for it)
+    server: str | None = None
+
+
+def raw_line(words: Sequence[str]) -> RawLine | None:
+    """The line as a raw command's (``lanqi [-v] [--server S] match ... -v ...``), or
+    None when the command is an argparse one (or there is none)."""
+    at, server = 0, None
+    while at < len(words):
+        word = words[at]
+        if word in VERBOSE_FLAGS:
+            at += 1
+        elif word == "--server" and at + 1 < len(words):
+            server, at = words[at + 1], at + 2
+        elif word.startswith("--server="):
+            server, at = word.partition("=")[2], at + 1
+        else:
+            break
+    if at == len(words) or words[at] not in RAW_COMMANDS:
+        return None
+    rest = [w for w in words[at + 1 :] if w not in VERBOSE_FLAGS]
+    verbose = any(w in VERBOSE_FLAGS for w in words)
+    return RawLine(words[at], rest, verbose, server)
 
 
 EXAMPLES = """examples:
@@ -89,14 +124,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    leading = [w for w in words[:2] if w in ("-v", "--verbose")]
-    rest = words[len(leading) :]
-    if rest and rest[0] in RAW_COMMANDS:
+    raw = raw_line(words)
+    if raw is not None:
         logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        module = importlib.import_module(COMMANDS[rest[0]][0])
-        verbose = bool(leading)
+        where = f"lanqi {raw.command}"
+        if raw.server is not None:
+            print(
+                f"{where}: --server is not used: the match runs its own referee"
+                " (-referee tcp://HOST:PORT -admin-key KEY for a running one)",
+                file=sys.stderr,
+            )
+            return 2
+        module = importlib.import_module(COMMANDS[raw.command][0])
         return _guarded(
-            f"lanqi {rest[0]}", verbose, lambda: int(module.run_argv(rest[1:], verbose=verbose))
+            where, raw.verbose, lambda: int(module.run_argv(raw.words, verbose=raw.verbose))
         )
     parser = build_parser()
     args = parser.parse_args(words)

@@ -224,13 +224,19 @@ def losing_repetition_moves(board: xiangqi.Board) -> list[str]:
     move that completes a perpetual check or chase.  The engines get them as
     ``banmoves`` (UCCI) or left out of ``searchmoves`` (UCI).
 
+    Only the moves that repeat a position (:meth:`~lanqi.games.xiangqi.Board.repeating_moves`,
+    found by hash, in no time while nothing has repeated yet) are played and judged.
+
     >>> losing_repetition_moves(xiangqi.Board())
     []
     """
+    repeating = board.repeating_moves()
+    if not repeating:
+        return []
     work = board.copy()
     mover = work.turn
     losing: list[str] = []
-    for move in list(work.legal_moves()):
+    for move in [m for m in work.legal_moves() if m in repeating]:
         work.push(move)
         try:
             if work.is_repetition():

@@ -1087,6 +1087,46 @@ class Board:
     def is_repetition(self) -> bool:
         return self.repetition_span() is not None
 
+    def repeating_moves(self) -> list[Move]:
+        """The legal moves after which :meth:`is_repetition` holds, found by hash
+        without playing them: none at all, at the cost of a look at the history,
+        unless some position of this run of reversible moves already stands
+        ``repetition_count - 1`` times (with the default 3: one was seen before).
+
+        >>> board = Board()
+        >>> board.repeating_moves()
+        []
+        >>> for text in ["h2e2", "h9g7", "e2h2", "g7h9", "h2e2", "h9g7", "e2h2"]:
+        ...     _ = board.push_text(text)
+        >>> board.repeating_moves()  # the start position a third time
+        [Move.from_iccs('g7h9')]
+        """
+        # After a move that captures nothing, repetition_span() looks back at the
+        # positions with the opponent to move: _undo[-1], _undo[-3], ... as far as
+        # the run of reversible moves (one longer by then) and the history reach.
+        undo = self._undo
+        reach = min(self.halfmove_clock + 1, len(undo) + 1)
+        seen: dict[int, int] = {}
+        for back in range(1, reach, 2):
+            key = undo[-back].hash
+            seen[key] = seen.get(key, 0) + 1
+        need = self.repetition_count - 1
+        targets = {key for key, count in seen.items() if count >= need}
+        if not targets:
+            return []
+        sqs = self._squares
+        turned = self._hash ^ ZOBRIST_BLACK
+        found: list[Move] = []
+        for code in self._current_codes():
+            f = code >> 7
+            t = code & 127
+            if sqs[t]:
+                continue  # a capture starts a new run: nothing before it repeats
+            zp = ZOBRIST[sqs[f]]
+            if turned ^ zp[f] ^ zp[t] in targets:
+                found.append(_move_of(code))
+        return found
+
     def outcome(self) -> Outcome[Color] | None:
         """How the game has ended by rule, or None while it goes on.
 
