@@ -25,4 +25,16 @@ CATALOGUE: dict[str, Text] = {
     # --- the game screen: offers and takebacks ---
     "draw_offered": Text("{name} 提和", "{name} offers a draw"),
     "moves_taken_back": Text("悔了 {n} 步", "{n} move taken back", "{n} moves taken back"),
+    # --- connecting: a name held by a session this client no longer has ---
+    "name_taken": Text(
+        "“{name}”已有人用：若是你的，请主办方发认领码（lanqi reclaim {name}），填入认领码栏",
+        "'{name}' is taken: if it is yours, ask the director for a claim code"
+        " (lanqi reclaim {name}) and type it in the Claim code field",
+    ),
+    "name_taken_bot": Text(
+        "“{name}”已有人用：若是这个机器人的，请主办方发认领码（lanqi reclaim {name}），"
+        "再运行 lanqi bot --name {name} --claim 认领码",
+        "'{name}' is taken: if it is this bot's, ask the director for a claim code"
+        " (lanqi reclaim {name}) and run lanqi bot --name {name} --claim CODE",
+    ),
 }
