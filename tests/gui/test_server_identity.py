@@ -64,8 +64,14 @@ def addresses(service: LanqiService) -> tuple[str, str]:
 
 
 def in_lobby(driver: Driver) -> None:
+    def welcomed() -> bool:
+        link = driver.app.lobby
+        refusal = getattr(driver.scene, "error", "")  # the connect screen's
+        assert not refusal, f"refused: {refusal}"
+        return link is not None and link.connected
+
     driver.app.switch(driver.app.first_scene())
-    driver.until(lambda: driver.app.lobby is not None and driver.app.lobby.connected, 15, "lobby")
+    driver.until(welcomed, 15, "the lobby")
 
 
 def test_one_server_under_two_addresses_is_one_player(
@@ -89,8 +95,6 @@ def test_one_server_under_two_addresses_is_one_player(
     link = driver.app.lobby
     assert link is not None and link.welcome is not None
     assert link.welcome.player_id == alice.player_id, "the address-keyed session was not used"
-    saved = json.loads(settings_file.read_text())["sessions"]
-    assert saved == {f"{key}|Alice": alice.session}, "not re-filed under the server's key"
     driver.app.disconnect()
 
     # the GUI started again, the same server reached at another of its addresses
@@ -103,7 +107,8 @@ def test_one_server_under_two_addresses_is_one_player(
     players = [p for p in link.state.players if p.name.casefold() == "alice"]
     assert len(players) == 1 and players[0].online, players
     assert players[0].player_id == alice.player_id  # the same player: the same ratings
-    assert json.loads(settings_file.read_text())["sessions"] == {f"{key}|Alice": alice.session}
+    saved = json.loads(settings_file.read_text())["sessions"]
+    assert saved == {f"{key}|Alice": alice.session}, "not filed under the server's key"
 
 
 def test_a_name_held_by_a_lost_session_says_how_to_get_it_back(
@@ -122,8 +127,31 @@ def test_a_name_held_by_a_lost_session_says_how_to_get_it_back(
     scene = driver.scene
     assert isinstance(scene, ConnectScene)
     driver.until(lambda: bool(scene.error), 15, "the refusal")
-    assert zh("name_taken", name="Bob") in scene.error
-    assert en("name_taken", name="Bob") in scene.error
-    assert "lanqi reclaim Bob" in en("name_taken", name="Bob")
-    assert "认领码" in zh("name_taken", name="Bob")
+    assert zh("connect.name_taken", name="Bob") in scene.error
+    assert en("connect.name_taken", name="Bob") in scene.error
+    assert "lanqi reclaim Bob" in en("connect.name_taken", name="Bob")
+    assert "报名码" in zh("connect.name_taken", name="Bob")  # the field the code goes in
+    assert "Entry code" in en("connect.name_taken", name="Bob")
     assert "pass your session" not in scene.error
+
+    # the whole line is on screen: wrapped under the buttons, within the window
+    from lanqi.gui import theme
+    from lanqi.gui.widgets import wrap_text
+
+    driver.frames()
+    driver.shot("connect-name-taken")
+    field = scene.fields[0][1].rect
+    lines = wrap_text(scene.error, 16, field.width)
+    assert len(lines) > 1
+    top = scene.buttons[0].rect.bottom + 24
+    assert top + 20 * len(lines) <= driver.app.window.size[1]
+    for row in range(len(lines)):
+        band = [
+            driver.pixel((x, y))
+            for x in range(field.left, field.right, 2)
+            for y in range(top + 20 * row, top + 20 * row + 18, 2)
+        ]
+        reds = [
+            c for c in band if sum(abs(a - b) for a, b in zip(c, theme.ERROR, strict=True)) <= 60
+        ]
+        assert reds, f"line {row} of the refusal is not drawn"

@@ -112,8 +112,8 @@ def test_a_lost_session_is_replaced_by_the_directors_claim_code(
     refused = lanqi.bot(server, "Crane")
     assert wait_exit(refused) == 1, "a bot refused its name must stop and say why"
     last = refused.log_text().strip().splitlines()[-1]
-    assert last == f"lanqi bot: Crane: {zh('name_taken_bot', name='Crane')} " + en(
-        "name_taken_bot", name="Crane"
+    assert last == f"lanqi bot: Crane: {zh('bot.name_taken', name='Crane')} " + en(
+        "bot.name_taken", name="Crane"
     ), refused.log_text()
     assert "lanqi reclaim Crane" in last and "--claim" in last
 

@@ -790,7 +790,7 @@ class BotRunner:
                 self.failure = message.msg  # only the director can help: stop (the
                 self.stop.set()  # command line says why)
             elif message.code == "name_taken":  # held by a session this bot does not have
-                self.failure = tr("name_taken_bot", name=self.name)
+                self.failure = tr("bot.name_taken", name=self.name)
                 self.stop.set()
             elif message.code == "no_session":
                 # the matchmaker restarted and no longer knows this connection: the

@@ -586,7 +586,7 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
                         self.session = None
                         continue
                     if exc.code == "name_taken":  # held by a session this GUI lost
-                        self.events.put(Failed(tr("name_taken", name=self.name)))
+                        self.events.put(Failed(tr("connect.name_taken", name=self.name)))
                         return
                     self.events.put(Failed(exc.msg or exc.code))
                     return

@@ -26,14 +26,16 @@ CATALOGUE: dict[str, Text] = {
     "draw_offered": Text("{name} 提和", "{name} offers a draw"),
     "moves_taken_back": Text("悔了 {n} 步", "{n} move taken back", "{n} moves taken back"),
     # --- connecting: a name held by a session this client no longer has ---
-    "name_taken": Text(
-        "“{name}”已有人用：若是你的，请主办方发认领码（lanqi reclaim {name}），填入认领码栏",
-        "'{name}' is taken: if it is yours, ask the director for a claim code"
-        " (lanqi reclaim {name}) and type it in the Claim code field",
+    "connect.name_taken": Text(
+        "{name} 已有人用: 如果是你的名字, 请组织者给你一个报名码 (lanqi reclaim {name}),"
+        " 再填到报名码里",
+        "'{name}' is taken: if it is yours, ask the organiser for an entry code"
+        " (lanqi reclaim {name}) and type it in Entry code",
     ),
-    "name_taken_bot": Text(
-        "“{name}”已有人用：若是这个机器人的，请主办方发认领码（lanqi reclaim {name}），"
-        "再运行 lanqi bot --name {name} --claim 认领码",
+    # --- lanqi bot (one line on the command line) ---
+    "bot.name_taken": Text(
+        "{name} 已有人用: 如果是这个机器人的, 请组织者给一个报名码 (lanqi reclaim {name}),"
+        " 再运行 lanqi bot --name {name} --claim 报名码",
         "'{name}' is taken: if it is this bot's, ask the director for a claim code"
         " (lanqi reclaim {name}) and run lanqi bot --name {name} --claim CODE",
     ),
