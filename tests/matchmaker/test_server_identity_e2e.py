@@ -130,3 +130,17 @@ def test_a_lost_session_is_replaced_by_the_directors_claim_code(
     claimed = lanqi.bot(server, "Crane", "--claim", match.group(2))
     assert welcomed_as(claimed, "Crane") == crane.player_id  # the same player, ratings and all
     wait_online(watcher, {"Crane"})
+
+
+def test_a_server_without_a_key_is_known_by_its_address(lanqi: Any) -> None:
+    """``--insecure``: no key to name the server by, so the session file is named for
+    the address the bot was given (the only identity there is)."""
+    server = lanqi.serve("--insecure")
+    bot = lanqi.bot(server, "Heron")
+    first = welcomed_as(bot, "Heron")
+    assert bot.stop() == 0
+    address = server.lobby.replace("://", "___").replace(":", "_")
+    saved = lanqi.data_dir("bot-sessions") / f"Heron@{address}.session"
+    assert saved.exists(), sorted(p.name for p in saved.parent.iterdir())
+    again = lanqi.bot(server, "Heron")
+    assert welcomed_as(again, "Heron") == first
