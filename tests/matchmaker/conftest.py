@@ -190,14 +190,17 @@ class Lanqi:
         process.data = folder
         return process
 
-    def bot(self, server: LanqiProcess, name: str, *args: str) -> LanqiProcess:
-        """``lanqi bot --bot random`` named ``name`` on ``server``'s lobby."""
+    def bot(
+        self, server: LanqiProcess, name: str, *args: str, address: str | None = None
+    ) -> LanqiProcess:
+        """``lanqi bot --bot random`` named ``name`` on ``server``'s lobby (reached at
+        ``address``, if given: another address of the same server)."""
         sessions = self.data_dir("bot-sessions")
         return self._new(
             "bot",
             [
                 "--server",
-                server.lobby,
+                address or server.lobby,
                 "--name",
                 name,
                 "--bot",

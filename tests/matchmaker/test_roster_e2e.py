@@ -22,6 +22,7 @@ import pytest
 from lanqi.client.matchmaker import MatchmakerClient, MatchmakerRefused
 from lanqi.matchmaker.claims import ALPHABET, CODE_LENGTH
 from lanqi.protocol import ListPlayers, PlayersList
+from lanqi.security import fingerprint
 
 from .conftest import read_store
 from .test_tournament_cli_e2e import cli, ok
@@ -116,7 +117,8 @@ def test_a_roster_is_entered_before_anyone_is_online_and_claimed_with_codes(
     assert forfeits[0][0] == 0, "a claimed player lost by forfeit"
 
     # Ann's laptop "dies": the director re-issues her code
-    old_session = (lanqi.data_dir("bot-sessions") / "Ann.session").read_text().strip()
+    ann_file = lanqi.data_dir("bot-sessions") / f"Ann@{fingerprint(server.keys.public)}.session"
+    old_session = ann_file.read_text().strip()
     reclaimed = ok(cli(server, "reclaim", tournament_id, "ann", data_dir=data)).strip()
     match = CODE_LINE.match(reclaimed)
     assert match is not None and match.group(1) == "Ann", reclaimed

@@ -1,7 +1,8 @@
 """The bot runner: does the networking so a bot only picks moves.
 
-It says hello to the matchmaker as a bot (keeping its session in a file so a
-restarted runner is the same player), accepts or declines challenges by its
+It says hello to the matchmaker as a bot (keeping its session in a file per server,
+named for the server's key, so a restarted runner is the same player whatever
+address it reaches the server at), accepts or declines challenges by its
 :class:`Policy`, keeps a seek open if asked, joins tournaments, and plays every
 assigned game in a thread of its own: join the seat, follow the game with a
 :class:`~lanqi.client.referee.GameView`, ask the bot for a move on its turn (in
@@ -31,6 +32,7 @@ from lanqi.client.matchmaker import referee_link
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
 from lanqi.clock import awaits_first_move
 from lanqi.games.base import Game, first_seat
+from lanqi.i18n import tr
 from lanqi.protocol import (
     AcceptChallenge,
     Assignment,
@@ -56,6 +58,7 @@ from lanqi.security import (
     KnownServers,
     NoServerKey,
     SecurityError,
+    server_identity,
     trust_server,
 )
 
@@ -537,6 +540,11 @@ class BotRunner:
     matchmaker: str
     name: str
     policy: Policy = field(default_factory=Policy)
+    #: the bot's session file (``bots/Tiger.session``): the session is kept beside it
+    #: per server, under the server's identity (``Tiger@8411-2785-d109-2a7e.session``:
+    #: its key's fingerprint; the address for a server without a key); the file
+    #: itself, where sessions were kept before, is read when there is none of those
+    #: and moved there once the server welcomes its session
     session_file: Path | None = None
     #: a claim code from the director: takes over the roster entry ``name`` (used once,
     #: then the session kept in ``session_file`` is the bot's)
@@ -563,6 +571,12 @@ class BotRunner:
     _watch: HandshakeWatch | None = None
     _next_id: int = 0
     _session: str | None = None
+    #: the server's identity, once its key is known (:func:`server_identity`)
+    _server_id: str | None = None
+    #: the file the session in hand was read from, if any
+    _session_from: Path | None = None
+    #: the server refused the session of the old, unkeyed file: not offered again
+    _legacy_refused: bool = False
     _pending: dict[int, _Pending] = field(default_factory=dict)
     _last_reply: float = 0.0
     _seek_open: bool = False
@@ -596,6 +610,7 @@ class BotRunner:
             log.debug("%s: %s", self.name, exc)
             self.attempts += 1
             return False
+        self._server_id = server_identity(link, self.matchmaker)
         self._close_socket()
         self._socket = context.socket(zmq.DEALER)
         self._socket.setsockopt(zmq.LINGER, 0)
@@ -605,11 +620,49 @@ class BotRunner:
         self._pending.clear()
         self._welcomed = False
         self.attempts += 1
-        if self.session_file is not None and self.session_file.exists():
-            self._session = self.session_file.read_text(encoding="utf-8").strip() or None
+        self._load_session()
         self._hello()
         self._last_reply = time.monotonic()
         return True
+
+    @property
+    def keyed_session_file(self) -> Path | None:
+        """Where the session on this server is kept (None: not kept, or no server yet)."""
+        if self.session_file is None or self._server_id is None:
+            return None
+        server = "".join(c if c.isalnum() or c in ".-" else "_" for c in self._server_id)
+        base = self.session_file
+        return base.with_name(f"{base.stem}@{server}{base.suffix}")
+
+    def _load_session(self) -> None:
+        """The session saved for this server, else the one of the old unkeyed file."""
+        keyed, legacy = self.keyed_session_file, self.session_file
+        for path in (keyed, None if self._legacy_refused else legacy):
+            if path is not None and path.exists():
+                self._session = path.read_text(encoding="utf-8").strip() or None
+                self._session_from = path
+                return
+        self._session_from = None
+
+    def _save_session(self, session: str) -> None:
+        keyed = self.keyed_session_file
+        if keyed is None:
+            return
+        keyed.parent.mkdir(parents=True, exist_ok=True)
+        keyed.write_text(session, encoding="utf-8")
+        moved = self._session_from
+        if moved is not None and moved != keyed and moved == self.session_file:
+            moved.unlink(missing_ok=True)  # the old file's session now lives under the key
+        self._session_from = keyed
+
+    def _forget_session(self) -> None:
+        """The server does not know the session in hand: never offer it again."""
+        self._session = None
+        if self._session_from is not None and self._session_from == self.session_file:
+            self._legacy_refused = True  # it may be another server's: kept
+        elif self._session_from is not None:
+            self._session_from.unlink(missing_ok=True)
+        self._session_from = None
 
     def _close_socket(self) -> None:
         if self._watch is not None:
@@ -719,9 +772,7 @@ class BotRunner:
         pending = self._pending.pop(re, None) if re is not None else None
         if isinstance(message, Welcome):
             self._session, self.claim = message.session, None
-            if self.session_file is not None:
-                self.session_file.parent.mkdir(parents=True, exist_ok=True)
-                self.session_file.write_text(message.session, encoding="utf-8")
+            self._save_session(message.session)
             self._welcomed = True
             self.attempts = 0
             log.info(
@@ -749,13 +800,14 @@ class BotRunner:
         elif isinstance(message, ErrorReply):
             what = pending.request.T if pending else "?"
             if message.code == "bad_session":
-                self._session = None
-                if self.session_file is not None and self.session_file.exists():
-                    self.session_file.unlink()
+                self._forget_session()
                 self._connect()
             elif message.code in ("bad_claim", "claim_needed"):
                 self.failure = message.msg  # only the director can help: stop (the
                 self.stop.set()  # command line says why)
+            elif message.code == "name_taken":  # held by a session this bot does not have
+                self.failure = tr("bot.name_taken", name=self.name)
+                self.stop.set()
             elif message.code == "no_session":
                 # the matchmaker restarted and no longer knows this connection: the
                 # socket reconnected by itself, so no silence ever triggers _connect()

@@ -42,6 +42,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "run a tournament: create, join, start, standings, export",
     ),
     "bot": ("lanqi.cli.bot", "put a bot or an engine in the lobby (UCI, UCCI, Gomocup, built-in)"),
+    "reclaim": (
+        "lanqi.cli.reclaim",
+        "a claim code that gives a player back their name after a lost session (director)",
+    ),
     "referee": ("lanqi.cli.referee", "run the referee service (authoritative games)"),
     "matchmaker": ("lanqi.cli.matchmaker", "run the matchmaker (lobby, tournaments) on its own"),
     "bench": ("lanqi.cli.bench", "benchmarks: movegen, referee, tournament, strength"),

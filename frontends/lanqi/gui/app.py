@@ -221,7 +221,7 @@ class App:
             server,
             config.events or settings.events or None,
             name,
-            session=settings.session_for(server, name),
+            saved=settings.sessions,  # looked up under the server's key once it is known
             claim=claim,
             referee=referee,
             referee_pub=referee_events,
@@ -229,8 +229,8 @@ class App:
         )
         link = LobbyLink(agent, server)
 
-        def remember(welcomed_name: str, session: str) -> None:
-            settings.remember_session(server, welcomed_name, session)
+        def remember(server_id: str, welcomed_name: str, session: str) -> None:
+            settings.remember_session(server_id, welcomed_name, session, address=server)
             settings.save()
 
         link.on_session = remember

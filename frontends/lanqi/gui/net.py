@@ -12,7 +12,8 @@ blocks a frame.
   :class:`~lanqi.client.referee.GameView` (snapshot, then events in ``seq``
   order, re-sync on a gap), a heartbeat every second while seated, capped
   reconnect back-off.
-- :class:`LobbyAgent`: the matchmaker: hello (keeping the session), the lobby
+- :class:`LobbyAgent`: the matchmaker: hello (with the session saved for the
+  server's key, whatever address reached it), the lobby
   lists, seeks, challenges, tournaments and standings, and the private pushes
   (``game_assigned``, ``challenge_received``); the live games of every referee
   the matchmaker names.
@@ -48,6 +49,8 @@ from lanqi.client.matchmaker import (
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
 from lanqi.gamestate import GameState
 from lanqi.gui import commands
+from lanqi.gui.settings import saved_session
+from lanqi.i18n import tr
 from lanqi.protocol import (
     AcceptChallenge,
     Assignment,
@@ -85,7 +88,13 @@ from lanqi.protocol import (
     WithdrawTournament,
 )
 from lanqi.protocol.endpoints import TOPIC_LOBBY, tour_topic
-from lanqi.security import HandshakeWatch, KnownServers, NoServerKey, SecurityError
+from lanqi.security import (
+    HandshakeWatch,
+    KnownServers,
+    NoServerKey,
+    SecurityError,
+    server_identity,
+)
 
 __all__ = [
     "Assigned",
@@ -226,6 +235,9 @@ class Failed:
 @dataclass(frozen=True, slots=True)
 class Welcomed:
     welcome: Welcome
+    #: the server's identity (:func:`~lanqi.security.server_identity`): what the
+    #: session is saved under
+    server: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -505,6 +517,7 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         name: str,
         *,
         session: str | None = None,
+        saved: dict[str, str] | None = None,
         claim: str | None = None,
         referee: str | None = None,
         referee_pub: str | None = None,
@@ -525,6 +538,12 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         self.events_endpoint = events_endpoint
         self.name = name
         self.session = session
+        #: the saved sessions ("server|name", :attr:`Settings.sessions`), looked up
+        #: once the server's key is known, when no ``session`` is given
+        self.saved = dict(saved or {})
+        #: the server's identity, once connected (its key's fingerprint, or for a
+        #: server without a key the endpoint)
+        self.server_id: str | None = None
         #: a claim code (a roster entry): used by the first hello instead of the session
         self.claim = claim
         self.referee = referee
@@ -566,6 +585,9 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
                     if exc.code == "bad_session" and self.session is not None:
                         self.session = None
                         continue
+                    if exc.code == "name_taken":  # held by a session this GUI lost
+                        self.events.put(Failed(tr("connect.name_taken", name=self.name)))
+                        return
                     self.events.put(Failed(exc.msg or exc.code))
                     return
                 # before SecurityError: a silent key port (NoServerKey) is a server away
@@ -610,6 +632,12 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         )
         self._client = client
         self._link = LinkWatch(client.handshake)
+        if self.server_id is None:  # the first connection: the session saved for the server
+            self.server_id = server_identity(client.link, self.endpoint)
+            if self.session is None:
+                self.session = saved_session(
+                    self.saved, self.server_id, self.name, address=self.endpoint
+                )
         if self.claim:
             welcome = client.hello(self.name, claim=self.claim)
         else:
@@ -625,7 +653,7 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         self._referee_keys = {(endpoint, events): key for endpoint, events, key in named}
         override = [(self.referee, self.referee_pub)] if self.referee and self.referee_pub else []
         self.referees = tuple(dict.fromkeys([*override, *((e, v) for e, v, _ in named)]))
-        self.events.put(Welcomed(welcome))
+        self.events.put(Welcomed(welcome, self.server_id or self.endpoint))
         client.subscribe(TOPIC_LOBBY)
         for tournament_id in self._watched:
             client.subscribe(tour_topic(tournament_id))
@@ -819,7 +847,8 @@ class LobbyLink:
     lost: Disconnected | None = None
     #: game ids already handed to a game screen
     started_games: set[str] = field(default_factory=set)
-    on_session: Callable[[str, str], None] | None = None
+    #: called with (server identity, name, session) on every welcome
+    on_session: Callable[[str, str, str], None] | None = None
 
     @property
     def name(self) -> str:
@@ -836,7 +865,7 @@ class LobbyLink:
             elif isinstance(item, Welcomed):
                 self.welcome = item.welcome
                 if self.on_session is not None:
-                    self.on_session(item.welcome.name, item.welcome.session)
+                    self.on_session(item.server, item.welcome.name, item.welcome.session)
                 for game in item.welcome.games:
                     self._assigned(game)
             elif isinstance(item, Assigned):

@@ -16,7 +16,7 @@ from typing import Any
 
 from lanqi.protocol.endpoints import MATCHMAKER_PORT
 
-__all__ = ["DEFAULT_SIZE", "SETTINGS_FILE", "AppConfig", "Settings"]
+__all__ = ["DEFAULT_SIZE", "SETTINGS_FILE", "AppConfig", "Settings", "saved_session"]
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,10 @@ class Settings:
     local_time: str = "none"
     #: the game options last picked, "variant.option" -> value as text (``gomoku.size``)
     game_options: dict[str, str] = field(default_factory=dict)
-    #: "server|name" -> lobby session token
+    #: "server|name" -> lobby session token; the server is its key's fingerprint
+    #: (:func:`~lanqi.security.server_identity`: one server under any address), or
+    #: its address for a server without a key (``--insecure``) and in entries older
+    #: than that (found all the same, and filed under the key once used)
     sessions: dict[str, str] = field(default_factory=dict)
     path: Path | None = field(default=None, repr=False, compare=False)
 
@@ -119,12 +122,47 @@ class Settings:
         except OSError as exc:
             log.warning("cannot save settings to %s: %s", self.path, exc)
 
-    def session_for(self, server: str, name: str) -> str | None:
-        return self.sessions.get(f"{server}|{name}")
+    def session_for(self, server: str, name: str, *, address: str | None = None) -> str | None:
+        """The saved session of ``name`` on ``server`` (its identity), else the one
+        saved under the ``address`` it was reached at (an entry from before sessions
+        were filed by key)."""
+        return saved_session(self.sessions, server, name, address=address)
 
-    def remember_session(self, server: str, name: str, session: str | None) -> None:
-        key = f"{server}|{name}"
-        if session is None:
-            self.sessions.pop(key, None)
-        else:
-            self.sessions[key] = session
+    def remember_session(
+        self, server: str, name: str, session: str | None, *, address: str | None = None
+    ) -> None:
+        """File ``session`` under ``server|name`` (None: forget it); an entry for the
+        same name under ``address`` is dropped (it has moved to the key)."""
+        for key in [k for k in self.sessions if _entry_of(k, server, name, address)]:
+            del self.sessions[key]
+        if session is not None:
+            self.sessions[f"{server}|{name}"] = session
+
+
+def _entry_of(key: str, server: str, name: str, address: str | None) -> bool:
+    where, _, who = key.rpartition("|")
+    return where in (server, address) and who.casefold() == name.casefold()
+
+
+def saved_session(
+    sessions: dict[str, str], server: str, name: str, *, address: str | None = None
+) -> str | None:
+    """The session of ``name`` (any case, as the matchmaker compares names) filed under
+    ``server``, else under ``address``.
+
+    >>> table = {"tcp://10.0.0.5:5050|Alice": "old", "8411-2785-d109-2a7e|Bob": "new"}
+    >>> saved_session(table, "8411-2785-d109-2a7e", "alice", address="tcp://10.0.0.5:5050")
+    'old'
+    >>> saved_session(table, "8411-2785-d109-2a7e", "Bob", address="tcp://127.0.0.1:5050")
+    'new'
+    """
+    for where in (server, address):
+        if where is None:
+            continue
+        exact = sessions.get(f"{where}|{name}")
+        if exact is not None:
+            return exact
+        for key, session in sessions.items():
+            if _entry_of(key, where, name, None):
+                return session
+    return None

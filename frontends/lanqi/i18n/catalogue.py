@@ -25,4 +25,18 @@ CATALOGUE: dict[str, Text] = {
     # --- the game screen: offers and takebacks ---
     "draw_offered": Text("{name} 提和", "{name} offers a draw"),
     "moves_taken_back": Text("悔了 {n} 步", "{n} move taken back", "{n} moves taken back"),
+    # --- connecting: a name held by a session this client no longer has ---
+    "connect.name_taken": Text(
+        "{name} 已有人用: 如果是你的名字, 请组织者给你一个报名码 (lanqi reclaim {name}),"
+        " 再填到报名码里",
+        "'{name}' is taken: if it is yours, ask the organiser for an entry code"
+        " (lanqi reclaim {name}) and type it in Entry code",
+    ),
+    # --- lanqi bot (one line on the command line) ---
+    "bot.name_taken": Text(
+        "{name} 已有人用: 如果是这个机器人的, 请组织者给一个报名码 (lanqi reclaim {name}),"
+        " 再运行 lanqi bot --name {name} --claim 报名码",
+        "'{name}' is taken: if it is this bot's, ask the director for a claim code"
+        " (lanqi reclaim {name}) and run lanqi bot --name {name} --claim CODE",
+    ),
 }

@@ -49,6 +49,7 @@ from lanqi.protocol import (
     Ok,
     PairingInfo,
     PauseTournament,
+    ReclaimName,
     ReclaimTournament,
     ResumeTournament,
     StandingInfo,
@@ -407,6 +408,21 @@ class Director:
         return ClaimCode(
             re=request.id, tournament_id=record.tournament_id, player=info.name, code=code
         )
+
+    def reclaim_name(self, request: ReclaimName, identity: bytes, now: float) -> Message:
+        """A claim code for any player (a lobby name whose session was lost); the
+        session they had stops working, the player (ratings, games) stays theirs."""
+        self._authorise(request.director_key)
+        info = self.store.player_by_name(request.player)
+        if info is None:
+            raise _error("unknown_player", f"no player named {request.player!r}")
+        code = new_code()
+        self.store.set_claim(
+            info.player_id, claim_hash(info.player_id, code), secrets.token_urlsafe(18)
+        )
+        self.host.sign_out(info.player_id)
+        log.info("new claim code for %s", info.name)
+        return ClaimCode(re=request.id, tournament_id="", player=info.name, code=code)
 
     def withdraw(self, request: WithdrawTournament, identity: bytes, now: float) -> Message:
         record = self._tournament(request.tournament_id)

@@ -84,6 +84,7 @@ from lanqi.protocol import (
     PlayerKind,
     PlayersList,
     ProtocolError,
+    ReclaimName,
     ReclaimTournament,
     RefereeEndpoints,
     ResultsList,
@@ -239,6 +240,7 @@ class MatchmakerService:
             CreateTournament: self.director.create,
             JoinTournament: self.director.join,
             ReclaimTournament: self.director.reclaim,
+            ReclaimName: self.director.reclaim_name,
             WithdrawTournament: self.director.withdraw,
             StartTournament: self.director.start,
             PauseTournament: self.director.pause,
@@ -460,7 +462,9 @@ class MatchmakerService:
                 )
             if existing is not None:
                 raise MatchmakerError(
-                    "name_taken", f"{existing.name!r} is taken; pass your session to reconnect"
+                    "name_taken",
+                    f"{existing.name!r} is taken; if it is yours, ask the director for a claim"
+                    f" code (lanqi reclaim {existing.name}) and say hello with it",
                 )
             record = PlayerRecord(
                 player_id=uuid.uuid4().hex[:12],

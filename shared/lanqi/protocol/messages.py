@@ -88,6 +88,7 @@ __all__ = [
     "PlayerKind",
     "PlayersList",
     "Presence",
+    "ReclaimName",
     "ReclaimTournament",
     "RefereeEndpoints",
     "Reply",
@@ -1115,7 +1116,8 @@ class JoinTournament(Request):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClaimCode(Reply):
     """A one-time code that claims ``player`` (a ``hello`` with ``claim``): the answer
-    to a director's ``tour_join`` of a new name and to ``tour_reclaim``."""
+    to a director's ``tour_join`` of a new name, to ``tour_reclaim`` and to ``reclaim``
+    (whose ``tournament_id`` is empty)."""
 
     T = "claim_code"
     tournament_id: str = field(metadata=ID)
@@ -1131,6 +1133,17 @@ class ReclaimTournament(Request):
 
     T = "tour_reclaim"
     tournament_id: str = field(metadata=ID)
+    player: str = field(metadata=NAME)
+    director_key: str = field(metadata=TOKEN)
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReclaimName(Request):
+    """The director issues a claim code for any player's name, in a tournament or
+    not (a lobby name whose session was lost): the session it had stops working."""
+
+    T = "reclaim"
     player: str = field(metadata=NAME)
     director_key: str = field(metadata=TOKEN)
 

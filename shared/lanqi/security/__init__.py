@@ -8,6 +8,8 @@
   from a trusted source or the key port, checked against the data directory's pins
   (:class:`KnownServers`, like SSH's known hosts); the :class:`Link` it returns sets
   up each socket, and :class:`HandshakeWatch` turns a refused handshake into one line.
+- What a client keeps per server (lobby sessions) is filed under
+  :func:`server_identity`: the key's fingerprint, not the address it was reached at.
 """
 
 from lanqi.security.curve import HandshakeWatch, Link, curve_client, curve_server
@@ -19,6 +21,7 @@ from lanqi.security.errors import (
     NoServerKey,
     SecurityError,
 )
+from lanqi.security.identity import server_identity
 from lanqi.security.keyport import KEY_PORT_OFFSET, KeyResponder, fetch_server_key, key_endpoint
 from lanqi.security.keys import (
     KeyPair,
@@ -52,6 +55,7 @@ __all__ = [
     "key_endpoint",
     "parse_public_key",
     "public_key_file",
+    "server_identity",
     "server_keys",
     "trust_server",
 ]

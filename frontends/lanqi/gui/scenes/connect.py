@@ -11,7 +11,7 @@ import pygame
 from lanqi.gui import theme
 from lanqi.gui.lan import LanServers
 from lanqi.gui.scenes.base import Host, Scene, ToLobby, ToMenu
-from lanqi.gui.widgets import Button, ScrollList, TextInput, draw_text
+from lanqi.gui.widgets import Button, ScrollList, TextInput, draw_text, wrap_text
 from lanqi.protocol.endpoints import normalise_endpoint
 
 __all__ = ["ConnectScene"]
@@ -217,8 +217,11 @@ class ConnectScene(Scene):
         if self.connecting_since is not None:
             dots = "." * (1 + int(time.monotonic() * 3) % 3)
             draw_text(surface, f"connecting{dots}", at, 16, theme.TEXT, anchor="midtop")
-        elif self.error:
-            draw_text(surface, self.error, at, 16, theme.ERROR, anchor="midtop")
+        elif self.error:  # a refusal that says what to do may take a few lines
+            width = self.fields[0][1].rect.width
+            for row, line in enumerate(wrap_text(self.error, 16, width)):
+                where = (at[0], at[1] + row * 20)  # 16 px text, 20 px apart
+                draw_text(surface, line, where, 16, theme.ERROR, anchor="midtop")
 
     def cleanup(self) -> None:
         self.lan.close()
