@@ -107,8 +107,8 @@ class GameScene(Scene):
         self.back: Destination = back if back is not None else ToMenu()
         #: an offline game is kept under this id while it is unfinished (lanqi.gui.resume)
         self.keep_id = keep_id
-        #: the question asked before leaving a game that goes on
-        self.dialog: Dialog | None = None
+        #: the question asked before leaving a game that goes on (see :attr:`dialog`)
+        self._dialog: Dialog | None = None
         model = session.model
         self.ui: VariantUI = variant_ui(model.variant)
         self.view: BoardView = self.ui.view(model.options)
@@ -142,6 +142,17 @@ class GameScene(Scene):
     @property
     def model(self) -> GameModel:
         return self.session.model
+
+    @property
+    def dialog(self) -> Dialog | None:
+        """The question asked over the game (leaving it); a game on this computer
+        stops its clock while it is open."""
+        return self._dialog
+
+    @dialog.setter
+    def dialog(self, dialog: Dialog | None) -> None:
+        self._dialog = dialog
+        self.session.pause(dialog is not None)
 
     @property
     def settings(self) -> Settings:
