@@ -25,9 +25,12 @@ CATALOGUE: dict[str, Text] = {
     # --- the game screen: offers and takebacks ---
     "draw_offered": Text("{name} 提和", "{name} offers a draw"),
     "moves_taken_back": Text("悔了 {n} 步", "{n} move taken back", "{n} moves taken back"),
+    # --- the review list ---
+    "review.games": Text("{n} 局", "{n} game", "{n} games"),
     # --- the connect screen ---
     "connect.lan_quiet": Text(
-        "未听到服务器：它可能没有宣告 (--lan)，或网络阻挡了组播。请输入它的地址。",
+        # the interface font's subset has few characters: the English says more
+        "等待服务器 (--lan)… 或请输入服务器",
         "No server heard: it may not announce itself (--lan), or the network may block "
         "multicast. Type its address.",
     ),

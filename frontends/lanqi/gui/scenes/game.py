@@ -359,7 +359,7 @@ class GameScene(Scene):
     def save(self) -> None:
         model = self.model
         try:
-            text = model.record_text()
+            text = model.record_text(event=self.session.title)
         except ValueError as exc:
             self.session.notice(f"cannot save: {exc}", error=True)
             return
