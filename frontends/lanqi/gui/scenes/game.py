@@ -93,6 +93,14 @@ HELP = (
 )
 
 
+#: the smallest text of a banner over the board: where a band has no room for it at
+#: this size the banner goes to the panel
+BANNER_MIN_SIZE = 13
+#: the side panel's width in a landscape window, at least and at most
+PANEL_MIN_W = 280
+PANEL_MAX_W = 440
+
+
 class GameScene(Scene):
     """The board and the side panel for one session."""
 
@@ -124,8 +132,11 @@ class GameScene(Scene):
         self._shown: tuple[int, int, Game[Any]] | None = None
         self._kept: tuple[int, int, str] | None = None
         self.next_game: ToSeat | None = None
-        #: where the banner over the board was drawn in the last frame (None: none)
+        #: where the banner (result, check, waiting) was drawn in the last frame
+        #: (None: none); over the board only where no piece or word is
         self.banner_rect: pygame.Rect | None = None
+        #: where the connection-lost band was drawn in the last frame (over the panel)
+        self.lost_rect: pygame.Rect | None = None
         self._next_game_at = 0.0
         #: the last move sliding into place: (from, to, share done)
         self._anim: tuple[int, int, float] | None = None
@@ -189,7 +200,12 @@ class GameScene(Scene):
             top = self.view.rect.bottom + 8
             self.panel.layout(pygame.Rect(0, top, w, h - top), actions)
         else:
-            panel_w = max(300, min(440, round(w * 0.31)))
+            # the panel gets what the board, as tall as the window, leaves over
+            # (between PANEL_MIN_W and PANEL_MAX_W): a squarish window gives the
+            # board more than half its width
+            self.view.layout(pygame.Rect(8, 8, 4 * w, h - 16))
+            wanted = self.view.rect.width + 16
+            panel_w = max(PANEL_MIN_W, min(PANEL_MAX_W, w - wanted))
             self.view.layout(pygame.Rect(8, 8, w - panel_w - 16, h - 16))
             self.panel.layout(pygame.Rect(w - panel_w, 0, panel_w, h), actions)
         self.panel.scroll_moves_to(self.shown_ply() - 1)
@@ -624,8 +640,8 @@ class GameScene(Scene):
         surface.fill(theme.BACKGROUND)
         board = self.shown_board()
         self.view.draw(surface, board, self.marks())
-        self._draw_board_overlays(surface)
         self.panel.draw(surface)
+        self._draw_board_overlays(surface)  # some over the panel: after it
         if self.help:
             self._draw_help(surface)
         if self.dialog is not None:
@@ -645,52 +661,86 @@ class GameScene(Scene):
         return marks
 
     def _draw_board_overlays(self, surface: pygame.Surface) -> None:
-        """The banners over the board (check, the result, waiting for the start), in
-        the board's banner area: the river's words and the coordinates stay readable.
-        Which move is shown when stepping back is said in the side panel."""
+        """The banners (check, the result, waiting for the start) and the
+        connection-lost band.  Nothing drawn here hides a piece, a stone or a word on
+        the board: a banner goes over the board only in a band where none is
+        (:meth:`BoardView.banner_area`), else over the panel's status box; the
+        connection-lost band goes over the panel's moves and chat.  Which move is
+        shown when stepping back is said in the side panel."""
         model, view = self.model, self.view
         self.banner_rect = None
         live = self.view_ply is None
         if self.check_flash > 0 and live:
-            area = view.banner_area(model.position(self.shown_ply()))
-            size = _fitting(font(BOARD_FONT, 10), "将军!", round(view.cell * 1.2), area.size)
-            image = font(BOARD_FONT, size).render("将军!", True, theme.CHECK)
-            image.set_alpha(min(255, int(255 * min(1.0, self.check_flash / 0.5))))
-            self.banner_rect = image.get_rect(center=area.center)
-            surface.blit(image, self.banner_rect)
+            word = "将军!"
+            probe = font(BOARD_FONT, BANNER_MIN_SIZE)
+            area = view.banner_area(
+                model.position(self.shown_ply()), least_width=probe.size(word)[0] + 8
+            )
+            if area is not None:  # else the status line's 将军! Check says it
+                size = _fitting(font(BOARD_FONT, 10), word, round(view.cell * 1.2), area.size)
+                image = font(BOARD_FONT, size).render(word, True, theme.CHECK)
+                while image.get_height() > area.height and size > BANNER_MIN_SIZE:
+                    size -= 2  # the line is taller than the letters: all of it in the band
+                    image = font(BOARD_FONT, size).render(word, True, theme.CHECK)
+                image.set_alpha(min(255, int(255 * min(1.0, self.check_flash / 0.5))))
+                self.banner_rect = image.get_rect(center=area.center)
+                surface.blit(image, self.banner_rect)
         if model.finished and model.result and not self.banner_hidden and live:
             cn, en = model.headline()
             why = termination_text(model.termination)
             self._draw_banner(surface, [f"{cn}  {en}", why] if why else [f"{cn}  {en}"])
         if model.status == "waiting":
             self._draw_banner(surface, ["等待开局", "Waiting for the start…"])
-        draw_lost(surface, view.rect, lost_lines(self.session, time.monotonic()))
+        self.lost_rect = draw_lost(
+            surface, self.panel.lost_area(), lost_lines(self.session, time.monotonic())
+        )
+
+    def _banner_place(self, lines: list[str]) -> tuple[pygame.Rect, list[str]]:
+        """Where the banner of ``lines`` goes and the lines it shows there: a band on
+        the board with room for them (one line, joined, where the band is low), else
+        the panel's status box, off the board."""
+        position = self.model.position(self.shown_ply())
+        probe = font(UI_FONT, BANNER_MIN_SIZE)
+        wide = max(probe.size(line)[0] for line in lines) + 24
+        area = self.view.banner_area(position, least_width=wide)
+        if area is not None and (len(lines) == 1 or area.height >= 2 * BANNER_MIN_SIZE + 10):
+            return area, lines
+        joined = ["  ·  ".join(lines)]
+        area = self.view.banner_area(position, least_width=probe.size(joined[0])[0] + 24)
+        if area is not None:
+            return area, joined
+        return pygame.Rect(self.panel.rects["status"]).inflate(8, 4), lines
 
     def _draw_banner(self, surface: pygame.Surface, lines: list[str]) -> None:
-        """``lines`` on a dark card filling the board's banner area, each as large as
-        fits: the first in the board's font, larger."""
-        area = self.view.banner_area(self.model.position(self.shown_ply()))
-        card = pygame.Surface(area.size, pygame.SRCALPHA)
-        pygame.draw.rect(card, (30, 20, 14, 210), card.get_rect(), border_radius=6)
-        surface.blit(card, area)
-        self.banner_rect = area
+        """``lines`` on a dark card (see :meth:`_banner_place`), each as large as
+        fits: the first in the board's font, larger; the card as wide as its text."""
+        area, lines = self._banner_place(lines)
         weights = [1.3] + [1.0] * (len(lines) - 1)
         unit = (area.height - 4) / (sum(weights) * 1.12)
-        y = area.centery - round(unit * sum(weights) * 1.12) // 2
+        sizes, widths = [], []
         for i, (text, weight) in enumerate(zip(lines, weights, strict=True)):
             name = BOARD_FONT if i == 0 else UI_FONT
-            height = round(unit * weight * 1.12)
-            box = (area.width - 10, height)
+            box = (area.width - 16, round(unit * weight * 1.12))
             size = _fitting(font(name, 10), text, round(unit * weight), box)
-            color = theme.ACCENT if i == 0 else theme.TEXT
+            sizes.append(size)
+            widths.append(font(name, size).size(text)[0])
+        card_rect = pygame.Rect(0, 0, min(area.width, max(widths) + 32), area.height)
+        card_rect.center = area.center
+        card = pygame.Surface(card_rect.size, pygame.SRCALPHA)
+        pygame.draw.rect(card, (30, 20, 14, 225), card.get_rect(), border_radius=6)
+        surface.blit(card, card_rect)
+        self.banner_rect = card_rect
+        y = area.centery - round(unit * sum(weights) * 1.12) // 2
+        for i, (text, weight) in enumerate(zip(lines, weights, strict=True)):
+            height = round(unit * weight * 1.12)
             draw_text(
                 surface,
                 text,
                 (area.centerx, y + height // 2),
-                size,
-                color,
+                sizes[i],
+                theme.ACCENT if i == 0 else theme.TEXT,
                 anchor="center",
-                name=name,
+                name=BOARD_FONT if i == 0 else UI_FONT,
             )
             y += height
 
