@@ -560,7 +560,12 @@ class SidePanel:
             cn, en = model.headline()
             if model.result in (None, "*"):
                 return "对局记录 Game record", theme.TEXT, termination_text(model.termination)
-            return f"{cn} {en}", theme.ACCENT, termination_text(model.termination)
+            why = termination_text(model.termination)
+            return (
+                f"{cn} {en}",
+                theme.ACCENT,
+                " · ".join(p for p in (why, session.rating_change) if p),
+            )
         seat = model.seat_to_move
         side_cn = seat_name(model.variant, seat, chinese=True)
         line = f"{side_cn}走棋 {seat_name(model.variant, seat)} to move"

@@ -92,6 +92,8 @@ class Session:
         self.failed: str | None = None
         #: the referee does not answer: since when, the next try (online games)
         self.lost: Disconnected | None = None
+        #: a rated game over: how it moved your rating (``1500 → 1516 (+16)``), once known
+        self.rating_change = ""
         #: action id -> when its first press asked for a second one
         self._armed: dict[str, float] = {}
 

@@ -25,6 +25,10 @@ CATALOGUE: dict[str, Text] = {
     # --- the game screen: offers and takebacks ---
     "draw_offered": Text("{name} 提和", "{name} offers a draw"),
     "moves_taken_back": Text("悔了 {n} 步", "{n} move taken back", "{n} moves taken back"),
+    # --- the game screen: the end of a rated game ---
+    "rating_change": Text(
+        "等级 {before} → {after} ({delta})", "rating {before} → {after} ({delta})"
+    ),
     # --- the review list ---
     "review.games": Text("{n} 局", "{n} game", "{n} games"),
     # --- the connect screen ---

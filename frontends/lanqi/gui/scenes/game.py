@@ -25,7 +25,7 @@ import pygame
 
 from lanqi.games.base import Game
 from lanqi.games.registry import variant_spec
-from lanqi.gui import resume, theme
+from lanqi.gui import commands, resume, theme
 from lanqi.gui.board_view import BoardView, Marks
 from lanqi.gui.connection import draw_lost, lost_lines
 from lanqi.gui.controllers import BoardInput
@@ -58,6 +58,7 @@ from lanqi.gui.settings import Settings
 from lanqi.gui.sound import Cues
 from lanqi.gui.variants import VariantUI, variant_ui
 from lanqi.gui.widgets import Same, draw_text, fit_size
+from lanqi.i18n import tr
 from lanqi.protocol.endpoints import reachable
 
 __all__ = [
@@ -96,6 +97,9 @@ HELP = (
 #: the smallest text of a banner over the board: where a band has no room for it at
 #: this size the banner goes to the panel
 BANNER_MIN_SIZE = 13
+#: after a rated game, how often the lobby's list is asked again for the new rating
+RATING_ASK_S = 1.0
+RATING_ASKS = 20
 #: the side panel's width in a landscape window, at least and at most
 PANEL_MIN_W = 280
 PANEL_MAX_W = 440
@@ -137,6 +141,10 @@ class GameScene(Scene):
         self.banner_rect: pygame.Rect | None = None
         #: where the connection-lost band was drawn in the last frame (over the panel)
         self.lost_rect: pygame.Rect | None = None
+        #: your rating in a rated game's variant as it began, and the asks for it after
+        self._rating_before: float | None = None
+        self._rating_asked_at = 0.0
+        self._rating_asks = 0
         self._next_game_at = 0.0
         #: the last move sliding into place: (from, to, share done)
         self._anim: tuple[int, int, float] | None = None
@@ -599,6 +607,7 @@ class GameScene(Scene):
         self.panel.update(dt)
         self.panel.set_actions(self._actions())
         self._follow_lobby(now)
+        self._follow_rating(now)
 
     def _new_position(self) -> None:
         model = self.model
@@ -633,6 +642,41 @@ class GameScene(Scene):
         if self.next_game is not None and now >= self._next_game_at:
             destination, self.next_game = self.next_game, None
             self.app.go(destination)
+
+    def _follow_rating(self, now: float) -> None:
+        """A rated game of yours: your rating in its game when it began and, once the
+        matchmaker has counted the result (the lobby's list of players, asked again
+        every :data:`RATING_ASK_S` until it moves), how it changed, said in the
+        status line: ``1500 → 1516 (+16)``."""
+        lobby = self.app.lobby if hasattr(self, "app") else None
+        session = self.session
+        if (
+            lobby is None
+            or not isinstance(session, OnlineSession)
+            or session.seat is None
+            or session.assignment is None
+            or not session.assignment.rated
+            or session.rating_change
+        ):
+            return
+        mine = next((p for p in lobby.state.players if p.name == lobby.name), None)
+        rating = mine.ratings.get(self.model.variant) if mine is not None else None
+        if not self.model.finished:
+            if rating is not None:
+                self._rating_before = rating
+            return
+        before = self._rating_before
+        if before is None or rating is None:
+            return
+        if rating != before:
+            change = round(rating) - round(before)
+            session.rating_change = tr(
+                "rating_change", before=round(before), after=round(rating), delta=f"{change:+d}"
+            )
+            session.notice(session.rating_change)  # at once, then in the status line
+        elif now >= self._rating_asked_at + RATING_ASK_S and self._rating_asks < RATING_ASKS:
+            self._rating_asked_at, self._rating_asks = now, self._rating_asks + 1
+            lobby.send(commands.Refresh())
 
     # ------------------------------------------------------------ drawing
 
