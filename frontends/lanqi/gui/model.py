@@ -454,8 +454,7 @@ def record_summary(path: Path) -> RecordSummary:
         value = first.get(name, "").strip()
         return "" if value in ("?", "????.??.??") else value
 
-    gomoku_game = first.get("Game", "").lower() == "gomoku"
-    seats = ("Black", "White") if gomoku_game else ("Red", "Black")
+    seats = ("Red", "Black") if "Red" in first else ("Black", "White")
     names = [tag(seat) or "?" for seat in seats]
     players = " – ".join(names) if any(n != "?" for n in names) else ""
     return RecordSummary(players, tag("Result"), tag("Date"), tag("Event"), max(1, games))

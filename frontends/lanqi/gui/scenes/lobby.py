@@ -150,9 +150,7 @@ class LobbyScene(Scene):
         # a short window: lower buttons and rows, and in two columns the players
         # and seeks get the larger share (the games and tournaments scroll)
         short = h < SHORT_H
-        pitch, button_h = (36, 30) if short else (42, 34)
-        for widget in (self.players, self.seeks, self.games, self.tournaments):
-            widget.row_height = 24 if short else 26
+        pitch, button_h = self._pack(short)
         bottom = h - 40 - rows * pitch
         list_h = bottom - top - 24
         half = (list_h - 30) // 2
@@ -172,7 +170,8 @@ class LobbyScene(Scene):
             self.games.rect = pygame.Rect(x1, top + 24 + upper + 30, col_w, lower)
             x_tour, tour_top, x_games, games_top = x2, top + 24 + upper + 30, x1, top + upper + 30
             half = lower
-        self.tournaments.rect = pygame.Rect(x_tour, tour_top, col_w, half // 2)
+        tour_h = max(half // 2, 2 * self.tournaments.row_height + 2)  # two rows at least
+        self.tournaments.rect = pygame.Rect(x_tour, tour_top, col_w, tour_h)
         self.standings.rect = pygame.Rect(
             x_tour,
             self.tournaments.rect.bottom + 6,
@@ -244,6 +243,12 @@ class LobbyScene(Scene):
         ]
         self._option_buttons(place(x2, rows - 1, None))
         self._challenge_key = ()
+
+    def _pack(self, short: bool) -> tuple[int, int]:
+        """The lists' rows lower in a ``short`` window; (button pitch, button height)."""
+        for widget in (self.players, self.seeks, self.games, self.tournaments):
+            widget.row_height = 24 if short else 26
+        return (36, 30) if short else (42, 34)
 
     def _option_buttons(self, row: pygame.Rect) -> None:
         """Buttons for the options of the game picked (gomoku: board size and rule),
