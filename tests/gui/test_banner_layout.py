@@ -114,8 +114,13 @@ def test_the_check_banner_and_the_lost_band_cover_nothing(
     scene.session.lost = Disconnected("referee", since=now - 5, next_try_at=now + 60)
     every_shape(driver, "lost", ("lost",))
     for size in SHAPES:
+        # the app's notices and the lost-server line go off the board too
+        driver.app.notices = [("lost the server 0:05 ago; retrying in 2 s", True, time.monotonic())]
         driver.resize(size)
         assert not scene.lost_rect.colliderect(scene.view.rect), size  # off the board
+        assert driver.app.notice_rects, size
+        for rect in driver.app.notice_rects:
+            assert not rect.colliderect(scene.view.rect), (size, rect)
     driver.shot("lost-band")
 
 

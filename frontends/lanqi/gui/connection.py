@@ -135,7 +135,7 @@ def draw_lost(
         if body:
             body[-1] = body[-1].rstrip(" .,;") + "…"
     band = pygame.Surface(area.size, pygame.SRCALPHA)
-    band.fill((40, 14, 12, 240))
+    band.fill((40, 14, 12, 255))
     surface.blit(band, area)
     pygame.draw.rect(surface, theme.ERROR, area, 2, border_radius=4)
     y = area.y + 8

@@ -739,6 +739,11 @@ class GameScene(Scene):
             surface, self.panel.lost_area(), lost_lines(self.session, time.monotonic())
         )
 
+    def notice_area(self) -> pygame.Rect:
+        # the app's notices and the lost-server line: over the panel's moves and
+        # chat, off the board (from the bottom up: the lost band's headline shows)
+        return self.panel.lost_area()
+
     def _banner_place(self, lines: list[str]) -> tuple[pygame.Rect, list[str]]:
         """Where the banner of ``lines`` goes and the lines it shows there: a band on
         the board with room for them (one line, joined, where the band is low), else
