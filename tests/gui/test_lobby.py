@@ -83,5 +83,7 @@ def test_a_short_lobby_lists_more_players(
     screen = driver.app.screen.get_rect()
     for b in lobby.buttons:
         assert screen.contains(b.rect), b.label
+    link = driver.app.lobby
+    driver.until(lambda: bool(lobby.players.rows) and bool(link.state.players), 10, "the players")
     driver.frames(2)
     driver.shot("lobby-800x540")
