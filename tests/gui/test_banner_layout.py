@@ -27,7 +27,7 @@ CANNON_MATE = "4k4/9/9/9/2p1P1p2/2P1C1P2/9/9/3R1R3/4K4 b"
 BOTTOM_FIVE = ["a1", "a2", "b1", "b2", "c1", "c2", "d1", "d2", "e1"]
 
 
-def covered_by(scene: Any) -> list[tuple[str, pygame.Rect]]:
+def covered_by(scene: Any) -> list[tuple[str, Any]]:
     """What the last frame drew over the board or the panel: its banner and band."""
     drawn = [("banner", scene.banner_rect), ("lost", scene.lost_rect)]
     return [(name, rect) for name, rect in drawn if rect is not None]
