@@ -1,6 +1,7 @@
 """Banners over the board leave its words readable: the river's 楚河 汉界 and the
-coordinates.  The result, check and waiting banners go to the board's banner area;
-which move is shown while stepping back is said in the side panel, off the board."""
+coordinates, and its pieces (see also ``test_banner_layout.py``).  The result, check
+and waiting banners go to a band of the board where none is, or off the board; which
+move is shown while stepping back is said in the side panel, off the board."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 pygame = pytest.importorskip("pygame")
+
+from tests.gui.test_banner_layout import assert_pieces_show  # noqa: E402
 
 from lanqi.games import gomoku  # noqa: E402
 
@@ -27,7 +30,8 @@ def resize(driver: Driver, size: tuple[int, int]) -> None:
 
 
 def assert_clear(scene: Any, what: str) -> None:
-    """The banner drawn in the last frame leaves every word on the board uncovered."""
+    """The banner drawn in the last frame leaves every word and every piece on the
+    board uncovered (it is on the board only where none is, else off it)."""
     banner = scene.banner_rect
     assert banner is not None, what
     words = scene.view.words
@@ -35,7 +39,8 @@ def assert_clear(scene: Any, what: str) -> None:
     for kind, rects in words.items():
         for rect in rects:
             assert not banner.colliderect(rect), (what, kind, banner, rect)
-    assert scene.view.rect.contains(banner), what
+    for rect in scene.view.pieces:
+        assert not banner.colliderect(rect), (what, "piece", banner, rect)
 
 
 def test_the_result_and_check_banners_leave_the_river_and_coordinates_readable(
@@ -57,7 +62,7 @@ def test_the_result_and_check_banners_leave_the_river_and_coordinates_readable(
             for size in SIZES:
                 resize(driver, size)
                 assert_clear(scene, f"result at {size}, flipped {flipped}, latin {latin}")
-                driver.check_xiangqi_board(scene.model.board)  # no piece under the banner
+                assert_pieces_show(driver)  # no piece under the banner
 
 
 def test_the_gomoku_banner_keeps_clear_of_the_coordinates_and_the_winning_row(
@@ -77,7 +82,6 @@ def test_the_gomoku_banner_keeps_clear_of_the_coordinates_and_the_winning_row(
         for cell in scene.model.position().markers["line"]:
             center = scene.view.center(scene.view.point(cell))
             assert not scene.banner_rect.collidepoint(center), (size, cell)
-        driver.check_gomoku_board(scene.model.board)  # no stone under the banner
     driver.shot("gomoku-banner")
 
 

@@ -184,6 +184,8 @@ def test_a_killed_server_is_shown_lost_until_it_is_back(
         assert any("trying to reconnect now" in line for line in countdowns)
         assert lobby_lost_text(link.lost, time.monotonic()).startswith("lost the server ")
         driver.shot("connection-lost")
+        # the band is over the panel's moves and chat: off the board (issue 19, item 3)
+        assert scene.lost_rect is not None and not scene.lost_rect.colliderect(scene.view.rect)
         # my move is refused here, not sent
         notices = len(session.notices)
         driver.play_xiangqi("b2c2")

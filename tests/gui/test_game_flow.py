@@ -138,11 +138,38 @@ def test_rated_or_casual_is_chosen_in_the_lobby_and_shown_in_the_game(
     resign(driver, again)
     driver.key(pygame.K_ESCAPE, frames=2)
     lobby = driver.scene
-    assert not lobby.rated  # a new lobby screen starts casual
+    assert lobby.rated  # the lobby remembers the choice (issue 19, item 6)
+    driver.key(pygame.K_k)  # casual
     challenge(driver, lobby, "Rita")
     casual = new_game(driver)
     assert not casual.session.assignment.rated and casual.model.casual
     assert casual.panel.status_lines()[2].startswith("Casual")
+
+
+def test_the_end_of_a_rated_game_shows_the_rating_change(
+    gui: Callable[..., Driver], server: EmbeddedServer, bot: Callable[..., BotRunner]
+) -> None:
+    """Issue 19, item 6: ``1500 → 1484 (-16)`` in the status line when a rated game
+    ends, as soon as the matchmaker has counted it (no V in the lobby needed)."""
+    import re
+
+    bot("Rhea", variants=("xiangqi",))
+    driver = lobby_of(gui, server, "Ivy")
+    lobby = driver.scene
+    driver.key(pygame.K_k)  # rated
+    challenge(driver, lobby, "Rhea")
+    scene = new_game(driver)
+    assert scene.session.assignment.rated
+    assert scene.session.rating_change == ""
+    resign(driver, scene)
+    driver.until(lambda: scene.session.rating_change != "", 15, "the rating change")
+    change = scene.session.rating_change
+    match = re.fullmatch(r"等级 1500 → (\d+) \(-(\d+)\) rating 1500 → (\d+) \(-(\d+)\)", change)
+    assert match, change
+    assert 1500 - int(match[1]) == int(match[2]) > 0  # a loss: down
+    assert scene.panel.status_lines()[2].endswith(change)
+    driver.frames()
+    driver.shot("rating-change")
 
 
 def test_the_player_list_says_who_is_playing(

@@ -237,8 +237,8 @@ def test_seeks_and_challenges_carry_size_and_rule(
         driver.key(pygame.K_ESCAPE, frames=2)
         assert isinstance(driver.scene, LobbyScene)
         lobby = driver.scene
-        # a challenge to Bob: gomoku again, the options are remembered
-        driver.key(pygame.K_v)
+        # a challenge to Bob: gomoku again, the game and the options are remembered
+        assert lobby.variant == "gomoku"
         index = next(i for i, p in enumerate(link.state.players) if p.name == "Bob")
         click_row(driver, lobby.players, index)
         driver.key(pygame.K_c)

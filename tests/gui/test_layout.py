@@ -313,10 +313,11 @@ def test_a_frame_is_drawn_only_when_something_changed(gui: Callable[..., Driver]
     assert app.draws == drawn + 1 and scene.controller.selected is not None
     driver.frames(10)
     assert app.draws == drawn + 1
-    driver.click_point(xiangqi.parse_square("e2"))  # a move: Black's clock runs
+    driver.click_point(xiangqi.parse_square("e2"))  # a move
+    scene.session.play("h9g7")  # each side has moved: Red's clock runs
     driver.frames()
     drawn = app.draws
-    # a second of Black's clock passes (the clock read at ``at`` is set back by it):
+    # a second of Red's clock passes (the clock read at ``at`` is set back by it):
     # the shown time changes, so a frame is drawn; then none until the next one
     clock = scene.model.clock
     assert clock.running is not None

@@ -175,11 +175,14 @@ def test_live_clock_and_time_out(gui: Callable[..., Driver]) -> None:
 
     driver = start_local(gui, "xiangqi", time_control="0.03+0")  # 1.8 s each
     scene = driver.scene
+    # no clock runs before each side's first move (test_offline_clocks.py)
+    driver.play_xiangqi("h2e2")
+    driver.play_xiangqi("h9g7")
     first = scene.model.clock.left_ms(0)
     assert first is not None and scene.model.clock.running == 0
     driver.until(lambda: (scene.model.clock.left_ms(0) or first) < first - 150, 5, "Red's clock")
     assert scene.model.clock.left_ms(1) == pytest.approx(1800, abs=1)
-    driver.play_xiangqi("h2e2")
+    driver.play_xiangqi("g3g4")
     assert scene.model.clock.running == 1
     driver.until(lambda: scene.model.finished, 5, "Black to lose on time")
     assert (scene.model.termination, scene.model.winner) == ("timeout", 0)

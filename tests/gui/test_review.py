@@ -10,6 +10,8 @@ import pytest
 
 pygame = pytest.importorskip("pygame")
 
+from tests.gui.test_banner_layout import assert_pieces_show  # noqa: E402
+
 from lanqi.games import gomoku, xiangqi  # noqa: E402
 from lanqi.games.xiangqi.pgn import read_pgns, write_pgn  # noqa: E402
 from lanqi.gui.model import GameModel  # noqa: E402
@@ -67,6 +69,8 @@ def test_review_a_pgn_step_flip_and_save(gui: Callable[..., Driver], tmp_path: P
     assert scene.view_ply is None and scene.shown_board().fen() == final.fen()
     assert scene.model.finished and scene.model.result == "1-0"
     driver.key(pygame.K_f)
+    assert_pieces_show(driver)  # the result banner up: every piece shows
+    driver.click(driver.scene.view.rect.center)  # a click hides it: the whole board
     driver.check_xiangqi_board(final)
     driver.check_last_move(MATE_LINE[-1])
     # a record cannot be played on

@@ -53,7 +53,7 @@ from lanqi.gui.scenes.base import (
 )
 from lanqi.gui.settings import DEFAULT_SIZE, AppConfig, Settings
 from lanqi.gui.sound import SoundPlayer
-from lanqi.gui.widgets import Same, draw_text, reset_cache
+from lanqi.gui.widgets import Same, draw_text, fit_size, reset_cache
 from lanqi.security import KnownServers
 
 __all__ = ["DEFAULT_SIZE", "ROUTES", "App", "AppConfig", "Scene"]
@@ -133,6 +133,8 @@ class App:
         #: frames actually drawn (``frames`` counts every step)
         self.draws = 0
         self.notices: list[tuple[str, bool, float]] = []
+        #: where the last frame drew each notice
+        self.notice_rects: list[pygame.Rect] = []
         #: something outside the scene's frame key changed: draw the next frame
         self.dirty = True
         #: the last step drew a frame (the loop then runs at full speed)
@@ -336,6 +338,8 @@ class App:
         return self.running
 
     def _draw_notices(self) -> None:
+        """The passing notices and the lost-server line (where each went: in
+        :attr:`notice_rects`)."""
         now = time.monotonic()
         self.notices = [n for n in self.notices if now - n[2] < NOTICE_S]
         shown = [(text, error) for text, error, _ in reversed(self.notices)]
@@ -343,22 +347,28 @@ class App:
         if lost is not None:  # steady while it lasts, not a note that fades
             shown.insert(0, (lobby_lost_text(lost, now), True))
         w, _ = self.screen.get_size()
-        y = 8
+        area = self.scene.notice_area() if self.scene is not None else None
+        # across the top of the window, or from the bottom of the screen's own area up
+        y = 8 if area is None else area.bottom - 34
+        self.notice_rects = []
         for text, error in shown:
-            rect = pygame.Rect(0, 0, min(w - 40, 12 + 9 * len(text)), 30)
-            rect.midtop = (w // 2, y)
+            room = w - 40 if area is None else area.width - 8
+            size = fit_size(text, (15, 13, 12), room - 12)
+            rect = pygame.Rect(0, 0, min(room, 12 + 9 * len(text)), 30)
+            rect.midtop = (w // 2 if area is None else area.centerx, y)
+            self.notice_rects.append(rect)
             pygame.draw.rect(self.screen, theme.PANEL_DARK, rect, border_radius=6)
             pygame.draw.rect(self.screen, theme.ERROR if error else theme.ACCENT, rect, 1, 6)
             draw_text(
                 self.screen,
                 text,
                 rect.center,
-                15,
+                size,
                 theme.ERROR if error else theme.TEXT,
                 anchor="center",
                 max_width=rect.width - 12,
             )
-            y += 36
+            y += 36 if area is None else -36
 
     def run(self) -> int:
         """The frame loop until the window closes, then close the app."""

@@ -99,6 +99,8 @@ class BoardView:
         #: the words printed on the board, on screen, by kind ("river", "labels"): what
         #: a banner must leave readable (filled in when the board is drawn)
         self.words: dict[str, list[pygame.Rect]] = {}
+        #: where the last frame drew each piece or stone, on screen (what nothing may cover)
+        self.pieces: list[pygame.Rect] = []
 
     # ------------------------------------------------------------ geometry
 
@@ -171,10 +173,58 @@ class BoardView:
         """The small piece or stone that stands for ``seat`` on a player card."""
         raise NotImplementedError
 
-    def banner_area(self, position: Position) -> pygame.Rect:
-        """Where a banner over ``position`` goes: clear of the words printed on the
-        board (the river's, the coordinates) and of as many pieces as it can be."""
+    @property
+    def radius(self) -> int:
         raise NotImplementedError
+
+    def _piece_rect(self, center: tuple[int, int]) -> pygame.Rect:
+        """The square a piece (or stone) centred on ``center`` is drawn in."""
+        r = self.radius + 1
+        return pygame.Rect(center[0] - r, center[1] - r, 2 * r + 1, 2 * r + 1)
+
+    def piece_rects(self, position: Position) -> list[pygame.Rect]:
+        """Where the pieces (or stones) of ``position`` are drawn, on screen."""
+        return [self._piece_rect(self.center(self.point(cell))) for cell in position.cells]
+
+    def banner_area(self, position: Position, *, least_width: int = 0) -> pygame.Rect | None:
+        """Where a banner over ``position`` may go without hiding a piece, a stone or
+        a word printed on the board (the coordinates, the river's 楚河 汉界): a band
+        along one row of points, between the pieces of the rows above and below it,
+        as wide as the empty points of that row allow.  The widest such band wins
+        (one nearer the middle of the board among those wide enough); None when no
+        band is ``least_width`` wide (the screen then says it off the board)."""
+        self.background()  # the words' places
+        c, pad = self.cell, 2
+        height = round(2 * (c - self.radius - 1)) - 2 * pad
+        if height < 12:
+            return None
+        obstacles = self.piece_rects(position)
+        for rects in self.words.values():
+            obstacles.extend(rects)
+        left_edge = round(self.x0 - 0.45 * c)
+        right_edge = round(self.x0 + (self.files - 1 + 0.45) * c)
+        enough = max(least_width, round(5 * c))
+        middle = (self.ranks - 1) / 2
+        best: tuple[tuple[int, float], pygame.Rect] | None = None
+        for row in range(self.ranks):
+            top = round(self.y0 + row * c) - height // 2
+            blocked = sorted(
+                (o.left - pad, o.right + pad)
+                for o in obstacles
+                if o.bottom > top and o.top < top + height
+            )
+            x = left_edge
+            for a, b in [*blocked, (right_edge, right_edge)]:
+                right = min(a, right_edge)
+                if right - x >= max(least_width, 1):
+                    band = pygame.Rect(x, top, right - x, height)
+                    score = (min(band.width, enough), -abs(row - middle))
+                    if best is None or score > best[0]:
+                        best = (score, band)
+                x = max(x, b)
+                if x >= right_edge:
+                    break
+        return best[1] if best is not None else None
 
     # ------------------------------------------------------------ test probes
 
@@ -458,10 +508,12 @@ class XiangqiBoardView(BoardView):
             )
         dragged = marks.drag[0] if marks.drag else None
         sliding = marks.sliding[0] if marks.sliding else None
+        self.pieces = []
         for sq, piece in board.piece_map().items():
             if sq in (marks.selected, dragged, sliding):
                 continue
             self._blit_piece(surface, piece, self.center(sq))
+            self.pieces.append(self._piece_rect(self.center(sq)))
         if marks.sliding is not None:
             moving = board.piece_at(marks.sliding[0])
             if moving is not None:
@@ -504,17 +556,6 @@ class XiangqiBoardView(BoardView):
         pygame.draw.circle(surface, ink, center, radius - 4, 2)
         char = "K" if self.latin else ("帥" if seat == 0 else "將")
         draw_text(surface, char, center, 22, ink, anchor="center", name=BOARD_FONT)
-
-    def banner_area(self, position: Position) -> pygame.Rect:
-        # in the river, between 楚河 and 汉界: no piece stands there
-        self.background()
-        c = self.cell
-        river = sorted(self.words.get("river", []), key=lambda r: r.x)
-        pad = max(4, round(c * 0.12))
-        left = river[0].right + pad if river else round(self.x0 + 2.8 * c)
-        right = river[-1].left - pad if len(river) > 1 else round(self.x0 + 5.2 * c)
-        top, bottom = round(self.y0 + 4.07 * c), round(self.y0 + 4.93 * c)
-        return pygame.Rect(left, top, max(1, right - left), bottom - top)
 
     def _mark_geometry(self) -> tuple[int, int, int]:
         c = self.cell
@@ -674,6 +715,7 @@ class GomokuBoardView(BoardView):
         assert isinstance(board, gomoku.Board)
         surface.blit(self.background(), self.rect)
         n, r, c = self.size, self.radius, self.cell
+        self.pieces = []
         shadow = self._sprites.get(("shadow", r))
         if shadow is None:
             shadow = pygame.Surface((2 * r + 2, 2 * r + 2), pygame.SRCALPHA)
@@ -685,6 +727,7 @@ class GomokuBoardView(BoardView):
                 cx, cy = self.center(move.y * n + move.x)
                 surface.blit(shadow, (cx - r + 1, cy - r + 2))
                 surface.blit(image, (cx - r - 1, cy - r - 1))
+                self.pieces.append(self._piece_rect((cx, cy)))
         for point, number in marks.numbers.items():
             stone = board.stone_at(point % n, point // n)
             ink = theme.STONE_WHITE if stone is gomoku.Color.BLACK else theme.STONE_BLACK
@@ -728,21 +771,6 @@ class GomokuBoardView(BoardView):
         color = theme.STONE_BLACK if seat == 0 else theme.STONE_WHITE
         pygame.draw.circle(surface, color, center, radius - 2)
         pygame.draw.circle(surface, theme.PANEL_LINE, center, radius - 2, 1)
-
-    def banner_area(self, position: Position) -> pygame.Rect:
-        # a band between two lines of the grid, inside the coordinates, over the rows
-        # with the fewest stones (the lower one of equals; never the winning row's)
-        n, c = self.size, self.cell
-        rows = [0] * n  # stones on each screen row
-        for cell in position.cells:
-            rows[self.col_row(self.point(cell))[1]] += 1
-        for cell in position.markers.get("line", ()):
-            rows[self.col_row(self.point(cell))[1]] += n * n  # the winning row stays visible
-        y = min(range(n - 1), key=lambda k: (rows[k] + rows[k + 1], -k))
-        height = max(24, round(c * 0.86))
-        band = pygame.Rect(0, 0, round((n - 1) * c + 0.7 * c), height)
-        band.center = (round(self.x0 + (n - 1) * c / 2), round(self.y0 + (y + 0.5) * c))
-        return band
 
     def piece_probe(self, point: int) -> tuple[int, int]:
         cx, cy = self.center(point)

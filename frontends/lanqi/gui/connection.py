@@ -2,7 +2,7 @@
 the opponent's, when the referee says they are away.
 
 Pure text from a session and the time (``time.monotonic()``), so the tests read the
-same lines the screen draws; :func:`draw_lost` draws the band over the board.
+same lines the screen draws; :func:`draw_lost` draws the band over the panel's moves and chat.
 
 - While the referee does not answer (:attr:`Session.lost`), the screen keeps one
   steady band: the clocks are frozen, moves and offers wait, the next try counts
@@ -114,30 +114,35 @@ def opponent_away_line(session: Session, now: float) -> str | None:
     return f"{who} away: you win by abandonment in {mmss(at - now)}"
 
 
-def draw_lost(surface: pygame.Surface, board: pygame.Rect, lines: tuple[str, ...]) -> None:
-    """The connection-lost band across the middle of the board."""
+def draw_lost(
+    surface: pygame.Surface, area: pygame.Rect, lines: tuple[str, ...]
+) -> pygame.Rect | None:
+    """The connection-lost band, filling ``area`` (the panel's moves and chat: off
+    the board); lines that do not fit are left out, the headline never.  Returns
+    where it was drawn (None: nothing to say)."""
     if not lines:
-        return
-    width = board.width
+        return None
+    width = area.width - 16
+    head = wrap_text(lines[0], 18, width)
+    body_size = 15 if area.width >= 330 else 13
+    pitch = body_size + 4
+    room = max(0, (area.height - 16 - 24 * len(head)) // pitch)
     body: list[str] = []
     for line in lines[1:]:
-        body.extend(wrap_text(line, 15, width - 40))
-    height = 44 + 20 * len(body) + 10
-    band = pygame.Surface((width, height), pygame.SRCALPHA)
-    band.fill((40, 14, 12, 220))
-    rect = band.get_rect(center=board.center)
-    surface.blit(band, rect)
-    pygame.draw.line(surface, theme.ERROR, rect.topleft, rect.topright, 2)
-    pygame.draw.line(surface, theme.ERROR, rect.bottomleft, rect.bottomright, 2)
-    draw_text(
-        surface,
-        lines[0],
-        (rect.centerx, rect.y + 8),
-        22,
-        theme.ERROR,
-        anchor="midtop",
-    )
-    for i, line in enumerate(body):
-        draw_text(
-            surface, line, (rect.centerx, rect.y + 44 + 20 * i), 15, theme.TEXT, anchor="midtop"
-        )
+        body.extend(wrap_text(line, body_size, width))
+    if len(body) > room:
+        body = body[:room]
+        if body:
+            body[-1] = body[-1].rstrip(" .,;") + "…"
+    band = pygame.Surface(area.size, pygame.SRCALPHA)
+    band.fill((40, 14, 12, 255))
+    surface.blit(band, area)
+    pygame.draw.rect(surface, theme.ERROR, area, 2, border_radius=4)
+    y = area.y + 8
+    for line in head:
+        draw_text(surface, line, (area.centerx, y), 18, theme.ERROR, anchor="midtop")
+        y += 24
+    for line in body:
+        draw_text(surface, line, (area.x + 8, y), body_size, theme.TEXT)
+        y += pitch
+    return pygame.Rect(area)

@@ -7,6 +7,8 @@ sessions (:mod:`lanqi.gui.sessions`) fill it in; the game scene draws it.
 
 from __future__ import annotations
 
+import datetime
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -22,8 +24,10 @@ __all__ = [
     "ClockView",
     "GameModel",
     "Pending",
+    "RecordSummary",
     "describe_result",
     "load_record",
+    "record_summary",
     "seat_name",
     "termination_text",
 ]
@@ -325,11 +329,19 @@ class GameModel:
 
     # ------------------------------------------------------------ records
 
-    def record_text(self) -> str:
+    def record_text(self, *, event: str = "", day: datetime.date | None = None) -> str:
         """The game in its variant's record format (PGN for xiangqi), the players
-        under the seats' names, the result the board decided (else the game's)."""
+        under the seats' names, the result the board decided (else the game's), the
+        date (``day``, today by default: ``2026.12.02``) and ``event`` unless the
+        game's own headers (a record under review) name them."""
         spec = variant_spec(self.variant)
         headers = dict(self.headers)
+        for tag, value in (
+            ("Date", (day or datetime.date.today()).strftime("%Y.%m.%d")),
+            ("Event", event),
+        ):
+            if value and headers.get(tag, "?") in ("", "?"):
+                headers[tag] = value
         for seat, side in enumerate(spec.seat_names):
             headers.setdefault(side, self.players[seat] or "?")
         outcome = self.board.outcome()
@@ -394,3 +406,55 @@ def load_record(path: Path) -> list[GameModel]:
     """Every game in the record file at ``path``; raises ValueError (or OSError) if it cannot."""
     text = path.read_text(encoding="utf-8-sig")
     return GameModel.from_record(text)
+
+
+#: a tag line of a PGN or gomoku record: ``[Red "Alice"]``
+_TAG = re.compile(r'^\[([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\]\s*$', re.MULTILINE)
+#: how much of a file the review list reads for its tags
+SUMMARY_BYTES = 65_536
+
+
+@dataclass(frozen=True, slots=True)
+class RecordSummary:
+    """What the review list shows of a record file: its first game's players,
+    result, date and event (``""`` where the record says nothing), and how many
+    games the file holds."""
+
+    players: str
+    result: str
+    date: str
+    event: str
+    games: int
+
+
+def record_summary(path: Path) -> RecordSummary:
+    """The tags of the first game in the record at ``path`` (read only from its
+    first :data:`SUMMARY_BYTES`); raises OSError if it cannot be read.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     record = Path(folder) / "club.pgn"
+    ...     _ = record.write_text('[Event "Club"]\\n[Date "2026.12.02"]\\n[Red "Lü"]\\n'
+    ...                           '[Black "Hu"]\\n[Result "1-0"]\\n\\n1. a 1-0\\n')
+    ...     record_summary(record)
+    RecordSummary(players='Lü \u2013 Hu', result='1-0', date='2026.12.02', event='Club', games=1)
+    """
+    with path.open("rb") as file:
+        text = file.read(SUMMARY_BYTES).decode("utf-8-sig", "replace")
+    first: dict[str, str] = {}
+    games = 0
+    for match in _TAG.finditer(text):
+        name, value = match.group(1), re.sub(r"\\(.)", r"\1", match.group(2))
+        if name == "Result":
+            games += 1
+        if games <= 1 and name not in first:
+            first[name] = value
+
+    def tag(name: str) -> str:
+        value = first.get(name, "").strip()
+        return "" if value in ("?", "????.??.??") else value
+
+    seats = ("Red", "Black") if "Red" in first else ("Black", "White")
+    names = [tag(seat) or "?" for seat in seats]
+    players = " – ".join(names) if any(n != "?" for n in names) else ""
+    return RecordSummary(players, tag("Result"), tag("Date"), tag("Event"), max(1, games))

@@ -433,6 +433,17 @@ class SidePanel:
             self.chat_scroll,
         )
 
+    def lost_area(self) -> pygame.Rect:
+        """Where the connection-lost band goes: over the moves and the chat, which
+        wait while the referee does not answer (off the board, clear of the clocks,
+        the status and the buttons)."""
+        parts = [
+            self.rects[name]
+            for name in ("moves_head", "nav", "moves", "chat", "chat_input")
+            if name in self.rects
+        ]
+        return parts[0].unionall(parts[1:]) if parts else pygame.Rect(self.rect)
+
     def move_rows_visible(self) -> int:
         """How many rows of moves the list shows whole."""
         rect = self.rects.get("moves", pygame.Rect(0, 0, 0, 0))
@@ -505,7 +516,7 @@ class SidePanel:
         clock_w = font(UI_FONT, CLOCK_SIZE).size("00:00")[0] + 18
         shown = self.card_name(seat)
         room = rect.width - 56 - clock_w - 16
-        size = fit_size(shown, (17, 15, 13), room)
+        size = fit_size(shown, (17, 15, 13, 12, 11), room)
         draw_text(surface, shown, (rect.x + 56, top), size, theme.TEXT, max_width=room)
         sub = seat_name(model.variant, seat, chinese=True) + " " + seat_name(model.variant, seat)
         window = model.clock.first_move_left_ms(seat) if model.status == "active" else None
@@ -549,7 +560,12 @@ class SidePanel:
             cn, en = model.headline()
             if model.result in (None, "*"):
                 return "对局记录 Game record", theme.TEXT, termination_text(model.termination)
-            return f"{cn} {en}", theme.ACCENT, termination_text(model.termination)
+            why = termination_text(model.termination)
+            return (
+                f"{cn} {en}",
+                theme.ACCENT,
+                " · ".join(p for p in (why, session.rating_change) if p),
+            )
         seat = model.seat_to_move
         side_cn = seat_name(model.variant, seat, chinese=True)
         line = f"{side_cn}走棋 {seat_name(model.variant, seat)} to move"

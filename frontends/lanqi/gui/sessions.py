@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lanqi.bot.base import Bot, GameState
-from lanqi.clock import GameClock
+from lanqi.clock import GameClock, awaits_first_move
 from lanqi.gamestate import GameState as RefereeState
 from lanqi.gui import commands
 from lanqi.gui.model import ChatLine, ClockView, GameModel, Pending, seat_name, termination_text
@@ -92,6 +92,8 @@ class Session:
         self.failed: str | None = None
         #: the referee does not answer: since when, the next try (online games)
         self.lost: Disconnected | None = None
+        #: a rated game over: how it moved your rating (``1500 → 1516 (+16)``), once known
+        self.rating_change = ""
         #: action id -> when its first press asked for a second one
         self._armed: dict[str, float] = {}
 
@@ -163,6 +165,10 @@ class Session:
     def update(self, now: float) -> None:
         """Called once per frame."""
 
+    def pause(self, on: bool) -> None:
+        """The screen asks a question over the game (``on``) or is done asking: a game
+        on this computer stops its clock meanwhile; the referee's clocks go on."""
+
     def play(self, text: str) -> bool:
         """Play a move of a local seat; False (with a notice) if it cannot be played."""
         raise NotImplementedError
@@ -202,6 +208,8 @@ class LocalSession(Session):
         self.my_seats = frozenset({0, 1})
         self.title = "双人对局 Two players"
         self.game_clock: GameClock | None = None
+        #: a question is asked over the game: the clocks stand still
+        self.paused = False
         self._start_clock()
 
     def _new_model(self) -> GameModel:
@@ -222,9 +230,26 @@ class LocalSession(Session):
         self.game_clock = GameClock(
             tc.kind, base_ms=tc.base_ms, increment_ms=tc.increment_ms, per_move_ms=tc.per_move_ms
         )
-        if not self.model.finished:
-            self.game_clock.start(self.model.seat_to_move, time.monotonic() * 1000)
+        self._run_clock()
+
+    def _run_clock(self) -> None:
+        """Run the side to move's clock, unless the game is over, a question is asked
+        over it (:meth:`pause`) or that side has its first move to make: as in lobby
+        games, no clock runs before each side's first move."""
+        clock = self.game_clock
+        if clock is None:
+            return
+        model, now = self.model, time.monotonic() * 1000
+        if model.finished or self.paused or awaits_first_move(model.ply):
+            clock.stop(now)
+        elif clock.running != model.seat_to_move:
+            clock.start(model.seat_to_move, now)
         self._show_clock()
+
+    def pause(self, on: bool) -> None:
+        if on != self.paused:
+            self.paused = on
+            self._run_clock()
 
     def _show_clock(self) -> None:
         clock = self.game_clock
@@ -256,9 +281,8 @@ class LocalSession(Session):
         model.finish_by_rules()
         clock = self.game_clock
         if clock is not None and remaining_ms is not None:
-            running = None if model.finished else model.seat_to_move
-            clock.restore(remaining_ms, running, time.monotonic() * 1000)
-        self._show_clock()
+            clock.restore(remaining_ms, None, time.monotonic() * 1000)
+        self._run_clock()
 
     def update(self, now: float) -> None:
         clock = self.game_clock
@@ -290,9 +314,8 @@ class LocalSession(Session):
         if self.game_clock is not None:
             self.game_clock.press(seat, time.monotonic() * 1000)
         model.draw_offer = None
-        if model.finish_by_rules() and self.game_clock is not None:
-            self.game_clock.stop(time.monotonic() * 1000)
-        self._show_clock()
+        model.finish_by_rules()
+        self._run_clock()
 
     # ------------------------------------------------------------ buttons
 
@@ -348,8 +371,8 @@ class LocalSession(Session):
         for _ in range(min(plies, model.ply)):
             model.pop()
         if self.game_clock is not None:
-            self.game_clock.start(model.seat_to_move, time.monotonic() * 1000)
-        self._show_clock()
+            self.game_clock.stop(time.monotonic() * 1000)
+        self._run_clock()
 
     def new_game(self) -> None:
         self.model = self._new_model()

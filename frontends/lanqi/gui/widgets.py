@@ -234,7 +234,10 @@ def label_parts(label: str) -> list[str]:
 
 
 class TextInput:
-    """A one-line text field: click or :meth:`focus` to type, Enter calls ``on_enter``."""
+    """A one-line text field: click or :meth:`focus` to type, Enter calls ``on_enter``.
+
+    Ctrl+A selects the whole text (drawn highlighted): what is typed or pasted next
+    replaces it, Backspace or Delete clears it, any other key lets the selection go."""
 
     def __init__(
         self,
@@ -250,10 +253,13 @@ class TextInput:
         self.max_length = max_length
         self.rect = pygame.Rect(0, 0, 0, 0)
         self.focused = False
+        #: the whole text is selected (Ctrl+A): typing replaces it
+        self.selected_all = False
         self._blink = 0.0
 
     def focus(self, on: bool = True) -> None:
         self.focused = on
+        self.selected_all = False
         if on:
             pygame.key.start_text_input()
             pygame.key.set_text_input_rect(self.rect)
@@ -266,20 +272,35 @@ class TextInput:
         if not self.focused:
             return False
         if event.type == pygame.TEXTINPUT:
-            self.text = (self.text + event.text)[: self.max_length]
+            self._insert(event.text)
             return True
         if event.type == pygame.KEYDOWN:
-            if event.key == pygame.K_BACKSPACE:
+            ctrl = event.mod & pygame.KMOD_CTRL
+            if event.key == pygame.K_a and ctrl:
+                self.selected_all = bool(self.text)
+                return True
+            if event.key in (pygame.K_BACKSPACE, pygame.K_DELETE) and self.selected_all:
+                self.text = ""
+            elif event.key == pygame.K_BACKSPACE:
                 self.text = self.text[:-1]
             elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
                 if self.on_enter is not None:
                     self.on_enter(self.text)
             elif event.key == pygame.K_ESCAPE:
                 self.focused = False
-            elif event.key == pygame.K_v and event.mod & pygame.KMOD_CTRL:
+            elif event.key == pygame.K_v and ctrl:
                 self._paste()
+                return True
+            elif not event.unicode or ctrl:  # a key that types nothing: the selection goes
+                self.selected_all = False
             return True  # every other key belongs to the field while it has focus
         return False
+
+    def _insert(self, text: str) -> None:
+        """Type ``text`` at the end, or in place of the selected text."""
+        before = "" if self.selected_all else self.text
+        self.selected_all = False
+        self.text = (before + text)[: self.max_length]
 
     def _paste(self) -> None:
         try:
@@ -290,7 +311,7 @@ class TextInput:
             return
         if raw:
             data = raw.decode("utf-8", "replace").replace("\x00", "")
-            self.text = (self.text + data.replace("\n", " ").strip())[: self.max_length]
+            self._insert(data.replace("\n", " ").strip())
 
     def update(self, dt: float) -> None:
         self._blink = (self._blink + dt) % 1.0
@@ -309,6 +330,14 @@ class TextInput:
             shown = self.text
             while shown and text_width(shown, UI_FONT, size) > inner.width - 4:
                 shown = shown[1:]
+            if self.selected_all:  # the selection's highlight under the text
+                box = pygame.Rect(
+                    inner.x - 2,
+                    inner.y + 5,
+                    text_width(shown, UI_FONT, size) + 4,
+                    inner.height - 10,
+                )
+                pygame.draw.rect(surface, theme.SELECTED_ROW, box, border_radius=3)
             rect = draw_text(surface, shown, inner.midleft, size, theme.TEXT, anchor="midleft")
             caret_x = rect.right + 1
         else:

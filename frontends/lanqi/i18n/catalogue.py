@@ -39,4 +39,17 @@ CATALOGUE: dict[str, Text] = {
         "'{name}' is taken: if it is this bot's, ask the director for a claim code"
         " (lanqi reclaim {name}) and run lanqi bot --name {name} --claim CODE",
     ),
+    # --- the game screen: the end of a rated game ---
+    "rating_change": Text(
+        "等级 {before} → {after} ({delta})", "rating {before} → {after} ({delta})"
+    ),
+    # --- the review list ---
+    "review.games": Text("{n} 局", "{n} game", "{n} games"),
+    # --- the connect screen ---
+    "connect.lan_quiet": Text(
+        # the interface font's subset has few characters: the English says more
+        "等待服务器 (--lan)… 或请输入服务器",
+        "No server heard: it may not announce itself (--lan), or the network may block "
+        "multicast. Type its address.",
+    ),
 }

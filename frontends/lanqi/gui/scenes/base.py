@@ -181,6 +181,11 @@ class Scene:
     def update(self, dt: float) -> None:
         """Advance ``dt`` seconds."""
 
+    def notice_area(self) -> pygame.Rect | None:
+        """Where the app's passing notices and the lost-server line go on this screen
+        (None: across the top of the window); a screen with a board keeps them off it."""
+        return None
+
     def frame_key(self) -> Hashable:
         """What the picture depends on besides input events and the window's size.
 

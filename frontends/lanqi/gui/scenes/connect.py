@@ -12,6 +12,7 @@ from lanqi.gui import theme
 from lanqi.gui.lan import LanServers
 from lanqi.gui.scenes.base import Host, Scene, ToLobby, ToMenu
 from lanqi.gui.widgets import Button, ScrollList, TextInput, draw_text, wrap_text
+from lanqi.i18n import tr
 from lanqi.protocol.endpoints import normalise_endpoint
 
 __all__ = ["ConnectScene"]
@@ -20,6 +21,8 @@ CONNECT_TIMEOUT_S = 8.0
 #: the form and the list of servers side by side from this window width on
 SIDE_BY_SIDE_W = 1000
 LIST_TITLE = "联网服务器 Servers on the LAN: name, address, players online"
+#: after this long with no server heard, the list says why that may be
+LAN_QUIET_S = 4.0
 
 
 class ConnectScene(Scene):
@@ -35,6 +38,8 @@ class ConnectScene(Scene):
         self.lan = LanServers()
         self.list = ScrollList(row_height=30, columns=3, weights=(5, 4, 1), on_pick=self.pick)
         self.list.empty_text = "listening for lanqi servers on the LAN..."
+        #: when listening began (``time.monotonic()``)
+        self.listening_since = time.monotonic()
 
     def startup(self, app: Host) -> None:
         settings = app.settings
@@ -59,6 +64,7 @@ class ConnectScene(Scene):
             ("裁判 Referee (optional)", self.referee),
         ]
         self.lan.start()
+        self.listening_since = time.monotonic()
         super().startup(app)
         target = self.name if not settings.name else self.server
         target.focus(True)
@@ -168,6 +174,8 @@ class ConnectScene(Scene):
             self.list.selected = None
         if self.lan.error:
             self.list.empty_text = f"{self.lan.error}; type the server's address"
+        elif not self.lan.servers and time.monotonic() - self.listening_since > LAN_QUIET_S:
+            self.list.empty_text = tr("connect.lan_quiet")
         lobby = self.app.lobby
         if self.connecting_since is None or lobby is None:
             return

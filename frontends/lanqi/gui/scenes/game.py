@@ -25,7 +25,7 @@ import pygame
 
 from lanqi.games.base import Game
 from lanqi.games.registry import variant_spec
-from lanqi.gui import resume, theme
+from lanqi.gui import commands, resume, theme
 from lanqi.gui.board_view import BoardView, Marks
 from lanqi.gui.connection import draw_lost, lost_lines
 from lanqi.gui.controllers import BoardInput
@@ -58,6 +58,7 @@ from lanqi.gui.settings import Settings
 from lanqi.gui.sound import Cues
 from lanqi.gui.variants import VariantUI, variant_ui
 from lanqi.gui.widgets import Same, draw_text, fit_size
+from lanqi.i18n import tr
 from lanqi.protocol.endpoints import reachable
 
 __all__ = [
@@ -93,6 +94,17 @@ HELP = (
 )
 
 
+#: the smallest text of a banner over the board: where a band has no room for it at
+#: this size the banner goes to the panel
+BANNER_MIN_SIZE = 13
+#: after a rated game, how often the lobby's list is asked again for the new rating
+RATING_ASK_S = 1.0
+RATING_ASKS = 20
+#: the side panel's width in a landscape window, at least and at most
+PANEL_MIN_W = 280
+PANEL_MAX_W = 440
+
+
 class GameScene(Scene):
     """The board and the side panel for one session."""
 
@@ -107,8 +119,8 @@ class GameScene(Scene):
         self.back: Destination = back if back is not None else ToMenu()
         #: an offline game is kept under this id while it is unfinished (lanqi.gui.resume)
         self.keep_id = keep_id
-        #: the question asked before leaving a game that goes on
-        self.dialog: Dialog | None = None
+        #: the question asked before leaving a game that goes on (see :attr:`dialog`)
+        self._dialog: Dialog | None = None
         model = session.model
         self.ui: VariantUI = variant_ui(model.variant)
         self.view: BoardView = self.ui.view(model.options)
@@ -124,8 +136,15 @@ class GameScene(Scene):
         self._shown: tuple[int, int, Game[Any]] | None = None
         self._kept: tuple[int, int, str] | None = None
         self.next_game: ToSeat | None = None
-        #: where the banner over the board was drawn in the last frame (None: none)
+        #: where the banner (result, check, waiting) was drawn in the last frame
+        #: (None: none); over the board only where no piece or word is
         self.banner_rect: pygame.Rect | None = None
+        #: where the connection-lost band was drawn in the last frame (over the panel)
+        self.lost_rect: pygame.Rect | None = None
+        #: your rating in a rated game's variant as it began, and the asks for it after
+        self._rating_before: float | None = None
+        self._rating_asked_at = 0.0
+        self._rating_asks = 0
         self._next_game_at = 0.0
         #: the last move sliding into place: (from, to, share done)
         self._anim: tuple[int, int, float] | None = None
@@ -142,6 +161,17 @@ class GameScene(Scene):
     @property
     def model(self) -> GameModel:
         return self.session.model
+
+    @property
+    def dialog(self) -> Dialog | None:
+        """The question asked over the game (leaving it); a game on this computer
+        stops its clock while it is open."""
+        return self._dialog
+
+    @dialog.setter
+    def dialog(self, dialog: Dialog | None) -> None:
+        self._dialog = dialog
+        self.session.pause(dialog is not None)
 
     @property
     def settings(self) -> Settings:
@@ -178,7 +208,12 @@ class GameScene(Scene):
             top = self.view.rect.bottom + 8
             self.panel.layout(pygame.Rect(0, top, w, h - top), actions)
         else:
-            panel_w = max(300, min(440, round(w * 0.31)))
+            # the panel gets what the board, as tall as the window, leaves over
+            # (between PANEL_MIN_W and PANEL_MAX_W): a squarish window gives the
+            # board more than half its width
+            self.view.layout(pygame.Rect(8, 8, 4 * w, h - 16))
+            wanted = self.view.rect.width + 16
+            panel_w = max(PANEL_MIN_W, min(PANEL_MAX_W, w - wanted))
             self.view.layout(pygame.Rect(8, 8, w - panel_w - 16, h - 16))
             self.panel.layout(pygame.Rect(w - panel_w, 0, panel_w, h), actions)
         self.panel.scroll_moves_to(self.shown_ply() - 1)
@@ -348,7 +383,7 @@ class GameScene(Scene):
     def save(self) -> None:
         model = self.model
         try:
-            text = model.record_text()
+            text = model.record_text(event=self.session.title)
         except ValueError as exc:
             self.session.notice(f"cannot save: {exc}", error=True)
             return
@@ -572,6 +607,7 @@ class GameScene(Scene):
         self.panel.update(dt)
         self.panel.set_actions(self._actions())
         self._follow_lobby(now)
+        self._follow_rating(now)
 
     def _new_position(self) -> None:
         model = self.model
@@ -607,14 +643,49 @@ class GameScene(Scene):
             destination, self.next_game = self.next_game, None
             self.app.go(destination)
 
+    def _follow_rating(self, now: float) -> None:
+        """A rated game of yours: your rating in its game when it began and, once the
+        matchmaker has counted the result (the lobby's list of players, asked again
+        every :data:`RATING_ASK_S` until it moves), how it changed, said in the
+        status line: ``1500 → 1516 (+16)``."""
+        lobby = self.app.lobby if hasattr(self, "app") else None
+        session = self.session
+        if (
+            lobby is None
+            or not isinstance(session, OnlineSession)
+            or session.seat is None
+            or session.assignment is None
+            or not session.assignment.rated
+            or session.rating_change
+        ):
+            return
+        mine = next((p for p in lobby.state.players if p.name == lobby.name), None)
+        rating = mine.ratings.get(self.model.variant) if mine is not None else None
+        if not self.model.finished:
+            if rating is not None:
+                self._rating_before = rating
+            return
+        before = self._rating_before
+        if before is None or rating is None:
+            return
+        if rating != before:
+            change = round(rating) - round(before)
+            session.rating_change = tr(
+                "rating_change", before=round(before), after=round(rating), delta=f"{change:+d}"
+            )
+            session.notice(session.rating_change)  # at once, then in the status line
+        elif now >= self._rating_asked_at + RATING_ASK_S and self._rating_asks < RATING_ASKS:
+            self._rating_asked_at, self._rating_asks = now, self._rating_asks + 1
+            lobby.send(commands.Refresh())
+
     # ------------------------------------------------------------ drawing
 
     def draw(self, surface: pygame.Surface) -> None:
         surface.fill(theme.BACKGROUND)
         board = self.shown_board()
         self.view.draw(surface, board, self.marks())
-        self._draw_board_overlays(surface)
         self.panel.draw(surface)
+        self._draw_board_overlays(surface)  # some over the panel: after it
         if self.help:
             self._draw_help(surface)
         if self.dialog is not None:
@@ -634,52 +705,91 @@ class GameScene(Scene):
         return marks
 
     def _draw_board_overlays(self, surface: pygame.Surface) -> None:
-        """The banners over the board (check, the result, waiting for the start), in
-        the board's banner area: the river's words and the coordinates stay readable.
-        Which move is shown when stepping back is said in the side panel."""
+        """The banners (check, the result, waiting for the start) and the
+        connection-lost band.  Nothing drawn here hides a piece, a stone or a word on
+        the board: a banner goes over the board only in a band where none is
+        (:meth:`BoardView.banner_area`), else over the panel's status box; the
+        connection-lost band goes over the panel's moves and chat.  Which move is
+        shown when stepping back is said in the side panel."""
         model, view = self.model, self.view
         self.banner_rect = None
         live = self.view_ply is None
         if self.check_flash > 0 and live:
-            area = view.banner_area(model.position(self.shown_ply()))
-            size = _fitting(font(BOARD_FONT, 10), "将军!", round(view.cell * 1.2), area.size)
-            image = font(BOARD_FONT, size).render("将军!", True, theme.CHECK)
-            image.set_alpha(min(255, int(255 * min(1.0, self.check_flash / 0.5))))
-            self.banner_rect = image.get_rect(center=area.center)
-            surface.blit(image, self.banner_rect)
+            word = "将军!"
+            probe = font(BOARD_FONT, BANNER_MIN_SIZE)
+            area = view.banner_area(
+                model.position(self.shown_ply()), least_width=probe.size(word)[0] + 8
+            )
+            if area is not None:  # else the status line's 将军! Check says it
+                size = _fitting(font(BOARD_FONT, 10), word, round(view.cell * 1.2), area.size)
+                image = font(BOARD_FONT, size).render(word, True, theme.CHECK)
+                while image.get_height() > area.height and size > BANNER_MIN_SIZE:
+                    size -= 2  # the line is taller than the letters: all of it in the band
+                    image = font(BOARD_FONT, size).render(word, True, theme.CHECK)
+                image.set_alpha(min(255, int(255 * min(1.0, self.check_flash / 0.5))))
+                self.banner_rect = image.get_rect(center=area.center)
+                surface.blit(image, self.banner_rect)
         if model.finished and model.result and not self.banner_hidden and live:
             cn, en = model.headline()
             why = termination_text(model.termination)
             self._draw_banner(surface, [f"{cn}  {en}", why] if why else [f"{cn}  {en}"])
         if model.status == "waiting":
             self._draw_banner(surface, ["等待开局", "Waiting for the start…"])
-        draw_lost(surface, view.rect, lost_lines(self.session, time.monotonic()))
+        self.lost_rect = draw_lost(
+            surface, self.panel.lost_area(), lost_lines(self.session, time.monotonic())
+        )
+
+    def notice_area(self) -> pygame.Rect:
+        # the app's notices and the lost-server line: over the panel's moves and
+        # chat, off the board (from the bottom up: the lost band's headline shows)
+        return self.panel.lost_area()
+
+    def _banner_place(self, lines: list[str]) -> tuple[pygame.Rect, list[str]]:
+        """Where the banner of ``lines`` goes and the lines it shows there: a band on
+        the board with room for them (one line, joined, where the band is low), else
+        the panel's status box, off the board."""
+        position = self.model.position(self.shown_ply())
+        probe = font(UI_FONT, BANNER_MIN_SIZE)
+        wide = max(probe.size(line)[0] for line in lines) + 24
+        area = self.view.banner_area(position, least_width=wide)
+        if area is not None and (len(lines) == 1 or area.height >= 2 * BANNER_MIN_SIZE + 10):
+            return area, lines
+        joined = ["  ·  ".join(lines)]
+        area = self.view.banner_area(position, least_width=probe.size(joined[0])[0] + 24)
+        if area is not None:
+            return area, joined
+        return pygame.Rect(self.panel.rects["status"]).inflate(8, 4), lines
 
     def _draw_banner(self, surface: pygame.Surface, lines: list[str]) -> None:
-        """``lines`` on a dark card filling the board's banner area, each as large as
-        fits: the first in the board's font, larger."""
-        area = self.view.banner_area(self.model.position(self.shown_ply()))
-        card = pygame.Surface(area.size, pygame.SRCALPHA)
-        pygame.draw.rect(card, (30, 20, 14, 210), card.get_rect(), border_radius=6)
-        surface.blit(card, area)
-        self.banner_rect = area
+        """``lines`` on a dark card (see :meth:`_banner_place`), each as large as
+        fits: the first in the board's font, larger; the card as wide as its text."""
+        area, lines = self._banner_place(lines)
         weights = [1.3] + [1.0] * (len(lines) - 1)
         unit = (area.height - 4) / (sum(weights) * 1.12)
-        y = area.centery - round(unit * sum(weights) * 1.12) // 2
+        sizes, widths = [], []
         for i, (text, weight) in enumerate(zip(lines, weights, strict=True)):
             name = BOARD_FONT if i == 0 else UI_FONT
-            height = round(unit * weight * 1.12)
-            box = (area.width - 10, height)
+            box = (area.width - 16, round(unit * weight * 1.12))
             size = _fitting(font(name, 10), text, round(unit * weight), box)
-            color = theme.ACCENT if i == 0 else theme.TEXT
+            sizes.append(size)
+            widths.append(font(name, size).size(text)[0])
+        card_rect = pygame.Rect(0, 0, min(area.width, max(widths) + 32), area.height)
+        card_rect.center = area.center
+        card = pygame.Surface(card_rect.size, pygame.SRCALPHA)
+        pygame.draw.rect(card, (30, 20, 14, 225), card.get_rect(), border_radius=6)
+        surface.blit(card, card_rect)
+        self.banner_rect = card_rect
+        y = area.centery - round(unit * sum(weights) * 1.12) // 2
+        for i, (text, weight) in enumerate(zip(lines, weights, strict=True)):
+            height = round(unit * weight * 1.12)
             draw_text(
                 surface,
                 text,
                 (area.centerx, y + height // 2),
-                size,
-                color,
+                sizes[i],
+                theme.ACCENT if i == 0 else theme.TEXT,
                 anchor="center",
-                name=name,
+                name=BOARD_FONT if i == 0 else UI_FONT,
             )
             y += height
 

@@ -31,6 +31,11 @@ __all__ = ["LobbyScene", "describe_seek", "describe_time"]
 
 #: a window at least this wide shows the lobby in three columns (else two)
 THREE_COLUMNS_W = 1000
+#: a lobby lower than this packs its buttons and rows closer
+SHORT_H = 640
+#: the game and rated/casual last picked in the lobby, kept with the game options
+SAVED_VARIANT = "lobby.variant"
+SAVED_RATED = "lobby.rated"
 TIME_CHOICES = ("none", "3+2", "5+3", "10+5", "15+10", "move:30")
 _FORMATS = {
     "round_robin": "round robin",
@@ -113,6 +118,12 @@ class LobbyScene(Scene):
         return self.app.lobby
 
     def startup(self, app: Host) -> None:
+        # the game and rated/casual last picked (remembered in gui.json, like the
+        # gomoku board size and rule)
+        saved = app.settings.game_options
+        if saved.get(SAVED_VARIANT) in VARIANTS:
+            self.variant = saved[SAVED_VARIANT]
+        self.rated = saved.get(SAVED_RATED) == "rated"
         self.players.empty_text = "nobody yet"
         self.seeks.empty_text = "no open seek: make one below"
         self.games.empty_text = "no game being played"
@@ -136,9 +147,14 @@ class LobbyScene(Scene):
         xs = [margin + i * (col_w + gap) for i in range(columns)]
         # rows of buttons under the lists; the last for the game's options (gomoku)
         rows = 3 if columns == 3 else 4
-        bottom = h - 40 - rows * 42
+        # a short window: lower buttons and rows, and in two columns the players
+        # and seeks get the larger share (the games and tournaments scroll)
+        short = h < SHORT_H
+        pitch, button_h = self._pack(short)
+        bottom = h - 40 - rows * pitch
         list_h = bottom - top - 24
         half = (list_h - 30) // 2
+        upper = round((list_h - 30) * 0.62) if columns == 2 and short else half
         if columns == 3:
             x1, x2, x3 = xs
             self.players.rect = pygame.Rect(x1, top + 24, col_w, list_h)
@@ -148,11 +164,14 @@ class LobbyScene(Scene):
         else:
             x1, x2 = xs
             x3 = x1  # the games' buttons go under the players'
-            self.players.rect = pygame.Rect(x1, top + 24, col_w, half)
-            self.seeks.rect = pygame.Rect(x2, top + 24, col_w, half)
-            self.games.rect = pygame.Rect(x1, top + 24 + half + 30, col_w, half)
-            x_tour, tour_top, x_games, games_top = x2, top + 24 + half + 30, x1, top + half + 30
-        self.tournaments.rect = pygame.Rect(x_tour, tour_top, col_w, half // 2)
+            lower = list_h - 30 - upper
+            self.players.rect = pygame.Rect(x1, top + 24, col_w, upper)
+            self.seeks.rect = pygame.Rect(x2, top + 24, col_w, upper)
+            self.games.rect = pygame.Rect(x1, top + 24 + upper + 30, col_w, lower)
+            x_tour, tour_top, x_games, games_top = x2, top + 24 + upper + 30, x1, top + upper + 30
+            half = lower
+        tour_h = max(half // 2, 2 * self.tournaments.row_height + 2)  # two rows at least
+        self.tournaments.rect = pygame.Rect(x_tour, tour_top, col_w, tour_h)
         self.standings.rect = pygame.Rect(
             x_tour,
             self.tournaments.rect.bottom + 6,
@@ -174,19 +193,21 @@ class LobbyScene(Scene):
             """A button in ``row`` under the column at ``x``: its left or right half
             (``side`` 0 or 1) or all of it."""
             if side is None:
-                return pygame.Rect(x, y + row * 42, col_w, 34)
-            return pygame.Rect(x + side * (bw + 8), y + row * 42, bw, 34)
+                return pygame.Rect(x, y + row * pitch, col_w, button_h)
+            return pygame.Rect(x + side * (bw + 8), y + row * pitch, bw, button_h)
 
         def third_of(x: int, index: int) -> pygame.Rect:
             """A button in the first row under the column at ``x``: its third ``index``."""
-            return pygame.Rect(x + index * (third + 8), y, third, 34)
+            return pygame.Rect(x + index * (third + 8), y, third, button_h)
 
         if columns == 3:
             join, watch = place(x3, 0, None), place(x3, 1, None)
         else:  # a third row: Watch under the games, Join under the tournaments
             join, watch = place(x2, 2, None), place(x1, 2, None)
         self.buttons = [
-            Button(f"游戏 {variant}", self._toggle_variant, rect=third_of(x2, 0), key="v"),
+            # the game itself (五子棋 Gomoku; Gomoku or 五子棋 where that is too
+            # wide), never the bare word 游戏
+            Button(variant, self._toggle_variant, rect=third_of(x2, 0), key="v", id="variant"),
             Button(f"时间 {self.time_choice}", self._toggle_time, rect=third_of(x2, 1), key="t"),
             Button(
                 "等级赛 Rated" if self.rated else "Casual",
@@ -223,6 +244,12 @@ class LobbyScene(Scene):
         self._option_buttons(place(x2, rows - 1, None))
         self._challenge_key = ()
 
+    def _pack(self, short: bool) -> tuple[int, int]:
+        """The lists' rows lower in a ``short`` window; (button pitch, button height)."""
+        for widget in (self.players, self.seeks, self.games, self.tournaments):
+            widget.row_height = 24 if short else 26
+        return (36, 30) if short else (42, 34)
+
     def _option_buttons(self, row: pygame.Rect) -> None:
         """Buttons for the options of the game picked (gomoku: board size and rule),
         which seeks and challenges carry."""
@@ -255,12 +282,21 @@ class LobbyScene(Scene):
 
     def _toggle_rated(self) -> None:
         self.rated = not self.rated
+        self._remember()
         self.layout(self.app.screen.get_size())
 
     def _toggle_variant(self) -> None:
         names = list(VARIANTS)
         self.variant = names[(names.index(self.variant) + 1) % len(names)]
+        self._remember()
         self.layout(self.app.screen.get_size())
+
+    def _remember(self) -> None:
+        """Keep the game and rated/casual picked for the next lobby (``gui.json``)."""
+        settings = self.app.settings
+        settings.game_options[SAVED_VARIANT] = self.variant
+        settings.game_options[SAVED_RATED] = "rated" if self.rated else "casual"
+        settings.save()
 
     def _toggle_time(self) -> None:
         index = TIME_CHOICES.index(self.time_choice) if self.time_choice in TIME_CHOICES else 0

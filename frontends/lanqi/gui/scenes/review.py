@@ -8,9 +8,10 @@ from pathlib import Path
 import pygame
 
 from lanqi.gui import theme
-from lanqi.gui.model import load_record
+from lanqi.gui.model import load_record, record_summary
 from lanqi.gui.scenes.base import Host, Scene, ToMenu, ToReview
 from lanqi.gui.widgets import Button, ScrollList, TextInput, draw_text, wrap_text
+from lanqi.i18n import tr
 
 __all__ = ["OpenScene"]
 
@@ -23,16 +24,29 @@ class OpenScene(Scene):
     def __init__(self, *, error: str = "") -> None:
         self.error = error
         self.files: list[Path] = []
-        self.list = ScrollList(row_height=26, columns=2, on_pick=self._pick)
+        self.list = ScrollList(row_height=26, columns=4, weights=(5, 2, 2, 5), on_pick=self._pick)
         self.path = TextInput(placeholder="path to a .pgn or gomoku record", on_enter=self._open)
         self.buttons: list[Button] = []
 
     def startup(self, app: Host) -> None:
         super().startup(app)
         self.files = self._scan(app)
-        self.list.set_rows([(p.name, str(p.parent)) for p in self.files])
+        self.list.set_rows([self.row(path) for path in self.files])
         self.list.empty_text = f"no record in {app.games_dir} (games you save land there)"
         self.path.focus(True)
+
+    @staticmethod
+    def row(path: Path) -> tuple[str, str, str, str]:
+        """A record's row: its players, result, date, and event (with the file's
+        name, and how many games it holds when more than one)."""
+        try:
+            summary = record_summary(path)
+        except OSError:
+            return (path.name, "", "", "")
+        where = f"{summary.event} · {path.name}" if summary.event else path.name
+        if summary.games > 1:
+            where = f"{where} · {tr('review.games', n=summary.games)}"
+        return (summary.players or "?", summary.result, summary.date, where)
 
     @staticmethod
     def _scan(app: Host) -> list[Path]:
