@@ -26,7 +26,7 @@ def test_xiangqi_codes(text: str, code: str, detail: dict[str, str]) -> None:
 
 
 def test_xiangqi_self_check_and_wxf_keep_the_code() -> None:
-    board = XiangqiBoard("4k4/9/9/9/9/9/9/9/4r4/3K5 w - - 0 1")
+    board = XiangqiBoard("4k4/9/9/9/9/9/P8/9/4r4/3K5 w - - 0 1")
     with pytest.raises(IllegalMoveError) as caught:
         board.parse_move("d0e0")  # into the rook's line
     assert caught.value.code == "self_check"
