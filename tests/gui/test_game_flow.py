@@ -21,6 +21,7 @@ pygame = pytest.importorskip("pygame")
 from lanqi.bot.runner import BotRunner, Policy  # noqa: E402
 from lanqi.bot.simple import RandomBot  # noqa: E402
 from lanqi.gui import commands  # noqa: E402
+from lanqi.i18n import tr  # noqa: E402
 from lanqi.protocol import Seek  # noqa: E402
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ def test_a_rematch_swaps_the_colours(
     assert assignment.seat == 1 - seat
     assert assignment.players == list(reversed(first.session.assignment.players))
     assert second.model.players[1 - seat] == "Alice"
-    assert second.panel.card_name(1 - seat) == "Alice (you)"
+    assert second.panel.card_name(1 - seat) == f"Alice ({tr('you_mark')})"
     side = "Black" if seat == 0 else "Red"
     assert any(n.text.startswith(f"you play {side}") for n in second.session.notices)
     # xiangqi turns the board for Black: your side is at the bottom either way
