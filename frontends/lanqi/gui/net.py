@@ -886,9 +886,10 @@ class LobbyLink:
             )
         elif to is not None:  # ours: declined, or expired unanswered
             name = to
-            key = (
-                "lobby.challenge_expired" if closed.how == "expired" else "lobby.challenge_declined"
-            )
+            key = {
+                "declined": "lobby.challenge_declined",
+                "expired": "lobby.challenge_expired",
+            }.get(closed.how, "lobby.challenge_cancelled")
         else:
             return  # one we answered here: nothing new to say
         self.notes.append(Note(tr(key, name=name), plain=True))

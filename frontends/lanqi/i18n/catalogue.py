@@ -322,6 +322,9 @@ CATALOGUE: dict[str, Text] = {
     ),
     # --- the lobby ---
     "lobby.challenge": Text("挑战", "Challenge"),
+    "lobby.challenge_cancelled": Text(
+        "给 {name} 的挑战已取消", "the challenge to {name} was cancelled"
+    ),
     "lobby.challenge_declined": Text("{name} 拒绝了挑战", "{name} declined your challenge"),
     "lobby.challenge_expired": Text("与 {name} 的挑战已过期", "the challenge with {name} expired"),
     "lobby.challenge_sent": Text("已向 {name} 发出挑战", "challenge sent to {name}"),
