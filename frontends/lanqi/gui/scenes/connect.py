@@ -12,6 +12,7 @@ from lanqi.gui import theme
 from lanqi.gui.lan import LanServers
 from lanqi.gui.scenes.base import Host, Scene, ToLobby, ToMenu
 from lanqi.gui.widgets import Button, ScrollList, TextInput, draw_text
+from lanqi.i18n import tr
 from lanqi.protocol.endpoints import normalise_endpoint
 
 __all__ = ["ConnectScene"]
@@ -19,7 +20,7 @@ __all__ = ["ConnectScene"]
 CONNECT_TIMEOUT_S = 8.0
 #: the form and the list of servers side by side from this window width on
 SIDE_BY_SIDE_W = 1000
-LIST_TITLE = "联网服务器 Servers on the LAN: name, address, players online"
+LIST_TITLE = tr("connect.servers")
 
 
 class ConnectScene(Scene):
@@ -34,29 +35,29 @@ class ConnectScene(Scene):
         self.buttons: list[Button] = []
         self.lan = LanServers()
         self.list = ScrollList(row_height=30, columns=3, weights=(5, 4, 1), on_pick=self.pick)
-        self.list.empty_text = "listening for lanqi servers on the LAN..."
+        self.list.empty_text = tr("connect.listening")
 
     def startup(self, app: Host) -> None:
         settings = app.settings
         self.server = TextInput(
             settings.server, placeholder="tcp://host:5050", on_enter=self._enter
         )
-        self.name = TextInput(settings.name, placeholder="your name", on_enter=self._enter)
+        self.name = TextInput(
+            settings.name, placeholder=tr("connect.name_hint"), on_enter=self._enter
+        )
         self.name.max_length = 40
         self.referee = TextInput(
             settings.referee,
-            placeholder="optional: the server names its referees",
+            placeholder=tr("connect.referee_hint"),
             on_enter=self._enter,
         )
-        self.claim = TextInput(
-            "", placeholder="the code the director gave you, if any", on_enter=self._enter
-        )
+        self.claim = TextInput("", placeholder=tr("connect.claim_hint"), on_enter=self._enter)
         self.claim.max_length = 16
         self.fields = [
-            ("服务器 Server", self.server),
-            ("名字 Name", self.name),
-            ("Claim code (optional: a roster entry)", self.claim),
-            ("裁判 Referee (optional)", self.referee),
+            (tr("connect.server"), self.server),
+            (tr("connect.name"), self.name),
+            (tr("connect.claim"), self.claim),
+            (tr("connect.referee"), self.referee),
         ]
         self.lan.start()
         super().startup(app)
@@ -82,8 +83,10 @@ class ConnectScene(Scene):
             field.rect = pygame.Rect(left, y + 22, width, 34)
             y += step
         self.buttons = [
-            Button("连接 Connect", self.connect, rect=pygame.Rect(0, 0, 200, 40), primary=True),
-            Button("返回 Back", self.back, rect=pygame.Rect(0, 0, 140, 40), key="escape"),
+            Button(
+                tr("connect.button"), self.connect, rect=pygame.Rect(0, 0, 200, 40), primary=True
+            ),
+            Button(tr("back"), self.back, rect=pygame.Rect(0, 0, 140, 40), key="escape"),
         ]
         self.buttons[0].rect.topleft = (left, y + 10)
         self.buttons[1].rect.topright = (left + width, y + 10)
@@ -96,7 +99,7 @@ class ConnectScene(Scene):
             return
         self.server.text = self.lan.servers[index].endpoint
         if not self.name.text.strip():
-            self.error = "your name, please, then connect"
+            self.error = tr("connect.need_name")
             for _, field in self.fields:
                 field.focused = False
             self.name.focus(True)
@@ -115,7 +118,7 @@ class ConnectScene(Scene):
         server = self.server.text.strip()
         name = self.name.text.strip()
         if not server or not name:
-            self.error = "a server address and a name, please"
+            self.error = tr("connect.need_both")
             return
         try:
             server = normalise_endpoint(server)
@@ -167,7 +170,7 @@ class ConnectScene(Scene):
             self.list.set_rows(self.lan.rows())
             self.list.selected = None
         if self.lan.error:
-            self.list.empty_text = f"{self.lan.error}; type the server's address"
+            self.list.empty_text = tr("connect.type_address", problem=self.lan.error)
         lobby = self.app.lobby
         if self.connecting_since is None or lobby is None:
             return
@@ -179,7 +182,7 @@ class ConnectScene(Scene):
             self.connecting_since = None
             self.app.go(ToLobby())
         elif time.monotonic() - self.connecting_since > CONNECT_TIMEOUT_S:
-            self.error = f"no answer from {lobby.server}"
+            self.error = tr("connect.no_answer", server=lobby.server)
             self.connecting_since = None
             self.app.disconnect()
 
@@ -193,12 +196,10 @@ class ConnectScene(Scene):
     def draw(self, surface: pygame.Surface) -> None:
         surface.fill(theme.BACKGROUND)
         w, _ = surface.get_size()
-        draw_text(
-            surface, "联网对局 Play on the LAN", (w // 2, 50), 34, theme.ACCENT, anchor="midtop"
-        )
+        draw_text(surface, tr("connect.title"), (w // 2, 50), 34, theme.ACCENT, anchor="midtop")
         draw_text(
             surface,
-            "Click a server heard on the LAN (`lanqi serve --lan`), or type its address.",
+            tr("connect.help"),
             (w // 2, 100),
             16,
             theme.TEXT_DIM,
