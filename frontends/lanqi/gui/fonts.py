@@ -322,11 +322,16 @@ def missing_glyphs(name: str, text: str) -> str:
 
 
 def _source_chars() -> str:
-    """CJK and other non-ASCII characters used in the GUI's own sources."""
+    """CJK and other non-ASCII characters used in the GUI's own sources and in the
+    message catalogue (:mod:`lanqi.i18n`), where its lines live."""
+    from lanqi.i18n import CATALOGUE
+
     here = Path(__file__).resolve().parent
+    texts = [path.read_text(encoding="utf-8") for path in sorted(here.rglob("*.py"))]
+    texts += [part for text in CATALOGUE.values() for part in (text.zh, text.en, text.en_plural)]
     found: dict[str, None] = {}
-    for path in sorted(here.rglob("*.py")):
-        for ch in path.read_text(encoding="utf-8"):
+    for text in texts:
+        for ch in text:
             if ord(ch) > 0x7F and not ch.isspace():
                 found[ch] = None
     return "".join(found)
