@@ -23,7 +23,7 @@ from typing import Any
 
 import pygame
 
-from lanqi.games.base import Game
+from lanqi.games.base import Game, IllegalMoveError
 from lanqi.games.registry import variant_spec
 from lanqi.gui import resume, theme
 from lanqi.gui.board_view import BoardView, Marks
@@ -31,7 +31,7 @@ from lanqi.gui.connection import draw_lost, lost_lines
 from lanqi.gui.controllers import BoardInput
 from lanqi.gui.dialog import Choice, Dialog
 from lanqi.gui.fonts import BOARD_FONT, UI_FONT, font
-from lanqi.gui.model import GameModel, seat_name, termination_text
+from lanqi.gui.model import GameModel, illegal_text, seat_name, termination_text
 from lanqi.gui.net import GameAgent
 from lanqi.gui.panel import NOTATIONS, SidePanel, notation
 from lanqi.gui.scenes.base import (
@@ -46,7 +46,6 @@ from lanqi.gui.scenes.base import (
     ToSeat,
     ToWatch,
 )
-from lanqi.gui.scenes.lobby import describe_seek
 from lanqi.gui.sessions import (
     Action,
     AISession,
@@ -57,6 +56,7 @@ from lanqi.gui.sessions import (
 )
 from lanqi.gui.settings import Settings
 from lanqi.gui.sound import Cues
+from lanqi.gui.terms import describe_seek
 from lanqi.gui.variants import VariantUI, variant_ui
 from lanqi.gui.widgets import Same, draw_text, fit_size
 from lanqi.i18n import Term, en, tr, zh
@@ -775,7 +775,8 @@ def resumed_game(app: Host, to: ToResume) -> GameScene:
         remaining = game.remaining_ms
         session.resume(list(game.moves), (remaining[0], remaining[1]) if remaining else None)
     except (ValueError, TypeError, IndexError) as exc:
-        raise ValueError(f"cannot resume that game: {exc}") from None
+        why = illegal_text(exc) if isinstance(exc, IllegalMoveError) else str(exc)
+        raise ValueError(f"{tr('cannot_resume')}: {why}") from None
     if len(game.players) == 2:
         session.model.players = list(game.players)
     return scene

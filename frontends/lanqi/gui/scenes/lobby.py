@@ -16,16 +16,16 @@ from lanqi.gui import commands, theme
 from lanqi.gui.net import LobbyLink, Note, Refused
 from lanqi.gui.scenes.base import Host, Scene, ToMenu, ToSeat, ToWatch
 from lanqi.gui.sessions import parse_time_control
+from lanqi.gui.terms import describe_seek, describe_time
 from lanqi.gui.variants import VARIANTS, variant_ui
 from lanqi.gui.widgets import Button, Same, ScrollList, draw_text, fit_size
-from lanqi.i18n import tr
+from lanqi.i18n import CATALOGUE, en, tr
 from lanqi.protocol import (
     ChallengeReceived,
     GameSummary,
     PlayerInfo,
     Seek,
     SeekInfo,
-    TimeControl,
 )
 
 __all__ = ["LobbyScene", "describe_seek", "describe_time"]
@@ -34,40 +34,18 @@ __all__ = ["LobbyScene", "describe_seek", "describe_time"]
 THREE_COLUMNS_W = 1000
 TIME_CHOICES = ("none", "3+2", "5+3", "10+5", "15+10", "move:30")
 _FORMATS = {
-    "round_robin": "round robin",
-    "double_round_robin": "double RR",
-    "swiss": "swiss",
-    "knockout": "knockout",
-    "gauntlet": "gauntlet",
+    "round_robin": tr("format.round_robin"),
+    "double_round_robin": tr("format.double_round_robin"),
+    "swiss": tr("format.swiss"),
+    "knockout": tr("format.knockout"),
+    "gauntlet": tr("format.gauntlet"),
 }
 
 
-def describe_time(tc: TimeControl) -> str:
-    """``5+3``, ``30 s/move`` or ``untimed``.
-
-    >>> describe_time(TimeControl(kind="fischer", base_ms=300_000, increment_ms=3000))
-    '5+3'
-    """
-    if tc.kind == "fischer":
-        minutes = tc.base_ms / 60_000
-        base = f"{minutes:g}"
-        return f"{base}+{tc.increment_ms // 1000}"
-    if tc.kind == "per_move":
-        return tr("time.per_move", s=tc.per_move_ms // 1000)
-    return tr("time.untimed")
-
-
-def describe_seek(seek: Seek, *, chinese: bool = True) -> str:
-    """``象棋 xiangqi · 5+3 · casual``; without the Chinese name (``chinese`` False)
-    where a narrow list has no room for it."""
-    ui = VARIANTS.get(seek.variant)
-    options = ui.describe(seek.options) if ui is not None else ""
-    if options:  # gomoku 19x19 renju
-        name = f"{seek.variant} {options}"
-    else:
-        name = f"{ui.chinese} {seek.variant}" if ui is not None and chinese else seek.variant
-    rated = tr("rated" if seek.rated else "casual")
-    return f"{name} · {describe_time(seek.time_control)} · {rated}"
+def _status(status: str) -> str:
+    """A tournament's state in words (``open``, ``running``, ``finished``)."""
+    key = f"tournament.{status}"
+    return tr(key) if key in CATALOGUE else status
 
 
 def _playing(player: PlayerInfo, games: Sequence[GameSummary]) -> bool:
@@ -78,7 +56,7 @@ def player_status(player: PlayerInfo, games: Sequence[GameSummary]) -> str:
     """What the player list says a player is doing: ``对局中 vs Bob · xiangqi`` while
     they play a game, ``idle`` when online and free, nothing when offline."""
     game = next((g for g in games if player.name in g.players), None)
-    bot = "bot · " if player.kind == "bot" else ""
+    bot = f"{tr('lobby.bot')} · " if player.kind == "bot" else ""
     if game is not None:
         others = [name for name in game.players if name != player.name]
         return bot + tr("lobby.playing", name=others[0] if others else "?", variant=game.variant)
@@ -354,7 +332,7 @@ class LobbyScene(Scene):
             color=wanted,
         )
         link.seek(seek)
-        self.say(f"playing {info.player}…")
+        self.say(tr("lobby.playing_seek", name=info.player))
 
     def _pick_game(self, index: int) -> None:
         link = self.link
@@ -438,13 +416,14 @@ class LobbyScene(Scene):
             )
             for i, (p, status) in enumerate(zip(state_players, statuses, strict=True))
         }
+        yours = en("lobby.yours") if self.narrow else tr("lobby.yours")
         seeks = self._seek_rows()
         self.seeks.set_rows(
             [
                 (
                     info.player
                     + (f" {info.rating:.0f}" if info.rating is not None else "")
-                    + (f" ({tr('lobby.yours')})" if info.seek_id in state.my_seeks else ""),
+                    + (f" ({yours})" if info.seek_id in state.my_seeks else ""),
                     # rated or casual too: the Chinese name goes first in a narrow list
                     describe_seek(info.seek, chinese=not self.narrow),
                 )
@@ -452,15 +431,18 @@ class LobbyScene(Scene):
             ]
         )
         self.games.set_rows(
-            [(" – ".join(g.players), f"{g.variant} · ply {g.ply}") for g in state.games]
+            [
+                (" – ".join(g.players), f"{g.variant} · {tr('lobby.ply', n=g.ply)}")
+                for g in state.games
+            ]
         )
         self.games.empty_text = tr("lobby.no_games") if state.referee_ok else tr("lobby.no_referee")
         self.tournaments.set_rows(
             [
                 (
                     t.spec.name,
-                    f"{_FORMATS.get(t.spec.format, t.spec.format)} · {t.status}"
-                    f" · {len(t.players)}p",
+                    f"{_FORMATS.get(t.spec.format, t.spec.format)} · {_status(t.status)}"
+                    f" · {tr('lobby.n_players', n=len(t.players))}",
                 )
                 for t in state.tournaments
             ]
@@ -470,14 +452,15 @@ class LobbyScene(Scene):
             if standing.tournament.tournament_id != self.selected_tournament:
                 continue
             info = standing.tournament
-            rows.append((f"{info.spec.name}", f"round {info.round}", info.status, ""))
+            round_ = tr("lobby.round", round=info.round)
+            rows.append((f"{info.spec.name}", round_, _status(info.status), ""))
             for row in standing.rows:
                 rows.append(
                     (
                         f"{row.rank}. {row.player}",
-                        f"{row.points:g} pts",
+                        tr("lobby.points", points=f"{row.points:g}"),
                         f"{row.wins}-{row.draws}-{row.losses}",
-                        f"{row.games} g",
+                        tr("lobby.games_played", n=row.games),
                     )
                 )
         self.standings.set_rows(rows)
@@ -550,8 +533,9 @@ class LobbyScene(Scene):
         size = fit_size(who, (15, 13), room)
         draw_text(surface, who, (180, 22), size, theme.TEXT_DIM, max_width=room)
         for i, challenge in enumerate(self._shown_challenges(link)):
-            text = tr("lobby.challenges_you", name=challenge.challenger)
-            text = f"{text}: {describe_seek(challenge.seek)}"
+            says = en if self.narrow else tr  # a narrow window: the English words only
+            text = says("lobby.challenges_you", name=challenge.challenger)
+            text = f"{text}: {describe_seek(challenge.seek, chinese=not self.narrow)}"
             room = w - 286 if self.narrow else w - 560
             size = fit_size(text, (15, 13), room)
             at = (w - 270, self._challenge_y(i) + 13)
