@@ -31,6 +31,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lanqi.i18n import tr
+
 if TYPE_CHECKING:
     import pygame
 
@@ -173,7 +175,7 @@ SYSTEM_FAMILIES = (
 #: extra font files to try first (separated by the path separator)
 FONTS_ENV = "LANQI_FONTS"
 #: what to say when a character has no glyph in any font
-MISSING_NOTE = "some characters cannot be shown: install fonts-noto-cjk"
+MISSING_NOTE = tr("fonts_missing")
 
 #: the system fonts once looked up (empty: not yet)
 _system: list[list[str]] = []

@@ -24,7 +24,9 @@ __all__ = [
     "GameModel",
     "Pending",
     "describe_result",
+    "illegal_text",
     "load_record",
+    "record_error",
     "seat_name",
     "termination_text",
 ]
@@ -59,6 +61,14 @@ def illegal_text(error: IllegalMoveError) -> str:
         for name, value in error.detail.items()
     }
     return tr(key, n=None, **fields)
+
+
+def record_error(path: object, error: Exception) -> str:
+    """Why a record file cannot be opened: a missing file in words, else the reader's
+    reason (where in the file, what is wrong)."""
+    if isinstance(error, FileNotFoundError):
+        return f"{tr('no_such_file')}: {path}"
+    return f"{path}: {error}"
 
 
 def describe_result(variant: str, result: str | None, winner: int | None) -> tuple[str, str]:

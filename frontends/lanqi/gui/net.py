@@ -578,7 +578,10 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
                     if exc.code == "bad_session" and self.session is not None:
                         self.session = None
                         continue
-                    self.events.put(Failed(exc.msg or exc.code))
+                    if exc.code == "bad_claim":  # words for players, not the director's command
+                        self.events.put(Failed(tr("connect.bad_claim", name=self.name)))
+                    else:
+                        self.events.put(Failed(exc.msg or exc.code))
                     return
                 # before SecurityError: a silent key port (NoServerKey) is a server away
                 except (MatchmakerTimeout, LinkDown, NoServerKey, zmq.ZMQError) as exc:

@@ -217,7 +217,7 @@ class ConnectScene(Scene):
         at = (self.fields[0][1].rect.centerx, self.buttons[0].rect.bottom + 24)
         if self.connecting_since is not None:
             dots = "." * (1 + int(time.monotonic() * 3) % 3)
-            draw_text(surface, f"connecting{dots}", at, 16, theme.TEXT, anchor="midtop")
+            draw_text(surface, tr("connect.connecting") + dots, at, 16, theme.TEXT, anchor="midtop")
         elif self.error:
             draw_text(surface, self.error, at, 16, theme.ERROR, anchor="midtop")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pygame
 
 from lanqi.gui import theme
-from lanqi.gui.model import load_record
+from lanqi.gui.model import load_record, record_error
 from lanqi.gui.scenes.base import Host, Scene, ToMenu, ToReview
 from lanqi.gui.widgets import Button, ScrollList, TextInput, draw_text, wrap_text
 from lanqi.i18n import tr
@@ -74,7 +74,7 @@ class OpenScene(Scene):
         try:
             games = load_record(path)
         except (OSError, ValueError) as exc:
-            self.error = f"{path}: {exc}"
+            self.error = record_error(path, exc)
             return
         self.app.go(ToReview(tuple(games), source=path.name))
 
