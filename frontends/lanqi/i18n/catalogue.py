@@ -82,6 +82,10 @@ CATALOGUE: dict[str, Text] = {
     "piece.general": Text("将", "general"),
     "piece.horse": Text("马", "horse"),
     "piece.soldier": Text("兵", "soldier"),
+    "fonts_missing": Text(
+        "有些字显示不了: 请安装 fonts-noto-cjk",
+        "some characters cannot be shown: install fonts-noto-cjk",
+    ),
     # --- the game screen: status line ---
     "ai_thinking": Text("电脑思考中", "the computer is thinking…"),
     "away": Text("离开", "away"),
@@ -143,6 +147,7 @@ CATALOGUE: dict[str, Text] = {
     "takeback_asked": Text("已请求", "Takeback asked"),
     "undo": Text("悔棋", "Undo"),
     # --- the game screen: notes ---
+    "cannot_resume": Text("无法接着走这一局", "cannot resume that game"),
     "cannot_save": Text("无法保存", "cannot save"),
     "computer_declines_draw": Text("电脑拒绝和棋", "The computer declines the draw"),
     "computer_failed": Text("电脑出错", "the computer failed"),
@@ -196,21 +201,19 @@ CATALOGUE: dict[str, Text] = {
     "help_keys.escape": Text("Esc, 右键", "Esc, right click"),
     "help_keys.help": Text("H 或 F1", "H or F1"),
     "help.arrows": Text("键盘走棋", "move the cursor, pick up, put down"),
-    "help.back": Text(
-        "放下棋子, 取消预走; 再按 Esc 返回", "drop the piece, cancel a premove; Esc again: leave"
-    ),
+    "help.back": Text("返回", "drop the piece, cancel a premove; Esc again: leave"),
     "help.chat": Text("聊天", "type in the chat"),
     "help.click": Text("点击或拖动走棋", "pick up, put down (their turn: premove)"),
     "help.decline": Text("拒绝", "decline an offer"),
     "help.draw": Text("求和", "offer or accept a draw"),
     "help.flip": Text("翻转", "flip the board"),
     "help.help": Text("帮助", "this help"),
-    "help.latin": Text("棋子用拉丁字母或汉字", "Latin letters or characters on pieces"),
+    "help.latin": Text("字母", "Latin letters or characters on pieces"),
     "help.new_game": Text("再来一局", "new game / rematch"),
-    "help.notation": Text("着法: 中文 / WXF / ICCS", "notation: Chinese / WXF / ICCS"),
-    "help.resign": Text("认输 (按两次)", "resign (press twice)"),
+    "help.notation": Text("着法", "notation: Chinese / WXF / ICCS"),
+    "help.resign": Text("认输", "resign (press twice)"),
     "help.save": Text("保存", "save the game (PGN / gomoku record)"),
-    "help.sound": Text("声音开关", "sound on / off (remembered)"),
+    "help.sound": Text("声音", "sound on / off (remembered)"),
     "help.step": Text("复盘", "step back / forward, first / last move"),
     "help.step_arrows": Text("复盘", "step through moves when not playing"),
     "help.takeback": Text("悔棋", "ask for or allow a takeback"),
@@ -277,8 +280,7 @@ CATALOGUE: dict[str, Text] = {
     "menu.gomoku_ai": Text("人机五子棋", "Gomoku vs computer"),
     "menu.gomoku_two": Text("双人五子棋", "Gomoku: two players"),
     "menu.hint": Text(
-        "↑↓ + Enter 或数字键 1–6 · Esc 退出 · 五子棋电脑最高 5 级",
-        "↑↓ + Enter, or the keys 1–6 · Esc quits · gomoku AI levels go up to 5",
+        "1–6 选择 · Esc 退出", "↑↓ + Enter or 1–6 · Esc quits · gomoku AI up to level 5"
     ),
     "menu.hint_resume": Text("R 接着走", "R resumes"),
     "menu.notation": Text("着法", "Notation"),
@@ -297,12 +299,16 @@ CATALOGUE: dict[str, Text] = {
     "resume.moves": Text("{n} 着", "{n} move", "{n} moves"),
     "resume.two_players": Text("双人", "two players"),
     # --- the connect screen ---
+    "connect.bad_claim": Text(
+        "{name} 的报名码错误或已用过: 请向组织者要新码",
+        "wrong or used entry code for {name}: ask the organiser for a new one",
+    ),
     "connect.button": Text("连接", "Connect"),
     "connect.claim": Text("报名码 (如有)", "Entry code (if the organiser gave you one)"),
     "connect.claim_hint": Text("组织者给你的报名码", "the code the organiser gave you, if any"),
+    "connect.connecting": Text("正在连接", "connecting"),
     "connect.help": Text(
-        "点击局域网里找到的服务器, 或输入它的地址",
-        "Click a server found on the network, or type its address.",
+        "点击服务器或输入地址", "Click a server found on the network, or type its address."
     ),
     "connect.listening": Text("正在局域网里找服务器…", "looking for servers on the network…"),
     "connect.name": Text("名字", "Name"),
@@ -323,6 +329,7 @@ CATALOGUE: dict[str, Text] = {
         "{problem}; 请输入服务器地址", "{problem}; type the server's address"
     ),
     # --- the lobby ---
+    "lobby.bot": Text("机器人", "bot"),
     "lobby.challenge": Text("挑战", "Challenge"),
     "lobby.challenge_cancelled": Text(
         "给 {name} 的挑战已取消", "the challenge to {name} was cancelled"
@@ -349,6 +356,12 @@ CATALOGUE: dict[str, Text] = {
     "lobby.no_seeks": Text("没有约战: 在下面发起一个", "no open seek: make one below"),
     "lobby.no_tournaments": Text("没有比赛", "no tournament"),
     "lobby.pick_tournament": Text("选一个比赛看排名", "pick a tournament to see its standings"),
+    "lobby.n_players": Text("{n} 人", "{n} player", "{n} players"),
+    "lobby.playing_seek": Text("正在应约 {name}…", "playing {name}…"),
+    "lobby.ply": Text("第 {n} 着", "ply {n}"),
+    "lobby.points": Text("{points} 分", "{points} pts"),
+    "lobby.games_played": Text("{n} 局", "{n} game", "{n} games"),
+    "lobby.round": Text("第 {round} 轮", "round {round}"),
     "lobby.players": Text("棋手", "Players"),
     "lobby.playing": Text("对局中 vs {name} · {variant}", "playing {name} · {variant}"),
     "lobby.refresh": Text("刷新", "Refresh"),
@@ -368,12 +381,22 @@ CATALOGUE: dict[str, Text] = {
     "spectators_cannot": Text("观众不能这样做", "spectators cannot do that"),
     "time.per_move": Text("每着 {s} 秒", "{s} s/move"),
     "time.untimed": Text("不限时", "untimed"),
+    "format.double_round_robin": Text("双循环", "double round robin"),
+    "format.gauntlet": Text("车轮战", "gauntlet"),
+    "format.knockout": Text("淘汰赛", "knockout"),
+    "format.round_robin": Text("单循环", "round robin"),
+    "format.swiss": Text("瑞士制", "Swiss"),
+    "tournament.finished": Text("已结束", "finished"),
+    "tournament.open": Text("报名中", "open"),
+    "tournament.paused": Text("暂停", "paused"),
+    "tournament.running": Text("进行中", "running"),
     # --- the review screen ---
     "review.files": Text("最近", "Records found"),
     "review.file": Text("文件", "File"),
     "review.no_records": Text(
         "{path} 里没有棋谱 (保存的对局在这里)", "no record in {path} (games you save land there)"
     ),
+    "no_such_file": Text("没有这个文件", "no such file"),
     "review.open": Text("打开", "Open"),
     "review.path_hint": Text("棋谱文件路径", "path to a .pgn or gomoku record"),
     "review.pick": Text("请输入路径或选一个文件", "type a path or pick a file"),
