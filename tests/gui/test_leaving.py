@@ -263,6 +263,6 @@ def test_a_kept_game_that_cannot_be_played_again_is_dropped_with_a_reason(
     driver.key(pygame.K_r, frames=2)
     menu = driver.scene
     assert isinstance(menu, MenuScene)
-    assert menu.error.startswith("cannot resume that game")
+    assert menu.error.startswith(tr("cannot_resume"))
     assert resume.latest(driver.app.data_dir) is None
     assert not any(b.key == "r" for b in menu.buttons)

@@ -14,6 +14,7 @@ from lanqi.games import gomoku, xiangqi  # noqa: E402
 from lanqi.games.xiangqi.pgn import read_pgns, write_pgn  # noqa: E402
 from lanqi.gui.model import GameModel  # noqa: E402
 from lanqi.gui.variants import variant_ui  # noqa: E402
+from lanqi.i18n import tr  # noqa: E402
 
 if TYPE_CHECKING:
     from tests.gui.conftest import Driver
@@ -154,7 +155,7 @@ def test_a_record_that_cannot_be_read_opens_the_find_screen_saying_why(
 
     bad = tmp_path / "notes.pgn"
     bad.write_text("this is not a record", encoding="utf-8")
-    for path, why in ((bad, "not a move"), (tmp_path / "missing.pgn", "No such file")):
+    for path, why in ((bad, "not a move"), (tmp_path / "missing.pgn", tr("no_such_file"))):
         driver = gui(review=path)
         driver.app.switch(driver.app.first_scene())
         driver.frames(2)
