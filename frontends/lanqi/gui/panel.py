@@ -585,17 +585,21 @@ class SidePanel:
         # an offer waiting for an answer stays until it is answered, in place of the
         # detail line; a fresh notice shows for a few seconds after it
         offer = self.offer_line()
-        text, ink = (offer, theme.ACCENT) if offer else (detail, theme.TEXT_DIM)
-        if notice is not None:
+        texts: list[tuple[str, theme.Color]] = [(offer, theme.ACCENT)] if offer else []
+        if notice is not None:  # on its own line, under a standing offer
             notice_ink = theme.ERROR if notice.error else theme.TEXT if notice.plain else theme.GOOD
-            text, ink = (f"{offer} · {notice.text}", ink) if offer else (notice.text, notice_ink)
-        if text:
+            texts.append((notice.text, notice_ink))
+        elif not offer and detail:
+            texts.append((detail, theme.TEXT_DIM))
+        if texts:
             room = rect.height - STATUS_SIZE * 5 // 4 * len(lines)
             for size in (NOTICE_SIZE, NOTICE_SIZE - 2, NOTICE_SIZE - 3):
-                parts = wrap_text(text, size, rect.width)
+                parts = [
+                    (part, ink) for text, ink in texts for part in wrap_text(text, size, rect.width)
+                ]
                 if len(parts) * (size * 5 // 4) <= room:
                     break
-            lines += [(part, size, ink) for part in parts]
+            lines += [(part, size, ink) for part, ink in parts]
         return lines
 
     def offer_line(self) -> str:
