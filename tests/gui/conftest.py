@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-os.environ["SDL_VIDEODRIVER"] = "dummy"
+os.environ["SDL_VIDEODRIVER"] = os.environ.get("LANQI_GUI_TEST_VIDEODRIVER", "dummy")
 os.environ["SDL_AUDIODRIVER"] = "dummy"
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
