@@ -228,4 +228,4 @@ def test_seeks_say_rated_or_casual() -> None:
     from lanqi.gui.scenes.lobby import describe_seek
 
     assert describe_seek(Seek(variant="xiangqi", rated=True)).endswith(tr("rated"))
-    assert describe_seek(Seek(variant="gomoku")).endswith("· casual")
+    assert describe_seek(Seek(variant="gomoku")).endswith(tr("casual"))

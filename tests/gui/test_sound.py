@@ -152,7 +152,7 @@ def test_no_audio_device_is_one_log_line_and_silence(
         driver.frames()
     sound = driver.app.sound
     assert not sound.available and sound.problem
-    catalogue_only.data.add(sound.problem)  # SDL's own words: data, shown as they come
+    catalogue_only.shown_as_is(sound.problem)  # SDL's own words, shown as they come
     assert list(sound.played) == [Sound.STONE] * 3  # chosen as ever, heard by no one
     lines = [r for r in caplog.records if r.name == "lanqi.gui.sound"]
     assert len(lines) == 1 and lines[0].levelname == "WARNING", lines
