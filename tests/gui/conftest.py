@@ -545,7 +545,7 @@ def catalogue_only(
         yield watch
         return
     from lanqi import i18n
-    from lanqi.gui import board_view, widgets
+    from lanqi.gui import board_view, fonts, widgets
 
     def recording(function: Callable[..., str]) -> Callable[..., str]:
         def wrapper(*args: Any, **kwargs: Any) -> str:
@@ -555,7 +555,7 @@ def catalogue_only(
 
         return wrapper
 
-    originals = {name: getattr(i18n, name) for name in ("tr", "zh", "en")}
+    originals: dict[str, Callable[..., str]] = {"tr": i18n.tr, "zh": i18n.zh, "en": i18n.en}
     for module in [m for name, m in sys.modules.items() if name.startswith("lanqi.")]:
         for name, function in originals.items():
             if getattr(module, name, None) is function:
@@ -570,7 +570,7 @@ def catalogue_only(
             watch.data.update({name, text})
 
     monkeypatch.setattr(ChatLine, "__init__", said)
-    render = widgets.render
+    render = fonts.render  # what widgets draws its lines with
 
     def drawn(text: str, *args: Any) -> Any:
         watch.drawn[text] = None

@@ -51,7 +51,8 @@ def test_plural_forms_follow_the_count() -> None:
 
 def test_tr_puts_chinese_first_and_fills_the_fields() -> None:
     assert tr("draw_offered", name="Bob") == "Bob 提和 Bob offers a draw"
-    assert tr("lobby.challenge_declined", name="Bob") == "Bob 拒绝了挑战 Bob declined your challenge"
+    declined = tr("lobby.challenge_declined", name="Bob")
+    assert declined == "Bob 拒绝了挑战 Bob declined your challenge"
 
 
 def test_a_term_field_is_put_in_each_language() -> None:
@@ -60,7 +61,7 @@ def test_a_term_field_is_put_in_each_language() -> None:
 
 
 def test_a_missing_key_says_where_to_add_it() -> None:
-    with pytest.raises(KeyError, match="add it to lanqi.i18n.catalogue"):
+    with pytest.raises(KeyError, match=r"add it to lanqi\.i18n\.catalogue"):
         tr("no such line")
 
 
