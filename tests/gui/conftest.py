@@ -13,11 +13,17 @@ from __future__ import annotations
 
 import os
 
-os.environ["SDL_VIDEODRIVER"] = "dummy"
+os.environ["SDL_VIDEODRIVER"] = os.environ.get("LANQI_GUI_TEST_VIDEODRIVER", "dummy")
 os.environ["SDL_AUDIODRIVER"] = "dummy"
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
+import ast
+import functools
+import importlib.util
 import logging
+import re
+import string
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -125,6 +131,7 @@ class Driver:
         self.frames(frames)
 
     def type(self, text: str) -> None:
+        TYPED.add(text)  # what a player types is data wherever it shows
         import pygame
 
         self.post(pygame.TEXTINPUT, text=text)
@@ -408,3 +415,228 @@ def _no_error_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     yield
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert not errors, [r.getMessage() for r in errors]
+
+
+# ================================================================ every line from the catalogue
+
+#: the text the tests typed into fields (names, addresses, codes): data
+TYPED: set[str] = set()
+
+#: characters that are data on the board and in moves: pieces, numerals, notation
+_DATA_CJK = set(
+    "帥帅將将仕士相象傌馬马俥車车炮砲包兵卒楚河漢汉界一二三四五六七八九十进進退平前后後中"
+)
+_DATA_CJK |= set("１２３４５６７８９０")
+#: words that are data, not sentences: names the tests give players, games' and
+#: options' names, notations, keys, the program's name
+_DATA_WORDS = {
+    *("Alice", "Bob", "Ann", "Zed", "Script", "Randy", "Carol", "Dave", "Eve", "Mallory"),
+    *("xiangqi", "Xiangqi", "gomoku", "Gomoku", "renju", "freestyle", "standard", "swiss"),
+    *("WXF", "ICCS", "ABC", "PGN", "lanqi", "tcp", "localhost", "Home", "End", "Esc"),
+    *("Enter", "Space", "Tab", "page", "up", "down"),
+    *("象棋", "五子棋", "汉字", "中文"),  # the games' names; the pieces' and notation's values
+}
+_SEPARATORS = re.compile(r"[\s·:;,()!?/–—…\-\[\]\"'@|+=×◀▶↑↓←→●○*#.]+")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def _is_data(token: str) -> bool:
+    """A token a player reads as data: a number, clock or coordinate, a move, a
+    name, a piece; not a word of a sentence."""
+    if not token or any(ch.isdigit() for ch in token) or len(token) <= 2:
+        return True
+    if _CJK.search(token):
+        return token in _DATA_WORDS or all(ch in _DATA_CJK for ch in token)
+    return token in _DATA_WORDS or token.lower().startswith("lanqi")
+
+
+@functools.cache
+def _templates() -> list[re.Pattern[str]]:
+    """Each catalogue line as a pattern, its fields matching anything (the lines with
+    fields; the others are :func:`_fixed_lines`)."""
+    from lanqi.i18n import CATALOGUE
+
+    patterns: list[tuple[int, re.Pattern[str]]] = []
+    for text in CATALOGUE.values():
+        for line in {text.zh, text.en, text.en_plural} - {""}:
+            parts = list(string.Formatter().parse(line))
+            if not any(name for _, name, _, _ in parts):
+                continue
+            literal = "".join(lit for lit, _, _, _ in parts)
+            if len(re.sub(r"[\W\d_]", "", literal)) < 2:
+                continue  # no words of its own: "{name}: {text}"
+            regex = "".join(re.escape(lit) + ("(.+?)" if name else "") for lit, name, _, _ in parts)
+            patterns.append((len(literal), re.compile(regex)))
+    return [p for _, p in sorted(patterns, key=lambda lp: -lp[0])]
+
+
+@functools.cache
+def _fixed_lines() -> frozenset[str]:
+    """The catalogue's lines without fields, in each language and both together."""
+    from lanqi.i18n import CATALOGUE, en, tr, zh
+
+    lines: set[str] = set()
+    for key, text in CATALOGUE.items():
+        if "{" not in text.zh + text.en:
+            lines |= {zh(key), en(key), tr(key)}
+    return frozenset(lines)
+
+
+def _replace_all(text: str, lines: list[str]) -> str:
+    """``text`` with each of ``lines`` in it (longest first) made a NUL."""
+    for line in lines:
+        if line in text:
+            text = text.replace(line, "\x00")
+    return text
+
+
+def _tails(line: str) -> list[str]:
+    """The ends of ``line`` that begin a word, three characters or more (what a wrap
+    leaves on the next line)."""
+    return [line[i:] for i in range(1, len(line) - 2) if not line[i - 1].isalnum()]
+
+
+def _heads(line: str, *, within_words: bool = False) -> list[str]:
+    """The starts of ``line`` that end a word, four characters or more (what a wrap
+    keeps on the first line); any start with ``within_words`` (what a fit keeps)."""
+    return [line[:i] for i in range(4, len(line)) if within_words or not line[i].isalnum()]
+
+
+class CatalogueWatch:
+    """Records the lines the GUI draws and the lines the catalogue made, and tells
+    which drawn lines hold words the catalogue did not make (issue 19)."""
+
+    def __init__(self) -> None:
+        self.drawn: dict[str, None] = {}
+        self.made: set[str] = set()
+        self.data: set[str] = set()  # chat text and names typed in the test
+        #: the words of the test's own strings: the names, chat and files it made up
+        self.words: set[str] = set()
+
+    def leftover(self, text: str) -> str:
+        """``text`` without what the catalogue made: its entries (any field filled
+        in), the lines made while the test ran, and the pieces of one that wrapping or
+        fitting cut at either end."""
+        fitted = text.endswith("…")  # cut to fit: its last word may be cut too
+        text = text.rstrip("…")
+        made = sorted((m for m in self.made | _fixed_lines() if m), key=len, reverse=True)
+        if any(text in m for m in made) or text in self.data:
+            return ""
+        # whole lines first, or the pieces at the ends first (a whole short line may
+        # sit inside a cut one, or a cut piece inside a whole one): what leaves less
+        return min(
+            (
+                self._without(text, made, whole_first=order, fitted=fitted)
+                for order in (True, False)
+            ),
+            key=lambda rest: len(re.sub(r"[\W_]", "", rest)),
+        )
+
+    def _without(self, text: str, made: list[str], *, whole_first: bool, fitted: bool) -> str:
+        if whole_first:
+            text = _replace_all(text, made)
+        # a line wrapped or fitted: a made line's tail first, its head last; the
+        # longest such piece that is whole words (a short one must not eat a name)
+        head = max(
+            (
+                len(piece)
+                for m in made
+                for piece in _tails(m)
+                if text.startswith(piece)
+                and (len(piece) == len(text) or not text[len(piece)].isalnum())
+            ),
+            default=0,
+        )
+        text = text[head:]
+        tail = max(
+            (
+                len(piece)
+                for m in made
+                for piece in _heads(m, within_words=fitted)
+                if text.endswith(piece)
+                and (len(piece) == len(text) or not text[-len(piece) - 1].isalnum())
+            ),
+            default=0,
+        )
+        text = ("\x00" if head else "") + text[: len(text) - tail] + ("\x00" if tail else "")
+        text = _replace_all(text, made)
+        for pattern in _templates():
+            text = pattern.sub(lambda m: "\x00" + "\x00".join(m.groups()) + "\x00", text)
+        for d in sorted(self.data | TYPED, key=len, reverse=True):
+            text = text.replace(d, "\x00")
+        return text
+
+    def shown_as_is(self, text: str) -> None:
+        """``text`` comes from elsewhere and is shown as it is (SDL's error, a record
+        reader's reason): its words are data in this test."""
+        self.words.update(_SEPARATORS.split(text))
+
+    def words_not_from_the_catalogue(self) -> dict[str, list[str]]:
+        bad: dict[str, list[str]] = {}
+        for text in self.drawn:
+            rest = re.sub(r"\S*[/\\]\S*", " ", self.leftover(text))  # paths are data
+            rest = re.sub(r"\S+\.(?:pgn|txt|psq|json)\b", " ", rest)  # so are file names
+            tokens = _SEPARATORS.split(rest.replace("\x00", " "))
+            words = [t for t in tokens if not _is_data(t) and t not in self.words]
+            if words:
+                bad[text] = words
+        return bad
+
+
+@pytest.fixture(autouse=True)
+def catalogue_only(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[CatalogueWatch]:
+    """Every GUI test checks, as it drives the screens, that each line drawn is made
+    by the message catalogue or is data (names, moves, numbers, clocks, coordinates,
+    chat): a player-facing line missing from the catalogue fails the test."""
+    watch = CatalogueWatch()
+    for source in (request.path, Path(__file__)):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                watch.words.update(_SEPARATORS.split(node.value))
+    if "pygame" not in sys.modules and importlib.util.find_spec("pygame") is None:
+        yield watch
+        return
+    from lanqi import i18n
+    from lanqi.gui import board_view, fonts, widgets
+
+    def recording(function: Callable[..., str]) -> Callable[..., str]:
+        def wrapper(*args: Any, **kwargs: Any) -> str:
+            line = function(*args, **kwargs)
+            watch.made.add(line)
+            return line
+
+        return wrapper
+
+    originals: dict[str, Callable[..., str]] = {"tr": i18n.tr, "zh": i18n.zh, "en": i18n.en}
+    for module in [m for name, m in sys.modules.items() if name.startswith("lanqi.")]:
+        for name, function in originals.items():
+            if getattr(module, name, None) is function:
+                monkeypatch.setattr(module, name, recording(function))
+    from lanqi.gui.model import ChatLine
+
+    chat_line = ChatLine.__init__
+
+    def said(line: ChatLine, name: str, text: str, *args: Any, **kwargs: Any) -> None:
+        chat_line(line, name, text, *args, **kwargs)
+        if not line.system:  # what people type is data
+            watch.data.update({name, text})
+
+    monkeypatch.setattr(ChatLine, "__init__", said)
+    render = fonts.render  # what widgets draws its lines with
+
+    def drawn(text: str, *args: Any) -> Any:
+        watch.drawn[text] = None
+        return render(text, *args)
+
+    monkeypatch.setattr(widgets, "render", drawn)
+    widgets.reset_cache()  # a line drawn by an earlier test is drawn again, and seen
+    del board_view  # the board's own characters are pieces and coordinates: data
+    yield watch
+    widgets.reset_cache()
+    if request.node.get_closest_marker("not_catalogue") is None:
+        bad = watch.words_not_from_the_catalogue()
+        assert not bad, "lines drawn with words not from lanqi.i18n's catalogue:\n" + "\n".join(
+            f"  {text!r}: {words}" for text, words in bad.items()
+        )

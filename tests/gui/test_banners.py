@@ -15,6 +15,7 @@ pygame = pytest.importorskip("pygame")
 from tests.gui.test_banner_layout import assert_pieces_show  # noqa: E402
 
 from lanqi.games import gomoku  # noqa: E402
+from lanqi.i18n import tr  # noqa: E402
 
 if TYPE_CHECKING:
     from tests.gui.conftest import Driver
@@ -116,7 +117,8 @@ def test_stepping_back_is_said_in_the_panel_not_over_the_coordinates(
     driver.frames(2)
     scene = driver.scene
     assert scene.view_ply == 0
-    assert scene.panel.stepping_label() == f"复盘 move 0/{len(mate_line)} · End: last"
+    step = tr("review_step", shown=0, ply=len(mate_line))
+    assert scene.panel.stepping_label() == f"{step} · {tr('review_end_last')}"
     assert scene.banner_rect is None
     # every coordinate is drawn as the board's background has it: nothing over them
     view = scene.view

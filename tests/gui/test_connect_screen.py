@@ -65,15 +65,15 @@ def test_every_text_field_selects_all_with_ctrl_a() -> None:
 
 def test_a_quiet_lan_gets_a_hint_after_a_few_seconds(gui: Callable[..., Driver]) -> None:
     from lanqi.gui.scenes.connect import LAN_QUIET_S
-    from lanqi.i18n import en
+    from lanqi.i18n import en, tr
 
     driver, scene = connect_screen(gui)
     lan = scene.lan  # type: ignore[attr-defined]
     lan.close()  # nothing is heard, whatever this network holds
     lan.servers = []
     driver.frames()
-    assert "listening" in scene.list.empty_text  # type: ignore[attr-defined]
-    # as if listening had begun a while ago: the hint replaces "listening..."
+    assert scene.list.empty_text == tr("connect.listening")  # type: ignore[attr-defined]
+    # as if listening had begun a while ago: the hint replaces "looking for servers..."
     scene.listening_since = time.monotonic() - LAN_QUIET_S - 1  # type: ignore[attr-defined]
     driver.frames()
     text = scene.list.empty_text  # type: ignore[attr-defined]

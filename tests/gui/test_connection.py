@@ -26,6 +26,7 @@ pygame = pytest.importorskip("pygame")
 
 from lanqi.bench.process import LanqiService  # noqa: E402
 from lanqi.client.referee import RefereeClient  # noqa: E402
+from lanqi.i18n import tr  # noqa: E402
 from lanqi.protocol import Assignment, TimeControl  # noqa: E402
 from lanqi.referee.session import Liveness  # noqa: E402
 
@@ -182,7 +183,9 @@ def test_a_killed_server_is_shown_lost_until_it_is_back(
         assert len({lost.since for lost in tries}) == 1
         assert any("retrying in" in line for line in countdowns)
         assert any("trying to reconnect now" in line for line in countdowns)
-        assert lobby_lost_text(link.lost, time.monotonic()).startswith("lost the server ")
+        assert lobby_lost_text(link.lost, time.monotonic()).startswith(
+            tr("lost_server", time="0:0")[:8]
+        )
         driver.shot("connection-lost")
         # the band is over the panel's moves and chat: off the board (issue 19, item 3)
         assert scene.lost_rect is not None and not scene.lost_rect.colliderect(scene.view.rect)
@@ -191,7 +194,7 @@ def test_a_killed_server_is_shown_lost_until_it_is_back(
         driver.play_xiangqi("b2c2")
         assert scene.model.ply == 2 and session.pending is None
         assert session.notices[notices:], "no word on the refused click"
-        assert session.notices[-1].text == "no moves while the connection is lost"
+        assert session.notices[-1].text == tr("no_moves_while_lost")
         assert session.play("b2c2") is False
 
         serve.start()  # the same ports and data
@@ -242,7 +245,9 @@ def test_the_opponent_away_counts_down_to_abandonment(
             return away_text(session, 1, time.monotonic()) or ""
 
         # the script says nothing more: the referee shows it away, then counts down
-        driver.until(lambda: bool(re.fullmatch(r"away \d:\d\d", away())), 10, "the countdown")
+        driver.until(
+            lambda: bool(re.fullmatch(r"离开 \d:\d\d away \d:\d\d", away())), 10, "the countdown"
+        )
         assert session.view is not None
         deadline = session.view.abandon_at[1]
         assert deadline is not None and session.view.abandon_at[0] is None
@@ -251,7 +256,11 @@ def test_the_opponent_away_counts_down_to_abandonment(
         # (the wire counts whole milliseconds: the referee's figure may round up by < 1 ms)
         assert told <= shown + 0.001 and shown < LIVENESS.abandon_after_ms / 1000.0
         line = opponent_away_line(session, time.monotonic())
-        assert line is not None and line.startswith("Script away: you win by abandonment")
+        assert (
+            line is not None
+            and line.startswith("Script 离开")
+            and "Script away: you win by abandonment" in line
+        )
         assert scene.panel.status_lines()[2] == line
         first = away()
         driver.until(lambda: away() != first, 5, "the countdown moving")

@@ -21,6 +21,7 @@ pygame = pytest.importorskip("pygame")
 from lanqi.bot.runner import BotRunner, Policy  # noqa: E402
 from lanqi.bot.simple import RandomBot  # noqa: E402
 from lanqi.gui import commands  # noqa: E402
+from lanqi.i18n import tr  # noqa: E402
 from lanqi.protocol import Seek  # noqa: E402
 
 if TYPE_CHECKING:
@@ -104,9 +105,9 @@ def test_a_rematch_swaps_the_colours(
     assert assignment.seat == 1 - seat
     assert assignment.players == list(reversed(first.session.assignment.players))
     assert second.model.players[1 - seat] == "Alice"
-    assert second.panel.card_name(1 - seat) == "Alice (you)"
-    side = "Black" if seat == 0 else "Red"
-    assert any(n.text.startswith(f"you play {side}") for n in second.session.notices)
+    assert second.panel.card_name(1 - seat) == f"Alice ({tr('you_mark')})"
+    side = "black" if seat == 0 else "red"
+    assert any(n.text.startswith(tr(f"you_play.{side}")) for n in second.session.notices)
     # xiangqi turns the board for Black: your side is at the bottom either way
     assert second.view.flipped == (assignment.seat == 1)
     assert second.panel.card_seats()[1] == assignment.seat
@@ -119,7 +120,7 @@ def test_rated_or_casual_is_chosen_in_the_lobby_and_shown_in_the_game(
     driver = lobby_of(gui, server, "Eve")
     lobby = driver.scene
     rated = next(b for b in lobby.buttons if b.id == "rated")
-    assert rated.label == "Casual"
+    assert rated.label == tr("casual_button")
     driver.key(pygame.K_k)  # rated from now on
     assert lobby.rated and next(b for b in lobby.buttons if b.id == "rated").label.startswith(
         "等级赛"
@@ -129,7 +130,7 @@ def test_rated_or_casual_is_chosen_in_the_lobby_and_shown_in_the_game(
     assert scene.session.assignment.rated and not scene.model.casual
     assert scene.panel.status_lines()[2].startswith("等级赛 Rated")
     assert "takeback" not in {b.id for b in scene.panel.buttons}  # rated: no takebacks
-    assert any("rated game" in n.text for n in scene.session.notices)
+    assert any(tr("rated") in n.text for n in scene.session.notices)
     resign(driver, scene)
     # the rematch keeps it rated
     driver.press("rematch")
@@ -143,7 +144,7 @@ def test_rated_or_casual_is_chosen_in_the_lobby_and_shown_in_the_game(
     challenge(driver, lobby, "Rita")
     casual = new_game(driver)
     assert not casual.session.assignment.rated and casual.model.casual
-    assert casual.panel.status_lines()[2].startswith("Casual")
+    assert casual.panel.status_lines()[2].startswith(tr("casual_button"))
 
 
 def test_the_end_of_a_rated_game_shows_the_rating_change(
@@ -164,7 +165,7 @@ def test_the_end_of_a_rated_game_shows_the_rating_change(
     resign(driver, scene)
     driver.until(lambda: scene.session.rating_change != "", 15, "the rating change")
     change = scene.session.rating_change
-    match = re.fullmatch(r"等级 1500 → (\d+) \(-(\d+)\) rating 1500 → (\d+) \(-(\d+)\)", change)
+    match = re.fullmatch(r"等级分 1500 → (\d+) \(-(\d+)\) rating 1500 → (\d+) \(-(\d+)\)", change)
     assert match, change
     assert 1500 - int(match[1]) == int(match[2]) > 0  # a loss: down
     assert scene.panel.status_lines()[2].endswith(change)
@@ -197,15 +198,15 @@ def test_the_player_list_says_who_is_playing(
 
         driver.until(lambda: {"Ann", "Bob"} <= {p.name for p in link.state.players}, 10, "both")
         driver.frames()
-        assert row("Ann")[1] == "idle" and row("Zed")[0] == "● Zed (you)"
+        assert row("Ann")[1] == tr("lobby.idle") and row("Zed")[0] == f"● Zed ({tr('you_mark')})"
         created = script.create_game("xiangqi", players=["Ann", "Bob"])
         script.join(created.game_id, 0, created.tokens[0])
         script.join(created.game_id, 1, created.tokens[1])
         link.send(commands.Refresh())
         driver.until(lambda: "对局中" in row("Ann")[1], 10, "Ann playing")
-        assert row("Ann")[1] == "对局中 vs Bob · xiangqi"
-        assert row("Bob")[1] == "对局中 vs Ann · xiangqi"
-        assert row("Zed")[1] == "idle"
+        assert row("Ann")[1] == tr("lobby.playing", name="Bob", variant="xiangqi")
+        assert row("Bob")[1] == tr("lobby.playing", name="Ann", variant="xiangqi")
+        assert row("Zed")[1] == tr("lobby.idle")
         index = next(i for i, r in enumerate(lobby.players.rows) if "Ann" in r[0])
         assert (
             lobby.players.colors[index]
@@ -253,5 +254,5 @@ def test_the_takeback_prompt_goes_with_the_acceptance(
 def test_seeks_say_rated_or_casual() -> None:
     from lanqi.gui.scenes.lobby import describe_seek
 
-    assert describe_seek(Seek(variant="xiangqi", rated=True)).endswith("· rated")
-    assert describe_seek(Seek(variant="gomoku")).endswith("· casual")
+    assert describe_seek(Seek(variant="xiangqi", rated=True)).endswith(tr("rated"))
+    assert describe_seek(Seek(variant="gomoku")).endswith(tr("casual"))

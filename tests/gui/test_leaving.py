@@ -20,6 +20,7 @@ pygame = pytest.importorskip("pygame")
 
 from lanqi.games import xiangqi  # noqa: E402
 from lanqi.gui import resume  # noqa: E402
+from lanqi.i18n import tr  # noqa: E402
 
 if TYPE_CHECKING:
     from tests.gui.conftest import Driver
@@ -146,7 +147,7 @@ def test_closing_the_window_keeps_a_game_against_the_ai_to_resume(
     driver = offline("xiangqi", ai=2, side="second", ai_time_ms=50, seed=3)
     app = driver.app
     scene = driver.scene
-    assert scene.panel.card_name(1) == "你 You"  # no name: not "You (you)"
+    assert scene.panel.card_name(1) == tr("you")  # no name: not "You (you)"
     driver.until(scene.interactive, 10, "the AI's first move")
     first = scene.model.moves[0]
     reply = next(m for m in ("h7e7", "b7e7", "h9g7", "b9c7") if scene.model.legal_reason(m) is None)
@@ -205,7 +206,7 @@ def test_leaving_an_online_seat_asks_and_says_the_game_goes_on(
     with scripted_game("xiangqi") as game:
         driver, scene = game.driver, game.scene
         scene.back = ToMenu()
-        assert scene.panel.card_name(0) == "Alice (you)"
+        assert scene.panel.card_name(0) == f"Alice ({tr('you_mark')})"
         assert scene.panel.card_name(1) == "Script"
         driver.key(pygame.K_ESCAPE, frames=2)
         assert driver.scene is scene and scene.dialog is not None
@@ -215,7 +216,7 @@ def test_leaving_an_online_seat_asks_and_says_the_game_goes_on(
         # the window's close button asks the same, and quits on "leave"
         pygame.event.post(pygame.event.Event(pygame.QUIT))
         assert driver.app.step() and scene.dialog is not None
-        assert scene.dialog.buttons[0].label.startswith("退出 Quit")
+        assert scene.dialog.buttons[0].label == tr("quit_goes_on")
         driver.key(pygame.K_ESCAPE)
         assert scene.dialog is None and driver.app.running
         driver.key(pygame.K_ESCAPE)
@@ -262,6 +263,6 @@ def test_a_kept_game_that_cannot_be_played_again_is_dropped_with_a_reason(
     driver.key(pygame.K_r, frames=2)
     menu = driver.scene
     assert isinstance(menu, MenuScene)
-    assert menu.error.startswith("cannot resume that game")
+    assert menu.error.startswith(tr("cannot_resume"))
     assert resume.latest(driver.app.data_dir) is None
     assert not any(b.key == "r" for b in menu.buttons)

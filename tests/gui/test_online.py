@@ -20,6 +20,7 @@ from lanqi.bot.runner import BotRunner, Policy  # noqa: E402
 from lanqi.bot.simple import GreedyGomokuBot, RandomBot  # noqa: E402
 from lanqi.games import gomoku, xiangqi  # noqa: E402
 from lanqi.gui import commands  # noqa: E402
+from lanqi.i18n import tr  # noqa: E402
 from lanqi.protocol import Seek  # noqa: E402
 
 if TYPE_CHECKING:
@@ -259,7 +260,7 @@ def test_spectate_a_live_game(
         return fresh is not last_notice
 
     driver.until(click_a_piece, 5, "a notice for the spectator's click")
-    assert session.notices[-1].text == "you are watching: no moves here"
+    assert session.notices[-1].text == tr("watching_no_moves")
     assert scene.controller.selected is None
     # ... and a move the rules allow is not sent either
     live = scene.model.board
@@ -267,7 +268,7 @@ def test_spectate_a_live_game(
     if not scene.model.finished:
         ply = scene.model.ply
         assert session.play(next(iter(live.legal_moves())).iccs()) is False
-        assert session.notices[-1].text == "spectators cannot move"
+        assert session.notices[-1].text == tr("spectators_cannot_move")
         assert session.pending is None and scene.model.ply >= ply
     plies = scene.model.ply
     driver.until(lambda: scene.model.ply > plies or scene.model.finished, 10, "live updates")
@@ -498,7 +499,7 @@ def test_a_roster_entry_is_claimed_on_the_connect_screen(
 
     claim_with("ZZZZZZ" if code != "ZZZZZZ" else "YYYYYY")
     driver.until(lambda: bool(scene.error), 10, "the refusal")
-    assert "wrong or used claim code for 'Mei'" in scene.error
+    assert tr("connect.bad_claim", name="Mei") in scene.error
     claim_with(code.lower())
     driver.until(lambda: isinstance(driver.scene, LobbyScene), 10, "the lobby")
     assert driver.app.lobby is not None and driver.app.lobby.name == "Mei"

@@ -17,6 +17,7 @@ pygame = pytest.importorskip("pygame")
 from lanqi.games import gomoku, xiangqi  # noqa: E402
 from lanqi.gui import theme  # noqa: E402
 from lanqi.gui.sound import Sound  # noqa: E402
+from lanqi.i18n import tr  # noqa: E402
 
 if TYPE_CHECKING:
     from tests.gui.conftest import ScriptedGame
@@ -60,7 +61,7 @@ def test_xiangqi_premoves(scripted_game: Scripted) -> None:
         assert not scene.interactive() and scene.premoving()
         driver.play_xiangqi("h0g2")
         assert controller.premove is not None and controller.premove.move == "h0g2"
-        assert notice(t) == "premove h0g2 (right click cancels)"
+        assert notice(t) == tr("premove_set", move="h0g2")
         assert scene.model.ply == 1 and scene.session.pending is None  # nothing sent yet
         assert scene.marks().premove == (sq("h0"), sq("g2"))
         driver.frames()
@@ -80,7 +81,7 @@ def test_xiangqi_premoves(scripted_game: Scripted) -> None:
         driver.play_xiangqi("b2b9")
         assert controller.premove is not None and controller.premove.move == "b2b9"
         t.reply("b9c7")
-        assert notice(t).startswith("premove b2b9 dropped: ")
+        assert notice(t).startswith(tr("premove_dropped", move="b2b9") + ": ")
         assert scene.model.ply == 4 and scene.session.pending is None
         assert controller.premove is None and scene.interactive()
         # a right click cancels a premove
@@ -89,7 +90,7 @@ def test_xiangqi_premoves(scripted_game: Scripted) -> None:
         driver.play_xiangqi("b2b6")
         assert controller.premove is not None
         right_click(t)
-        assert controller.premove is None and notice(t) == "premove cancelled"
+        assert controller.premove is None and notice(t) == tr("premove_cancelled")
         t.reply("a9a8")
         assert scene.model.ply == 6 and scene.session.pending is None and scene.interactive()
         # a click on the premove's piece again cancels it; so does Esc (which does not
@@ -99,11 +100,11 @@ def test_xiangqi_premoves(scripted_game: Scripted) -> None:
         driver.play_xiangqi("g3g4")
         assert controller.premove is not None
         driver.click_point(sq("g3"))
-        assert controller.premove is None and notice(t) == "premove cancelled"
+        assert controller.premove is None and notice(t) == tr("premove_cancelled")
         driver.play_xiangqi("g3g4")
         assert controller.premove is not None
         driver.key(pygame.K_ESCAPE)
-        assert controller.premove is None and notice(t) == "premove cancelled"
+        assert controller.premove is None and notice(t) == tr("premove_cancelled")
         # one premove at a time: the last one chosen (by drag) is the one played
         driver.play_xiangqi("a3a4")
         driver.play_xiangqi("g3g4", "drag")
@@ -119,7 +120,7 @@ def test_xiangqi_premoves(scripted_game: Scripted) -> None:
         t.wait(lambda: scene.model.takeback_offer == 0, "my takeback request")
         t.script.accept_takeback(t.game_id, t.tokens[1])
         t.wait(lambda: scene.model.ply == 8, "g3g4 taken back")
-        assert notice(t) == "premove a3a4 dropped: the position changed"
+        assert notice(t) == f"{tr('premove_dropped', move='a3a4')}: {tr('position_changed')}"
         assert controller.premove is None and scene.session.pending is None
 
 
@@ -142,7 +143,7 @@ def test_a_spectator_cannot_premove(scripted_game: Scripted, server: EmbeddedSer
         assert not scene.premoving()
         driver.play_xiangqi("h0g2")  # Red's piece, Black to move: would be a premove
         assert scene.controller.premove is None and scene.controller.selected is None
-        assert notice(t) == "you are watching: no moves here"
+        assert notice(t) == tr("watching_no_moves")
         t.reply("h9g7")
         assert scene.model.ply == 2 and scene.controller.premove is None
     # two players on one computer: always someone's own turn, never a premove
@@ -162,13 +163,13 @@ def test_gomoku_premove_points(scripted_game: Scripted) -> None:
         driver.click_point(point("h8"))
         t.wait(lambda: scene.session.pending is None and scene.model.ply == 1, "h8 accepted")
         driver.click_point(point("h8"))  # a taken point is no premove
-        assert controller.premove is None and notice(t) == "that point is taken"
+        assert controller.premove is None and notice(t) == tr("point_taken")
         driver.click_point(point("i9"))
         assert controller.premove is not None and controller.premove.move == "i9"
         driver.frames()
         assert driver.pixel(scene.view.premove_probe(point("i9"))) == theme.PREMOVE
         driver.click_point(point("i9"))  # the same point again: cancelled
-        assert controller.premove is None and notice(t) == "premove cancelled"
+        assert controller.premove is None and notice(t) == tr("premove_cancelled")
         driver.click_point(point("i9"))
         t.reply("j10")
         assert scene.model.moves == ["h8", "j10", "i9"]
@@ -177,7 +178,9 @@ def test_gomoku_premove_points(scripted_game: Scripted) -> None:
         # the opponent takes the premove's point: dropped, with the reason
         driver.click_point(point("g7"))
         t.reply("g7")
-        assert notice(t).startswith("premove g7 dropped: ") and "occupied" in notice(t)
+        assert notice(t).startswith(
+            tr("premove_dropped", move="g7") + ": "
+        ) and "g7 is taken" in notice(t)
         assert scene.model.ply == 4 and scene.session.pending is None
 
 

@@ -16,9 +16,10 @@ from lanqi.games import gomoku, xiangqi  # noqa: E402
 from lanqi.games.xiangqi.pgn import read_pgns, write_pgn  # noqa: E402
 from lanqi.gui.model import GameModel  # noqa: E402
 from lanqi.gui.variants import variant_ui  # noqa: E402
+from lanqi.i18n import tr  # noqa: E402
 
 if TYPE_CHECKING:
-    from tests.gui.conftest import Driver
+    from tests.gui.conftest import CatalogueWatch, Driver
 
 MATE_LINE = [
     "b0c2", "b9a7", "b2a2", "f9e8", "a2a6", "g6g5", "a6a9", "b7b6",
@@ -152,13 +153,18 @@ def test_records_round_trip_through_the_model() -> None:
 
 
 def test_a_record_that_cannot_be_read_opens_the_find_screen_saying_why(
-    gui: Callable[..., Driver], tmp_path: Path
+    gui: Callable[..., Driver], tmp_path: Path, catalogue_only: CatalogueWatch
 ) -> None:
+    from lanqi.gui.model import GameModel
     from lanqi.gui.scenes.review import OpenScene
 
     bad = tmp_path / "notes.pgn"
     bad.write_text("this is not a record", encoding="utf-8")
-    for path, why in ((bad, "not a move"), (tmp_path / "missing.pgn", "No such file")):
+    try:  # the reader's reason is shown as it is: where in the file, what is wrong
+        GameModel.from_record("this is not a record")
+    except ValueError as exc:
+        catalogue_only.shown_as_is(str(exc))
+    for path, why in ((bad, "not a move"), (tmp_path / "missing.pgn", tr("no_such_file"))):
         driver = gui(review=path)
         driver.app.switch(driver.app.first_scene())
         driver.frames(2)

@@ -17,9 +17,10 @@ pygame = pytest.importorskip("pygame")
 from lanqi.games.registry import create_game  # noqa: E402
 from lanqi.gui.model import GameModel  # noqa: E402
 from lanqi.gui.sound import Cues, Sound, sound_for  # noqa: E402
+from lanqi.i18n import tr  # noqa: E402
 
 if TYPE_CHECKING:
-    from tests.gui.conftest import Driver
+    from tests.gui.conftest import CatalogueWatch, Driver
 
 #: quiet, quiet, a cannon checks (no capture), an elephant blocks, the cannon takes it
 XIANGQI_LINE = [
@@ -96,7 +97,7 @@ def test_a_hot_seat_game_sounds_each_move_and_m_mutes_for_good(
     assert sound.played[-1] is Sound.END and len(sound.played) == len(XIANGQI_LINE) + 1
     # M mutes: kept in gui.json, and the next game is silent
     driver.key(pygame.K_m)
-    assert scene.session.notices[-1].text == "sound off (M turns it on)"
+    assert scene.session.notices[-1].text == tr("sound_off")
     settings = json.loads((tmp_path / "data" / "gui.json").read_text(encoding="utf-8"))
     assert settings["sound"] is False
     driver.key(pygame.K_g)
@@ -112,7 +113,7 @@ def test_a_hot_seat_game_sounds_each_move_and_m_mutes_for_good(
     again.frames(2)
     again.key(pygame.K_m)
     assert not again.app.sound.muted and again.app.settings.sound
-    assert again.scene.session.notices[-1].text == "sound on"
+    assert again.scene.session.notices[-1].text == tr("sound_on")
     again.play_xiangqi("h2e2")
     again.frames()
     assert list(again.app.sound.played) == [Sound.MOVE]
@@ -138,6 +139,7 @@ def test_no_audio_device_is_one_log_line_and_silence(
     gui: Callable[..., Driver],
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
+    catalogue_only: CatalogueWatch,
 ) -> None:
     from lanqi.gui.scenes.base import ToOfflineGame
 
@@ -150,13 +152,14 @@ def test_no_audio_device_is_one_log_line_and_silence(
         driver.frames()
     sound = driver.app.sound
     assert not sound.available and sound.problem
+    catalogue_only.shown_as_is(sound.problem)  # SDL's own words, shown as they come
     assert list(sound.played) == [Sound.STONE] * 3  # chosen as ever, heard by no one
     lines = [r for r in caplog.records if r.name == "lanqi.gui.sound"]
     assert len(lines) == 1 and lines[0].levelname == "WARNING", lines
     assert lines[0].getMessage().startswith("no sound: ")
     driver.key(pygame.K_m)
     driver.key(pygame.K_m)  # on again: says why it stays silent
-    assert driver.scene.session.notices[-1].text.startswith("sound on, but no audio device")
+    assert driver.scene.session.notices[-1].text.startswith(tr("sound_no_device"))
     assert len([r for r in caplog.records if r.name == "lanqi.gui.sound"]) == 1
 
 

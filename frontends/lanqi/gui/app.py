@@ -34,7 +34,7 @@ from pygame._sdl2.video import Window
 
 from lanqi.gui import fonts, theme
 from lanqi.gui.connection import lobby_lost_text
-from lanqi.gui.model import load_record
+from lanqi.gui.model import load_record, record_error
 from lanqi.gui.net import LobbyAgent, LobbyLink, Note, Refused, derive_endpoint
 from lanqi.gui.scenes import connect, game, lobby, menu, review
 from lanqi.gui.scenes.base import (
@@ -191,7 +191,7 @@ class App:
             try:
                 games = load_record(config.review)
             except (OSError, ValueError) as exc:
-                return ToOpenRecord(error=f"{config.review}: {exc}")
+                return ToOpenRecord(error=record_error(config.review, exc))
             return ToReview(tuple(games), source=config.review.name)
         if config.offline:
             return ToOfflineGame(

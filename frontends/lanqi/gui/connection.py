@@ -23,6 +23,7 @@ from lanqi.gui.model import seat_name
 from lanqi.gui.net import Disconnected
 from lanqi.gui.sessions import OnlineSession, Session
 from lanqi.gui.widgets import draw_text, wrap_text
+from lanqi.i18n import tr
 
 __all__ = ["away_text", "draw_lost", "lobby_lost_text", "lost_lines", "mmss", "opponent_away_line"]
 
@@ -43,42 +44,31 @@ def lost_lines(session: Session, now: float) -> tuple[str, ...]:
     lost = session.lost
     if lost is None:
         return ()
-    lines = [f"等待连接 Connection lost · {retry_text(lost, now)}"]
+    lines = [f"{tr('connection_lost')} · {retry_text(lost, now)}"]
     seated = isinstance(session, OnlineSession) and session.seat is not None
     if not seated:
-        lines.append(f"Clocks frozen: no word from the referee for {mmss(now - lost.since)}.")
+        lines.append(tr("lost_frozen_for", time=mmss(now - lost.since)))
         return tuple(lines)
-    lines.append("Clocks frozen; moves and offers wait until the referee answers.")
+    lines.append(tr("lost_frozen_seated"))
     if lost.abandon_at is None:
-        lines.append(
-            "If only your link is down, your opponent sees you away after a few seconds, "
-            "and you lose by abandonment if you stay away. If the server is down, the "
-            "game waits for it."
-        )
+        lines.append(tr("lost_away_soon"))
     elif now < lost.abandon_at:
-        lines.append(
-            "If only your link is down, your opponent sees you away: back within "
-            f"{mmss(lost.abandon_at - now)} or you lose by abandonment. If the server is "
-            "down, the game waits for it."
-        )
+        lines.append(tr("lost_back_within", time=mmss(lost.abandon_at - now)))
     else:
-        lines.append(
-            "If only your link was down, the referee has ended the game by abandonment; "
-            "if the server is down, the game waits for it."
-        )
+        lines.append(tr("lost_abandoned"))
     return tuple(lines)
 
 
 def lobby_lost_text(lost: Disconnected, now: float) -> str:
     """The steady line while the matchmaker does not answer."""
-    return f"lost the server {mmss(now - lost.since)} ago; {retry_text(lost, now)}"
+    return f"{tr('lost_server', time=mmss(now - lost.since))}; {retry_text(lost, now)}"
 
 
 def retry_text(lost: Disconnected, now: float) -> str:
     """The countdown to the next try, or that a try runs now."""
     if now < lost.next_try_at:
-        return f"retrying in {math.ceil(lost.next_try_at - now)} s"
-    return "trying to reconnect now…"
+        return tr("retry_in", n=math.ceil(lost.next_try_at - now))
+    return tr("retry_now")
 
 
 def away_text(session: Session, seat: int, now: float) -> str | None:
@@ -93,8 +83,8 @@ def away_text(session: Session, seat: int, now: float) -> str | None:
         return None
     at = view.abandon_at[seat] if seat < len(view.abandon_at) else None
     if at is None:
-        return "away"
-    return f"away {mmss(at - now)}"
+        return tr("away")
+    return tr("away_for", time=mmss(at - now))
 
 
 def opponent_away_line(session: Session, now: float) -> str | None:
@@ -110,8 +100,8 @@ def opponent_away_line(session: Session, now: float) -> str | None:
     view = session.view
     at = view.abandon_at[them] if view is not None and them < len(view.abandon_at) else None
     if at is None:
-        return f"{who} is away"
-    return f"{who} away: you win by abandonment in {mmss(at - now)}"
+        return tr("opponent_away", name=who)
+    return tr("opponent_away_for", name=who, time=mmss(at - now))
 
 
 def draw_lost(

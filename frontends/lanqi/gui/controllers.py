@@ -26,6 +26,7 @@ from lanqi.gui.board_view import BoardView, Marks
 from lanqi.gui.model import GameModel, seat_name
 from lanqi.gui.premove import Fate, Premove, settle
 from lanqi.gui.sessions import Session
+from lanqi.i18n import Term, tr
 
 __all__ = ["BoardInput", "Drag", "GomokuInput", "Table", "XiangqiInput"]
 
@@ -97,7 +98,7 @@ class BoardInput:
         self.clear()
         if self.premove is not None:
             self.premove = None
-            self.table.session.notice("premove cancelled")
+            self.table.session.notice(tr("premove_cancelled"))
 
     # ------------------------------------------------------------ premoves
 
@@ -106,7 +107,7 @@ class BoardInput:
         self.selected = None
         self.dropped = False
         self.premove = Premove.on(self.table.model, move, points)
-        self.table.session.notice(f"premove {move} (right click cancels)")
+        self.table.session.notice(tr("premove_set", move=move))
 
     def follow_premove(self) -> None:
         """Every frame: play the premove once it is our turn, or drop it."""
@@ -120,11 +121,11 @@ class BoardInput:
             return
         self.premove = None
         if fate is Fate.STALE:
-            session.notice(f"premove {premove.move} dropped: the position changed")
+            session.notice(f"{tr('premove_dropped', move=premove.move)}: {tr('position_changed')}")
         elif fate is Fate.PLAY:
             reason = model.legal_reason(premove.move)
             if reason is not None:
-                session.notice(f"premove {premove.move} dropped: {reason}")
+                session.notice(f"{tr('premove_dropped', move=premove.move)}: {reason}")
             else:
                 session.play(premove.move)
 
@@ -187,7 +188,7 @@ class BoardInput:
     def activate(self, point: int) -> bool:
         """A click (or Enter) on ``point``; True if a piece is now picked up."""
         if self.table.reviewing():
-            self.table.session.notice("reviewing an earlier move: End returns to the game")
+            self.table.session.notice(tr("reviewing_earlier"))
             return False
         return self.pick(point)
 
@@ -311,8 +312,8 @@ class XiangqiInput(BoardInput):
             table.why_not()
             return False
         if not own:
-            side = seat_name(table.model.variant, int(board.turn))
-            table.session.notice(f"that is not your piece: {side} to move", error=True)
+            side = Term(f"side.{seat_name(table.model.variant, int(board.turn)).lower()}")
+            table.session.notice(tr("not_your_piece", side=side), error=True)
             return False
         self.selected = point
         return True
@@ -358,5 +359,5 @@ class GomokuInput(BoardInput):
             if board.stone_at(point % n, point // n) is None:
                 self.set_premove(text, (point,))
             else:
-                table.session.notice("that point is taken", error=True)
+                table.session.notice(tr("point_taken"), error=True)
         return False

@@ -31,6 +31,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lanqi.i18n import tr
+
 if TYPE_CHECKING:
     import pygame
 
@@ -173,7 +175,7 @@ SYSTEM_FAMILIES = (
 #: extra font files to try first (separated by the path separator)
 FONTS_ENV = "LANQI_FONTS"
 #: what to say when a character has no glyph in any font
-MISSING_NOTE = "some characters cannot be shown: install fonts-noto-cjk"
+MISSING_NOTE = tr("fonts_missing")
 
 #: the system fonts once looked up (empty: not yet)
 _system: list[list[str]] = []
@@ -322,11 +324,16 @@ def missing_glyphs(name: str, text: str) -> str:
 
 
 def _source_chars() -> str:
-    """CJK and other non-ASCII characters used in the GUI's own sources."""
+    """CJK and other non-ASCII characters used in the GUI's own sources and in the
+    message catalogue (:mod:`lanqi.i18n`), where its lines live."""
+    from lanqi.i18n import CATALOGUE
+
     here = Path(__file__).resolve().parent
+    texts = [path.read_text(encoding="utf-8") for path in sorted(here.rglob("*.py"))]
+    texts += [part for text in CATALOGUE.values() for part in (text.zh, text.en, text.en_plural)]
     found: dict[str, None] = {}
-    for path in sorted(here.rglob("*.py")):
-        for ch in path.read_text(encoding="utf-8"):
+    for text in texts:
+        for ch in text:
             if ord(ch) > 0x7F and not ch.isspace():
                 found[ch] = None
     return "".join(found)

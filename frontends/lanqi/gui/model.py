@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from lanqi.games import gomoku, xiangqi
-from lanqi.games.base import Game, MoveError, Position
+from lanqi.games.base import Game, IllegalMoveError, MoveError, Position
 from lanqi.games.registry import create_game, variant_spec
+from lanqi.i18n import CATALOGUE, Term, en, tr, zh
 
 __all__ = [
     "ChatLine",
@@ -26,50 +27,52 @@ __all__ = [
     "Pending",
     "RecordSummary",
     "describe_result",
+    "illegal_text",
     "load_record",
+    "record_error",
     "record_summary",
     "seat_name",
     "termination_text",
 ]
-
-#: termination value -> (Chinese, English)
-_TERMINATIONS: dict[str, tuple[str, str]] = {
-    "checkmate": ("绝杀", "checkmate"),
-    "stalemate": ("困毙", "stalemate: no legal move"),
-    "repetition": ("判和", "repetition"),
-    "perpetual_check": ("长将判负", "perpetual check"),
-    "perpetual_chase": ("长捉判负", "perpetual chase"),
-    "move_limit": ("限着判和", "move limit without capture"),
-    "insufficient_material": ("子力不足", "insufficient material"),
-    "five_in_a_row": ("连珠", "five in a row"),
-    "board_full": ("盘满", "the board is full"),
-    "forbidden_move": ("禁手", "forbidden move"),
-    "resignation": ("认输", "resignation"),
-    "timeout": ("超时", "time out"),
-    "agreement": ("同意和棋", "draw agreed"),
-    "abandoned": ("弃权", "abandoned"),
-    "aborted": ("中止", "aborted"),
-    "no_first_move": ("中止", "aborted: no first move in time"),
-}
-
-
-#: the sides' names in Chinese, by their English names
-_CHINESE_SIDES = {"Red": "红方", "Black": "黑方", "White": "白方"}
 
 
 def seat_name(variant: str, seat: int, *, chinese: bool = False) -> str:
     """What the variant calls ``seat`` (seat 0 moves first): ``Red``/``Black`` in
     xiangqi, ``Black``/``White`` in gomoku; in Chinese (红方) with ``chinese``."""
     name = variant_spec(variant).seat_names[seat]
-    return _CHINESE_SIDES.get(name, name) if chinese else name
+    return zh(f"side.{name.lower()}") if chinese else name
 
 
 def termination_text(termination: str | None) -> str:
     """A termination code for people: ``绝杀 checkmate``."""
     if not termination:
         return ""
-    chinese, english = _TERMINATIONS.get(termination, ("", termination.replace("_", " ")))
-    return f"{chinese} {english}".strip()
+    key = f"termination.{termination}"
+    return tr(key) if key in CATALOGUE else termination.replace("_", " ")
+
+
+def illegal_text(error: IllegalMoveError) -> str:
+    """Why the rules refuse a move, in words for players: ``马不能这样走 a horse
+    cannot move like that`` (from the error's code; its English message where the
+    catalogue has no words for the code)."""
+    key = f"illegal.{error.code}"
+    if key not in CATALOGUE:
+        message = str(error)
+        return message.split(": ", 1)[1] if message.startswith("illegal move ") else message
+    words = {"piece": "piece", "side": "side", "why": "forbidden"}  # fields to translate
+    fields: dict[str, object] = {
+        name: Term(f"{words[name]}.{value.lower()}") if name in words else value
+        for name, value in error.detail.items()
+    }
+    return tr(key, n=None, **fields)
+
+
+def record_error(path: object, error: Exception) -> str:
+    """Why a record file cannot be opened: a missing file in words, else the reader's
+    reason (where in the file, what is wrong)."""
+    if isinstance(error, FileNotFoundError):
+        return f"{tr('no_such_file')}: {path}"
+    return f"{path}: {error}"
 
 
 def describe_result(variant: str, result: str | None, winner: int | None) -> tuple[str, str]:
@@ -77,11 +80,10 @@ def describe_result(variant: str, result: str | None, winner: int | None) -> tup
     if winner is None and result in ("1-0", "0-1"):
         winner = 0 if result == "1-0" else 1
     if winner is not None:
-        cn = seat_name(variant, winner, chinese=True)[0] + "胜"
-        return cn, f"{seat_name(variant, winner)} wins"
-    if result == "1/2-1/2":
-        return "和棋", "Draw"
-    return "对局结束", "Game over"
+        key = f"wins.{seat_name(variant, winner).lower()}"
+    else:
+        key = "result.draw" if result == "1/2-1/2" else "result.over"
+    return zh(key), en(key)
 
 
 @dataclass(slots=True)
@@ -257,14 +259,13 @@ class GameModel:
     def legal_reason(self, text: str) -> str | None:
         """Why ``text`` cannot be played now, or None if it can."""
         if self.finished:
-            return "the game is over"
+            return tr("game_over")
         try:
             self.board.parse_move(text)
+        except IllegalMoveError as exc:
+            return illegal_text(exc)
         except MoveError as exc:
-            message = str(exc)
-            if message.startswith("illegal move ") and ": " in message:
-                message = message.split(": ", 1)[1]
-            return message
+            return str(exc)
         return None
 
     def position(self, ply: int | None = None) -> Position:

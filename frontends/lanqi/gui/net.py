@@ -100,6 +100,7 @@ __all__ = [
     "Assigned",
     "ChallengeGone",
     "ChallengeIn",
+    "ChallengeSent",
     "Disconnected",
     "Failed",
     "GameAgent",
@@ -223,6 +224,8 @@ class Refused:
 class Note:
     text: str
     error: bool = False
+    #: news that is neither done nor wrong (a challenge declined): plain, not green
+    plain: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +256,14 @@ class ChallengeIn:
 @dataclass(frozen=True, slots=True)
 class ChallengeGone:
     closed: ChallengeClosed
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeSent:
+    """The matchmaker took our challenge to ``to`` (its answer comes as a push)."""
+
+    challenge_id: str
+    to: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,7 +392,7 @@ class GameAgent(_Agent[commands.GameCommand]):
                     finally:
                         link.close()
             except RequestRefused as exc:
-                self.events.put(Failed(f"the referee refused: {exc.msg or exc.code}"))
+                self.events.put(Failed(tr("referee_refused", why=exc.msg or exc.code)))
                 return
             except (RefereeTimeout, LinkDown, NoServerKey, zmq.ZMQError) as exc:
                 if self.stop_event.is_set():
@@ -459,7 +470,7 @@ class GameAgent(_Agent[commands.GameCommand]):
 
     def _do(self, client: RefereeClient, view: GameView, command: commands.GameCommand) -> None:
         if command.seated and self.token is None:
-            self.events.put(Refused(command, "spectator", "spectators cannot do that"))
+            self.events.put(Refused(command, "spectator", tr("spectators_cannot")))
             return
         try:
             GAME_HANDLERS[type(command)](self, client, command)
@@ -587,13 +598,15 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
                         continue
                     if exc.code == "name_taken":  # held by a session this GUI lost
                         self.events.put(Failed(tr("connect.name_taken", name=self.name)))
-                        return
-                    self.events.put(Failed(exc.msg or exc.code))
+                    elif exc.code == "bad_claim":  # words for players, not the director's
+                        self.events.put(Failed(tr("connect.bad_claim", name=self.name)))
+                    else:
+                        self.events.put(Failed(exc.msg or exc.code))
                     return
                 # before SecurityError: a silent key port (NoServerKey) is a server away
                 except (MatchmakerTimeout, LinkDown, NoServerKey, zmq.ZMQError) as exc:
                     if not welcomed:
-                        self.events.put(Failed(f"no answer from {self.endpoint}"))
+                        self.events.put(Failed(tr("connect.no_answer", server=self.endpoint)))
                         return
                     now = time.monotonic()
                     if lost is None:
@@ -723,7 +736,7 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         elif isinstance(message, TournamentEvent):
             self._dirty = True
             if isinstance(message, TourRound) and message.tournament_id in self._watched:
-                self.events.put(Note(f"tournament round {message.round} is paired"))
+                self.events.put(Note(tr("lobby.round_paired", round=message.round)))
 
     # ------------------------------------------------------------ requests
 
@@ -783,8 +796,8 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
             self._my_seeks.remove(command.seek_id)
 
     def _challenge(self, client: MatchmakerClient, command: commands.SendChallenge) -> None:
-        client.call(Challenge(to=command.to, seek=command.seek), ChallengeCreated)
-        self.events.put(Note(f"challenge sent to {command.to}"))
+        reply = client.call(Challenge(to=command.to, seek=command.seek), ChallengeCreated)
+        self.events.put(ChallengeSent(reply.challenge_id, command.to))
 
     def _accept(self, client: MatchmakerClient, command: commands.TakeChallenge) -> None:
         client.call(AcceptChallenge(challenge_id=command.challenge_id), Ok)
@@ -795,7 +808,7 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
     def _join(self, client: MatchmakerClient, command: commands.EnterTournament) -> None:
         self._watch(client, command.tournament_id)
         client.call(JoinTournament(tournament_id=command.tournament_id), Ok)
-        self.events.put(Note("you are in the tournament: your games will be called"))
+        self.events.put(Note(tr("lobby.in_tournament")))
 
     def _withdraw(self, client: MatchmakerClient, command: commands.LeaveTournament) -> None:
         client.call(WithdrawTournament(tournament_id=command.tournament_id), Ok)
@@ -842,6 +855,8 @@ class LobbyLink:
     failed: str | None = None
     assignments: deque[Assignment] = field(default_factory=deque)
     challenges: dict[str, ChallengeReceived] = field(default_factory=dict)
+    #: our challenges waiting for an answer: challenge id -> whom
+    sent: dict[str, str] = field(default_factory=dict)
     notes: deque[Note | Refused] = field(default_factory=deque)
     #: the matchmaker does not answer (since when, the next try), or None
     lost: Disconnected | None = None
@@ -872,19 +887,42 @@ class LobbyLink:
                 self._assigned(item.game)
             elif isinstance(item, ChallengeIn):
                 self.challenges[item.challenge.challenge_id] = item.challenge
+            elif isinstance(item, ChallengeSent):
+                self.sent[item.challenge_id] = item.to
+                self.notes.append(Note(tr("lobby.challenge_sent", name=item.to)))
             elif isinstance(item, ChallengeGone):
-                gone = self.challenges.pop(item.closed.challenge_id, None)
-                who = gone.challenger if gone else "the challenge"
-                self.notes.append(Note(f"{who}: challenge {item.closed.how}"))
+                self._challenge_gone(item.closed)
             elif isinstance(item, Disconnected):
                 self.lost = item
             elif isinstance(item, Reconnected):
                 self.lost = None
-                self.notes.append(Note("the server answers again"))
+                self.notes.append(Note(tr("server_back")))
             elif isinstance(item, Failed):
                 self.failed = item.text
             elif isinstance(item, Note | Refused):
                 self.notes.append(item)
+
+    def _challenge_gone(self, closed: ChallengeClosed) -> None:
+        """A challenge ended without a game: say who and how, in plain words (a
+        decline is news, not a success)."""
+        received = self.challenges.pop(closed.challenge_id, None)
+        to = self.sent.pop(closed.challenge_id, None)
+        if received is not None:  # to us: its challenger withdrew it, or it expired
+            name = received.challenger
+            key = (
+                "lobby.challenge_expired"
+                if closed.how == "expired"
+                else "lobby.challenge_withdrawn"
+            )
+        elif to is not None:  # ours: declined, or expired unanswered
+            name = to
+            key = {
+                "declined": "lobby.challenge_declined",
+                "expired": "lobby.challenge_expired",
+            }.get(closed.how, "lobby.challenge_cancelled")
+        else:
+            return  # one we answered here: nothing new to say
+        self.notes.append(Note(tr(key, name=name), plain=True))
 
     def _assigned(self, game: Assignment) -> None:
         if game.game_id in self.started_games:

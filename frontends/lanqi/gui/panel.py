@@ -25,6 +25,7 @@ from lanqi.gui.sessions import Action, AISession, Notice, Session
 from lanqi.gui.settings import Settings
 from lanqi.gui.variants import VariantUI
 from lanqi.gui.widgets import Button, Same, TextInput, draw_text, fit_size, wrap_text
+from lanqi.i18n import tr
 
 __all__ = ["NOTATIONS", "PanelHost", "SidePanel", "format_clock"]
 
@@ -127,6 +128,9 @@ class PanelHost(Protocol):
     def may_be_asked(self) -> bool:
         """Can an offer or a challenge come that the player answers with a button?"""
 
+    def offer_line(self) -> str:
+        """The offer or challenge waiting for this player's answer, or ""."""
+
     def relayout(self) -> None:
         """Lay the screen out again (the panel needs more room for its buttons)."""
 
@@ -147,7 +151,7 @@ class SidePanel:
         self.actions: list[Action] = []
         self.move_scroll = 0
         self.chat_scroll = 0
-        self.chat_input = TextInput(placeholder="说点什么 Say something…", on_enter=self._send_chat)
+        self.chat_input = TextInput(placeholder=tr("chat_placeholder"), on_enter=self._send_chat)
         self.move_cells: list[tuple[pygame.Rect, int]] = []
         self.toggles: list[tuple[pygame.Rect, str]] = []
         self._missing_key: tuple[object, ...] = ()
@@ -207,7 +211,7 @@ class SidePanel:
         self._button_h = BUTTON_H - 2 if compact else BUTTON_H
         self._pitch = self._button_h + self._gap
         col_w = (rect.width - 3 * PAD) // 2 if self.wide else rect.width - 2 * PAD
-        self._title_lines = wrap_text(self.title(), TITLE_SIZE, col_w)[:2]
+        self._title_lines = wrap_text(self.title(), TITLE_SIZE, col_w)[:3]
         card_h = 46 if compact or self.wide else 56
         grid, answers = self._split(actions)
         rows = (len(grid) + 1) // 2 + (1 if self.host.may_be_asked() or answers else 0)
@@ -426,6 +430,7 @@ class SidePanel:
             windows,
             model.clock.running,
             self.status_lines(),
+            self.offer_line(),
             Same(notice),
             tuple(self.actions),
             caret,
@@ -502,7 +507,7 @@ class SidePanel:
         model, session = self.host.model, self.host.session
         name = model.players[seat] if seat < len(model.players) else ""
         if seat in session.my_seats and len(session.my_seats) == 1:
-            return f"{name} (you)" if name else "你 You"
+            return f"{name} ({tr('you_mark')})" if name else tr("you")
         return name or seat_name(model.variant, seat)
 
     def _draw_card(self, surface: pygame.Surface, rect: pygame.Rect, seat: int) -> None:
@@ -518,10 +523,10 @@ class SidePanel:
         room = rect.width - 56 - clock_w - 16
         size = fit_size(shown, (17, 15, 13, 12, 11), room)
         draw_text(surface, shown, (rect.x + 56, top), size, theme.TEXT, max_width=room)
-        sub = seat_name(model.variant, seat, chinese=True) + " " + seat_name(model.variant, seat)
+        sub = tr(f"side.{seat_name(model.variant, seat).lower()}")
         window = model.clock.first_move_left_ms(seat) if model.status == "active" else None
         if window is not None:  # its clock waits for its first move: the time to make it
-            sub += f" · first move {format_clock(window)}"
+            sub += " · " + tr("first_move_in", time=format_clock(window))
         away = away_text(session, seat, time.monotonic())
         if away is None and len(model.connected) == 2 and not model.connected[seat]:
             away = "offline" if model.status == "active" else None
@@ -552,14 +557,14 @@ class SidePanel:
         if session.failed:
             return session.failed, theme.ERROR, ""
         if session.lost is not None:
-            return "等待连接 Connection lost", theme.ERROR, "the clocks are frozen"
+            return tr("connection_lost"), theme.ERROR, tr("clocks_frozen")
         mode = session.rating_mode()  # Rated or Casual online: said while the game lasts
         if model.status == "waiting":
-            return "等待开局 Waiting for the game to start", theme.TEXT_DIM, mode
+            return tr("waiting_start"), theme.TEXT_DIM, mode
         if model.finished:
             cn, en = model.headline()
             if model.result in (None, "*"):
-                return "对局记录 Game record", theme.TEXT, termination_text(model.termination)
+                return tr("game_record"), theme.TEXT, termination_text(model.termination)
             why = termination_text(model.termination)
             return (
                 f"{cn} {en}",
@@ -567,23 +572,22 @@ class SidePanel:
                 " · ".join(p for p in (why, session.rating_change) if p),
             )
         seat = model.seat_to_move
-        side_cn = seat_name(model.variant, seat, chinese=True)
-        line = f"{side_cn}走棋 {seat_name(model.variant, seat)} to move"
+        line = tr(f"to_move.{seat_name(model.variant, seat).lower()}")
         color = theme.TEXT
         if model.in_check():
-            line = "将军! Check · " + line
+            line = f"{tr('check')} · {line}"
             color = theme.CHECK
         detail = ""
         if isinstance(session, AISession) and session.thinking():
-            detail = "电脑思考中 the computer is thinking…"
+            detail = tr("ai_thinking")
         elif away := opponent_away_line(session, time.monotonic()):
             detail = away
             mode = ""  # the countdown matters more now
         elif seat in session.my_seats and len(session.my_seats) == 1:
-            detail = "轮到你 your move"
+            detail = tr("your_move")
         if "forbidden" in model.position().markers:
             detail = f"{detail} · " if detail else ""
-            detail += "× 禁手 forbidden for Black"
+            detail += tr("forbidden_for_black")
         return line, color, " · ".join(part for part in (mode, detail) if part)
 
     def status_layout(self) -> list[tuple[str, int, theme.Color]]:
@@ -594,22 +598,39 @@ class SidePanel:
         line, color, detail = self.status_lines()
         lines = [(part, STATUS_SIZE, color) for part in wrap_text(line, STATUS_SIZE, rect.width)]
         notice = self._current_notice()
-        text, ink = (
-            (detail, theme.TEXT_DIM)
-            if notice is None
-            else (
-                notice.text,
-                theme.ERROR if notice.error else theme.GOOD,
-            )
-        )
-        if text:
+        # an offer waiting for an answer stays until it is answered, in place of the
+        # detail line; a fresh notice shows for a few seconds after it
+        offer = self.offer_line()
+        texts: list[tuple[str, theme.Color]] = [(offer, theme.ACCENT)] if offer else []
+        if notice is not None:  # on its own line, under a standing offer
+            notice_ink = theme.ERROR if notice.error else theme.TEXT if notice.plain else theme.GOOD
+            texts.append((notice.text, notice_ink))
+        elif not offer and detail:
+            texts.append((detail, theme.TEXT_DIM))
+        if texts:
             room = rect.height - STATUS_SIZE * 5 // 4 * len(lines)
             for size in (NOTICE_SIZE, NOTICE_SIZE - 2, NOTICE_SIZE - 3):
-                parts = wrap_text(text, size, rect.width)
+                parts = [
+                    (part, ink) for text, ink in texts for part in wrap_text(text, size, rect.width)
+                ]
                 if len(parts) * (size * 5 // 4) <= room:
                     break
-            lines += [(part, size, ink) for part in parts]
+            else:  # too tall even small: the fresh notice first, then the standing
+                # offer as room allows (its answer buttons stay on screen)
+                keep, parts = room // (size * 5 // 4), []
+                for text, ink in reversed(texts):
+                    wrapped = [(part, ink) for part in wrap_text(text, size, rect.width)]
+                    if len(parts) + len(wrapped) <= keep:
+                        parts = wrapped + parts
+                    elif not parts:
+                        parts = wrapped[:keep]
+            lines += [(part, size, ink) for part, ink in parts]
         return lines
+
+    def offer_line(self) -> str:
+        """An offer or a challenge that waits for this player's answer: who makes it,
+        its terms, the keys that answer it (see :meth:`PanelHost.offer_line`)."""
+        return self.host.offer_line()
 
     def _draw_status(self, surface: pygame.Surface, rect: pygame.Rect) -> None:
         y = rect.y
@@ -646,7 +667,7 @@ class SidePanel:
         stepping = self.stepping_label()
         if stepping and font(UI_FONT, 15).size(stepping)[0] > x - left:
             stepping = stepping.split(" · ")[0]  # the hint goes first when space is short
-        label = stepping or ("" if self.nav_in_head else "着法 Moves")
+        label = stepping or ("" if self.nav_in_head else tr("moves"))
         if label:
             draw_text(
                 surface,
@@ -715,12 +736,13 @@ class SidePanel:
         return MISSING_NOTE if self._missing else ""
 
     def stepping_label(self) -> str:
-        """``复盘 move 7/15 · End: live`` while an earlier position is shown, else ""."""
+        """``复盘 7/15 move 7/15 · 实时 End: live`` while an earlier position is shown,
+        else ""."""
         model, shown = self.host.model, self.host.shown_ply()
         if shown >= model.ply:
             return ""
-        back = "End: last" if self.host.session.kind == "review" else "End: live"
-        return f"复盘 move {shown}/{model.ply} · {back}"
+        back = tr("review_end_last" if self.host.session.kind == "review" else "review_end_live")
+        return f"{tr('review_step', shown=shown, ply=model.ply)} · {back}"
 
     def _draw_chat(self, surface: pygame.Surface, rect: pygame.Rect) -> None:
         pygame.draw.rect(surface, theme.PANEL_DARK, rect, border_radius=4)
@@ -730,7 +752,7 @@ class SidePanel:
             if line.system:
                 text, color = f"· {line.text}", theme.TEXT_DIM
             else:
-                room = " (观众)" if line.room == "spectators" else ""
+                room = f" ({tr('spectator')})" if line.room == "spectators" else ""
                 text, color = f"{line.name}{room}: {line.text}", theme.TEXT
             for part in wrap_text(text, 13, width):
                 lines.append((part, color))
@@ -746,4 +768,4 @@ class SidePanel:
         for i, (text, color) in enumerate(shown):
             draw_text(surface, text, (rect.x + 6, top + i * CHAT_ROW), 13, color)
         if not lines:
-            draw_text(surface, "聊天 Chat", (rect.x + 6, rect.y + 4), 13, theme.TEXT_DIM)
+            draw_text(surface, tr("chat"), (rect.x + 6, rect.y + 4), 13, theme.TEXT_DIM)

@@ -20,6 +20,7 @@ from typing import Any
 
 from lanqi.gui.model import seat_name
 from lanqi.gui.sessions import AISession, LocalSession, Session
+from lanqi.i18n import tr
 
 __all__ = [
     "FOLDER",
@@ -78,11 +79,11 @@ class Unfinished:
 
         title = variant_ui(self.variant).title
         if self.kind == "ai":
-            who = f"人机 L{self.ai_level}, you {seat_name(self.variant, self.human_seat)}"
+            side = seat_name(self.variant, self.human_seat).lower()
+            who = f"{tr('resume.ai', level=self.ai_level)}, {tr(f'you_play.{side}')}"
         else:
-            who = "双人 two players"
-        count = len(self.moves)
-        return f"{title} · {who} · {count} move{'' if count == 1 else 's'}"
+            who = tr("resume.two_players")
+        return f"{title} · {who} · {tr('resume.moves', n=len(self.moves))}"
 
 
 def of_session(session: Session, game_id: str) -> Unfinished | None:

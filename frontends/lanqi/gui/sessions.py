@@ -38,6 +38,7 @@ from lanqi.gui.net import (
     Refused,
     ViewState,
 )
+from lanqi.i18n import tr
 from lanqi.protocol import Assignment, Seek
 from lanqi.protocol.timecontrol import parse_time_control
 
@@ -75,6 +76,8 @@ class Notice:
     at: float = 0.0
     #: what the notice is about ("" for nothing in particular)
     key: str = ""
+    #: news that is neither done nor wrong (an offer declined): plain text, not green
+    plain: bool = False
 
 
 class Session:
@@ -137,11 +140,16 @@ class Session:
 
     # ------------------------------------------------------------ doing
 
-    def notice(self, text: str, *, error: bool = False, key: str = "") -> None:
+    def notice(self, text: str, *, error: bool = False, key: str = "", plain: bool = False) -> None:
         """Say ``text`` in the status line; ``key`` names what it is about, so
-        :meth:`withdraw` can take it back when that is over."""
-        self.notices.append(Notice(text, error, time.monotonic(), key))
+        :meth:`withdraw` can take it back when that is over; ``plain`` news is
+        neither a success nor an error (an offer declined)."""
+        self.notices.append(Notice(text, error, time.monotonic(), key, plain))
         del self.notices[:-20]
+
+    def offer_line(self) -> str:
+        """An offer waiting for this player's answer, for the status line ("" here)."""
+        return ""
 
     def withdraw(self, key: str) -> None:
         """Drop the notices about ``key`` (an offer that was answered, say)."""
@@ -206,7 +214,7 @@ class LocalSession(Session):
         self.time_control = parse_time_control(time_control)
         super().__init__(self._new_model())
         self.my_seats = frozenset({0, 1})
-        self.title = "双人对局 Two players"
+        self.title = tr("two_players")
         self.game_clock: GameClock | None = None
         #: a question is asked over the game: the clocks stand still
         self.paused = False
@@ -302,7 +310,7 @@ class LocalSession(Session):
             self.notice(reason, error=True)
             return False
         if self.model.seat_to_move not in self.my_seats:
-            self.notice("it is not your move", error=True)
+            self.notice(tr("not_your_move"), error=True)
             return False
         self._commit(text)
         return True
@@ -323,25 +331,25 @@ class LocalSession(Session):
         model = self.model
         active = model.status == "active"
         return [
-            Action("takeback", "悔棋 Undo", "T", enabled=model.ply > 0 and active),
-            Action("offer_draw", "和棋 Draw", "D", enabled=active),
+            Action("takeback", tr("undo"), "T", enabled=model.ply > 0 and active),
+            Action("offer_draw", tr("draw_button"), "D", enabled=active),
             self._resign_action(),
             self._new_game_action(),
         ]
 
     def _resign_action(self) -> Action:
         active = self.model.status == "active"
-        label = "确认认输? Confirm resign" if self.armed("resign") else "认输 Resign"
+        label = tr("confirm_resign") if self.armed("resign") else tr("resign")
         return Action("resign", label, "R", enabled=active)
 
     def _new_game_action(self) -> Action:
-        label = "确认新局? Confirm new game" if self.armed("new_game") else "再来一局 New game"
+        label = tr("confirm_new_game") if self.armed("new_game") else tr("new_game")
         return Action("new_game", label, "G")
 
     def act(self, action_id: str) -> None:
         model = self.model
         if action_id == "new_game":
-            ask = "press G (or the button) again to give this game up for a new one"
+            ask = tr("press_g_again")
             if not self.unfinished() or self.confirmed("new_game", ask):
                 self.new_game()
         elif model.status != "active":
@@ -352,7 +360,7 @@ class LocalSession(Session):
             model.finish("1/2-1/2", "agreement", None)
             self._stop_clock()
         elif action_id == "resign":
-            if not self.confirmed("resign", "press R (or the button) again to resign"):
+            if not self.confirmed("resign", tr("press_r_again")):
                 return
             loser = self._resigning_seat()
             model.finish("1-0" if loser == 1 else "0-1", "resignation", 1 - loser)
@@ -403,7 +411,7 @@ class AISession(LocalSession):
         self.ai_time_ms = ai_time_ms
         self.human_seat = human_seat
         self.ai_seat = 1 - human_seat
-        ai_name = f"电脑 Computer L{level}"
+        ai_name = f"{tr('computer')} L{level}"
         names = [human_name, ai_name]  # no name: the card says 你 You
         if human_seat == 1:
             names.reverse()
@@ -421,7 +429,7 @@ class AISession(LocalSession):
             players=names,
         )
         self.my_seats = frozenset({human_seat})
-        self.title = f"人机对局 vs Computer · level {level}"
+        self.title = tr("vs_computer", level=level)
 
     def busy(self) -> bool:
         return self._future is not None
@@ -442,7 +450,7 @@ class AISession(LocalSession):
                     self._commit(text)
                 except Exception as exc:  # the AI failed: it loses, the GUI goes on
                     log.exception("the AI failed to move")
-                    self.notice(f"the computer failed: {exc}", error=True)
+                    self.notice(f"{tr('computer_failed')}: {exc}", error=True)
                     model.finish(
                         "1-0" if self.ai_seat == 1 else "0-1", "resignation", self.human_seat
                     )
@@ -476,8 +484,8 @@ class AISession(LocalSession):
         active = model.status == "active"
         mine = sum(1 for ply in range(model.ply) if (ply + model.first_seat) % 2 == self.human_seat)
         return [
-            Action("takeback", "悔棋 Takeback", "T", enabled=active and mine > 0),
-            Action("offer_draw", "求和 Offer draw", "D", enabled=active),
+            Action("takeback", tr("takeback"), "T", enabled=active and mine > 0),
+            Action("offer_draw", tr("offer_draw"), "D", enabled=active),
             self._resign_action(),
             self._new_game_action(),
         ]
@@ -485,7 +493,7 @@ class AISession(LocalSession):
     def act(self, action_id: str) -> None:
         model = self.model
         if action_id == "offer_draw" and model.status == "active":
-            self.notice("电脑拒绝和棋 The computer declines the draw")
+            self.notice(tr("computer_declines_draw"))
             return
         if action_id == "takeback" and model.status == "active":
             self._generation += 1  # whatever the AI is thinking about is void now
@@ -541,9 +549,9 @@ class OnlineSession(Session):
         self.view: ViewState | None = None
         self._clock_at: float | None = None
         self._chat_seen: set[int] = set()  # seq of the chat lines already shown
-        where = "联网对局 Online game" if self.seat is not None else "观战 Watching"
+        where = tr("online_game") if self.seat is not None else tr("watching")
         if assignment is not None and assignment.tournament_id:
-            where = f"比赛 Tournament round {assignment.round}"
+            where = tr("tournament_round", round=assignment.round)
         self.title = where
         if not agent.is_alive():
             agent.start()
@@ -584,7 +592,7 @@ class OnlineSession(Session):
                 self.lost = None
                 if item.view is not None:
                     self._apply(item.view)
-                self.notice("the referee answers again")
+                self.notice(tr("referee_back"))
             elif isinstance(item, Failed):
                 self.failed, self.lost = item.text, None  # the agent stopped: no more tries
                 self.notice(item.text, error=True)
@@ -662,55 +670,77 @@ class OnlineSession(Session):
             self.pending = None
             self.model.set_moves(list(self.view.state.moves))
 
+    def who(self, seat: int) -> str:
+        """A seat's player by name (the side's name where the seat has none)."""
+        players = self.model.players
+        name = players[seat] if 0 <= seat < len(players) else ""
+        return name or seat_name(self.model.variant, seat)
+
+    def offer_line(self) -> str:
+        """The offer that waits for this player's answer, by the offering player's
+        name and with both answers' keys (the status line shows it while it stands),
+        or ""."""
+        model = self.model
+        if self.seat is None or model.status != "active":
+            return ""
+        them = 1 - self.seat
+        if model.draw_offer == them:
+            return tr("draw_offer_answer", name=self.who(them))
+        if model.takeback_offer == them and model.casual:
+            return tr("takeback_answer", name=self.who(them))
+        return ""
+
     def _offers(self, old: RefereeState | None, new: RefereeState) -> None:
-        variant = new.variant
         if old is not None:
             same_ply = len(new.moves) == len(old.moves)
-            offer_gone = old.draw_offer is not None and new.draw_offer is None
-            if offer_gone and new.status == "active" and same_ply:
-                self.model.say("draw declined")
+            offered = old.draw_offer
+            if (
+                offered is not None
+                and new.draw_offer is None
+                and new.status == "active"
+                and same_ply
+            ):
+                # the offer's receiver declined it
+                declined = tr("draw_declined_by", name=self.who(1 - offered))
+                self.model.say(declined)
+                if offered == self.seat:
+                    self.notice(declined, plain=True)
             if len(new.moves) < len(old.moves):
-                self.model.say(f"{len(old.moves) - len(new.moves)} move(s) taken back")
-            elif old.takeback_offer is not None and new.takeback_offer is None and same_ply:
-                self.model.say("takeback refused")
+                self.model.say(tr("moves_taken_back", n=len(old.moves) - len(new.moves)))
+            elif (
+                (asked := old.takeback_offer) is not None
+                and new.takeback_offer is None
+                and same_ply
+            ):
+                refused = tr("takeback_refused_by", name=self.who(1 - asked))
+                self.model.say(refused)
+                if asked == self.seat:
+                    self.notice(refused, plain=True)
             if old.status != "finished" and new.status == "finished":
                 cn, en = self.model.headline()
                 why = termination_text(new.termination)
                 self.model.say(f"{cn} {en} · {why}" if why else f"{cn} {en}")
         if new.draw_offer is not None and (old is None or old.draw_offer != new.draw_offer):
-            who = seat_name(variant, new.draw_offer)
-            self.model.say(f"{who} offers a draw")
-            if new.draw_offer != self.seat and self.seat is not None:
-                self.notice(f"{who} offers a draw: D accepts, X declines", key="draw_offer")
+            self.model.say(tr("draw_offered", name=self.who(new.draw_offer)))
         if new.takeback_offer is not None and (
             old is None or old.takeback_offer != new.takeback_offer
         ):
-            who = seat_name(variant, new.takeback_offer)
-            self.model.say(f"{who} asks to take back a move")
-            if new.takeback_offer != self.seat and self.seat is not None:
-                self.notice(
-                    f"{who} asks for a takeback: T accepts, X declines", key="takeback_offer"
-                )
-        # an answered offer's prompt goes with the event that answers it
-        if new.draw_offer is None:
-            self.withdraw("draw_offer")
-        if new.takeback_offer is None:
-            self.withdraw("takeback_offer")
+            self.model.say(tr("takeback_asked_by", name=self.who(new.takeback_offer)))
 
     def play(self, text: str) -> bool:
         model = self.model
         if self.seat is None:
-            self.notice("spectators cannot move", error=True)
+            self.notice(tr("spectators_cannot_move"), error=True)
             return False
         if self.lost is not None:
-            self.notice("no moves while the connection is lost", error=True)
+            self.notice(tr("no_moves_while_lost"), error=True)
             return False
         if self.pending is not None:
-            self.notice("wait: your last move is on its way", error=True)
+            self.notice(tr("wait_last_move"), error=True)
             return False
         reason = model.legal_reason(text)
         if reason is None and model.seat_to_move != self.seat:
-            reason = "it is not your move"
+            reason = tr("not_your_move")
         if reason is not None:
             self.notice(reason, error=True)
             return False
@@ -724,8 +754,8 @@ class OnlineSession(Session):
         """``等级赛 Rated``, ``Casual`` (takebacks allowed) or "" (neither: an unrated
         tournament game)."""
         if self.assignment is not None and self.assignment.rated:
-            return "等级赛 Rated"
-        return "Casual" if self.model.casual else ""
+            return tr("rated_button")
+        return tr("casual_button") if self.model.casual else ""
 
     def _my_moves(self) -> int:
         model = self.model
@@ -741,28 +771,28 @@ class OnlineSession(Session):
             # an offer's answers come beside the button that makes one, which stays
             # (disabled) in its place
             if model.draw_offer == them:
-                actions.append(Action("accept_draw", "同意和棋 Accept draw", "D"))
-                actions.append(Action("decline_draw", "拒绝 Decline", "X"))
+                actions.append(Action("accept_draw", tr("accept_draw"), "D"))
+                actions.append(Action("decline_draw", tr("decline"), "X"))
             asked = model.draw_offer is not None
-            label = "已求和 Draw offered" if model.draw_offer == self.seat else "求和 Offer draw"
+            label = tr("draw_offered_button") if model.draw_offer == self.seat else tr("offer_draw")
             actions.append(Action("offer_draw", label, "D", enabled=not asked))
             if model.casual:
                 if model.takeback_offer == them:
-                    actions.append(Action("accept_takeback", "同意悔棋 Allow takeback", "T"))
-                    actions.append(Action("decline_takeback", "拒绝悔棋 Refuse", "X"))
+                    actions.append(Action("accept_takeback", tr("allow_takeback"), "T"))
+                    actions.append(Action("decline_takeback", tr("refuse_takeback"), "X"))
                 asked = model.takeback_offer == self.seat
                 actions.append(
                     Action(
                         "takeback",
-                        "已请求 Takeback asked" if asked else "悔棋 Takeback",
+                        tr("takeback_asked") if asked else tr("takeback"),
                         "T",
                         enabled=model.takeback_offer is None and self._my_moves() > 0,
                     )
                 )
-            label = "确认认输? Confirm resign" if self.armed("resign") else "认输 Resign"
+            label = tr("confirm_resign") if self.armed("resign") else tr("resign")
             actions.append(Action("resign", label, "R"))
         elif model.finished and self._rematch_seek() is not None:
-            actions.append(Action("rematch", "再来一局 Rematch", "G"))
+            actions.append(Action("rematch", tr("rematch"), "G"))
         if self.lost is not None:  # nothing reaches the referee now
             actions = [dataclasses.replace(action, enabled=False) for action in actions]
         return actions
@@ -787,9 +817,7 @@ class OnlineSession(Session):
                 opponent = self.assignment.players[1 - self.assignment.seat]
                 self.lobby.send(commands.SendChallenge(opponent, seek))
             return
-        if action_id == "resign" and not self.confirmed(
-            "resign", "press R (or the button) again to resign"
-        ):
+        if action_id == "resign" and not self.confirmed("resign", tr("press_r_again")):
             return
         command = SEAT_ACTIONS.get(action_id)
         if command is not None:
@@ -831,19 +859,19 @@ class ReviewSession(Session):
         self.games = games
         self.index = 0
         self.source = source
-        self.title = f"复盘 Review · {source}" if source else "复盘 Review"
+        self.title = f"{tr('review')} · {source}" if source else tr("review")
 
     def play(self, text: str) -> bool:
-        self.notice("this is a record: use ←/→ to step through it", error=True)
+        self.notice(tr("record_only"), error=True)
         return False
 
     def actions(self) -> list[Action]:
         if len(self.games) < 2:
             return []
         return [
-            Action("prev_game", "◀ Previous game", "page up", enabled=self.index > 0),
+            Action("prev_game", tr("prev_game"), "page up", enabled=self.index > 0),
             Action(
-                "next_game", "Next game ▶", "page down", enabled=self.index + 1 < len(self.games)
+                "next_game", tr("next_game"), "page down", enabled=self.index + 1 < len(self.games)
             ),
         ]
 

@@ -20,6 +20,7 @@ from lanqi.games.base import Game
 from lanqi.gui import theme
 from lanqi.gui.board_view import BoardView, GomokuBoardView, XiangqiBoardView
 from lanqi.gui.controllers import BoardInput, GomokuInput, Table, XiangqiInput
+from lanqi.i18n import tr
 
 __all__ = ["VARIANTS", "Notate", "VariantUI", "variant_ui"]
 
@@ -84,7 +85,7 @@ class VariantUI:
 
 
 #: the names of the options players choose, on buttons
-CHOICE_LABELS = {"size": "棋盘 Board", "rule": "Rule"}
+CHOICE_LABELS = {"size": tr("option.size"), "rule": tr("option.rule")}
 #: option values with a word in Chinese beside them
 _VALUE_WORDS = {("rule", "renju"): "renju 禁手"}
 

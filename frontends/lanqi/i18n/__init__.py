@@ -18,9 +18,32 @@ test that walks the screens finds it.  The catalogue itself is plain data
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from lanqi.i18n.catalogue import CATALOGUE, Text
 
-__all__ = ["CATALOGUE", "Text", "en", "tr", "zh"]
+__all__ = ["CATALOGUE", "Term", "Text", "en", "tr", "zh"]
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A field that is itself a catalogue entry, put in each line in that line's
+    language::
+
+        >>> tr("illegal.piece_cannot_move", piece=Term("piece.horse"))
+        '马不能这样走 a horse cannot move like that'
+    """
+
+    key: str
+
+
+def _fill(fields: dict[str, object], language: str) -> dict[str, object]:
+    return {
+        name: (zh(value.key) if language == "zh" else en(value.key))
+        if isinstance(value, Term)
+        else value
+        for name, value in fields.items()
+    }
 
 
 def _text(key: str) -> Text:
@@ -32,14 +55,14 @@ def _text(key: str) -> Text:
 
 def zh(key: str, /, *, n: int | None = None, **fields: object) -> str:
     """The Chinese line of ``key`` with ``fields`` (and ``n``) filled in."""
-    return _text(key).zh.format(n=n, **fields)
+    return _text(key).zh.format(n=n, **_fill(fields, "zh"))
 
 
 def en(key: str, /, *, n: int | None = None, **fields: object) -> str:
     """The English line of ``key``; ``en_plural`` when ``n`` is given and not 1."""
     text = _text(key)
     pattern = text.en_plural if n is not None and n != 1 and text.en_plural else text.en
-    return pattern.format(n=n, **fields)
+    return pattern.format(n=n, **_fill(fields, "en"))
 
 
 def tr(key: str, /, *, n: int | None = None, **fields: object) -> str:

@@ -198,7 +198,25 @@ class InvalidMoveError(MoveError):
 
 
 class IllegalMoveError(MoveError):
-    """The text is a well-formed move, but the rules forbid it here."""
+    """The text is a well-formed move, but the rules forbid it here.
+
+    Besides the message, ``code`` names the rule that was broken, stable for
+    frontends that put it in their own words (``piece_cannot_move``,
+    ``self_check``, ``occupied``, ``forbidden``...; "" when none applies), and
+    ``detail`` its particulars (``{"piece": "horse"}``)::
+
+        >>> error = IllegalMoveError("a horse cannot move like that",
+        ...                          code="piece_cannot_move", detail={"piece": "horse"})
+        >>> str(error), error.code, error.detail["piece"]
+        ('a horse cannot move like that', 'piece_cannot_move', 'horse')
+    """
+
+    def __init__(
+        self, message: str = "", *, code: str = "", detail: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.detail: dict[str, str] = dict(detail or {})
 
 
 class AmbiguousMoveError(MoveError):

@@ -20,7 +20,7 @@ __all__ = ["ConnectScene"]
 CONNECT_TIMEOUT_S = 8.0
 #: the form and the list of servers side by side from this window width on
 SIDE_BY_SIDE_W = 1000
-LIST_TITLE = "联网服务器 Servers on the LAN: name, address, players online"
+LIST_TITLE = tr("connect.servers")
 #: after this long with no server heard, the list says why that may be
 LAN_QUIET_S = 4.0
 
@@ -37,7 +37,7 @@ class ConnectScene(Scene):
         self.buttons: list[Button] = []
         self.lan = LanServers()
         self.list = ScrollList(row_height=30, columns=3, weights=(5, 4, 1), on_pick=self.pick)
-        self.list.empty_text = "listening for lanqi servers on the LAN..."
+        self.list.empty_text = tr("connect.listening")
         #: when listening began (``time.monotonic()``)
         self.listening_since = time.monotonic()
 
@@ -46,22 +46,22 @@ class ConnectScene(Scene):
         self.server = TextInput(
             settings.server, placeholder="tcp://host:5050", on_enter=self._enter
         )
-        self.name = TextInput(settings.name, placeholder="your name", on_enter=self._enter)
+        self.name = TextInput(
+            settings.name, placeholder=tr("connect.name_hint"), on_enter=self._enter
+        )
         self.name.max_length = 40
         self.referee = TextInput(
             settings.referee,
-            placeholder="optional: the server names its referees",
+            placeholder=tr("connect.referee_hint"),
             on_enter=self._enter,
         )
-        self.claim = TextInput(
-            "", placeholder="the code the director gave you, if any", on_enter=self._enter
-        )
+        self.claim = TextInput("", placeholder=tr("connect.claim_hint"), on_enter=self._enter)
         self.claim.max_length = 16
         self.fields = [
-            ("服务器 Server", self.server),
-            ("名字 Name", self.name),
-            ("Claim code (optional: a roster entry)", self.claim),
-            ("裁判 Referee (optional)", self.referee),
+            (tr("connect.server"), self.server),
+            (tr("connect.name"), self.name),
+            (tr("connect.claim"), self.claim),
+            (tr("connect.referee"), self.referee),
         ]
         self.lan.start()
         self.listening_since = time.monotonic()
@@ -88,8 +88,10 @@ class ConnectScene(Scene):
             field.rect = pygame.Rect(left, y + 22, width, 34)
             y += step
         self.buttons = [
-            Button("连接 Connect", self.connect, rect=pygame.Rect(0, 0, 200, 40), primary=True),
-            Button("返回 Back", self.back, rect=pygame.Rect(0, 0, 140, 40), key="escape"),
+            Button(
+                tr("connect.button"), self.connect, rect=pygame.Rect(0, 0, 200, 40), primary=True
+            ),
+            Button(tr("back"), self.back, rect=pygame.Rect(0, 0, 140, 40), key="escape"),
         ]
         self.buttons[0].rect.topleft = (left, y + 10)
         self.buttons[1].rect.topright = (left + width, y + 10)
@@ -102,7 +104,7 @@ class ConnectScene(Scene):
             return
         self.server.text = self.lan.servers[index].endpoint
         if not self.name.text.strip():
-            self.error = "your name, please, then connect"
+            self.error = tr("connect.need_name")
             for _, field in self.fields:
                 field.focused = False
             self.name.focus(True)
@@ -121,7 +123,7 @@ class ConnectScene(Scene):
         server = self.server.text.strip()
         name = self.name.text.strip()
         if not server or not name:
-            self.error = "a server address and a name, please"
+            self.error = tr("connect.need_both")
             return
         try:
             server = normalise_endpoint(server)
@@ -173,7 +175,7 @@ class ConnectScene(Scene):
             self.list.set_rows(self.lan.rows())
             self.list.selected = None
         if self.lan.error:
-            self.list.empty_text = f"{self.lan.error}; type the server's address"
+            self.list.empty_text = tr("connect.type_address", problem=self.lan.error)
         elif not self.lan.servers and time.monotonic() - self.listening_since > LAN_QUIET_S:
             self.list.empty_text = tr("connect.lan_quiet")
         lobby = self.app.lobby
@@ -187,7 +189,7 @@ class ConnectScene(Scene):
             self.connecting_since = None
             self.app.go(ToLobby())
         elif time.monotonic() - self.connecting_since > CONNECT_TIMEOUT_S:
-            self.error = f"no answer from {lobby.server}"
+            self.error = tr("connect.no_answer", server=lobby.server)
             self.connecting_since = None
             self.app.disconnect()
 
@@ -201,12 +203,10 @@ class ConnectScene(Scene):
     def draw(self, surface: pygame.Surface) -> None:
         surface.fill(theme.BACKGROUND)
         w, _ = surface.get_size()
-        draw_text(
-            surface, "联网对局 Play on the LAN", (w // 2, 50), 34, theme.ACCENT, anchor="midtop"
-        )
+        draw_text(surface, tr("connect.title"), (w // 2, 50), 34, theme.ACCENT, anchor="midtop")
         draw_text(
             surface,
-            "Click a server heard on the LAN (`lanqi serve --lan`), or type its address.",
+            tr("connect.help"),
             (w // 2, 100),
             16,
             theme.TEXT_DIM,
@@ -224,7 +224,7 @@ class ConnectScene(Scene):
         at = (self.fields[0][1].rect.centerx, self.buttons[0].rect.bottom + 24)
         if self.connecting_since is not None:
             dots = "." * (1 + int(time.monotonic() * 3) % 3)
-            draw_text(surface, f"connecting{dots}", at, 16, theme.TEXT, anchor="midtop")
+            draw_text(surface, tr("connect.connecting") + dots, at, 16, theme.TEXT, anchor="midtop")
         elif self.error:  # a refusal that says what to do may take a few lines
             width = self.fields[0][1].rect.width
             for row, line in enumerate(wrap_text(self.error, 16, width)):

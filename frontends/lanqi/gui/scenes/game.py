@@ -23,7 +23,7 @@ from typing import Any
 
 import pygame
 
-from lanqi.games.base import Game
+from lanqi.games.base import Game, IllegalMoveError
 from lanqi.games.registry import variant_spec
 from lanqi.gui import commands, resume, theme
 from lanqi.gui.board_view import BoardView, Marks
@@ -31,7 +31,7 @@ from lanqi.gui.connection import draw_lost, lost_lines
 from lanqi.gui.controllers import BoardInput
 from lanqi.gui.dialog import Choice, Dialog
 from lanqi.gui.fonts import BOARD_FONT, UI_FONT, font
-from lanqi.gui.model import GameModel, seat_name, termination_text
+from lanqi.gui.model import GameModel, illegal_text, seat_name, termination_text
 from lanqi.gui.net import GameAgent
 from lanqi.gui.panel import NOTATIONS, SidePanel, notation
 from lanqi.gui.scenes.base import (
@@ -56,9 +56,11 @@ from lanqi.gui.sessions import (
 )
 from lanqi.gui.settings import Settings
 from lanqi.gui.sound import Cues
+from lanqi.gui.terms import describe_seek
 from lanqi.gui.variants import VariantUI, variant_ui
 from lanqi.gui.widgets import Same, draw_text, fit_size
-from lanqi.i18n import tr
+from lanqi.i18n import Term, en, tr, zh
+from lanqi.protocol import ChallengeReceived
 from lanqi.protocol.endpoints import reachable
 
 __all__ = [
@@ -74,23 +76,23 @@ log = logging.getLogger(__name__)
 
 ANIMATION_S = 0.16
 HELP = (
-    ("Click / drag", "pick up, put down (their turn: premove) · 点击或拖动走棋"),
-    ("Arrows + Enter/Space", "move the cursor, pick up, put down · 键盘走棋"),
-    ("Esc, right click", "drop the piece, cancel a premove; Esc again: leave · 返回"),
-    (", .  Home End", "step back / forward, first / last move · 复盘"),
-    ("← →", "step through moves when not playing"),
-    ("F", "flip the board · 翻转"),
-    ("L", "Latin letters or characters on pieces"),
-    ("N", "notation: 中文 / WXF / ICCS"),
-    ("S", "save the game (PGN / gomoku record) · 保存"),
-    ("R", "resign (press twice) · 认输"),
-    ("D", "offer or accept a draw · 求和"),
-    ("T", "ask for or allow a takeback · 悔棋"),
-    ("X", "decline an offer"),
-    ("G", "new game / rematch · 再来一局"),
-    ("M", "sound on / off (remembered)"),
-    ("Tab", "type in the chat"),
-    ("H or F1", "this help"),
+    (tr("help_keys.click"), tr("help.click")),
+    (tr("help_keys.arrows"), tr("help.arrows")),
+    (tr("help_keys.escape"), tr("help.back")),
+    (", .  Home End", tr("help.step")),
+    ("← →", tr("help.step_arrows")),
+    ("F", tr("help.flip")),
+    ("L", tr("help.latin")),
+    ("N", tr("help.notation")),
+    ("S", tr("help.save")),
+    ("R", tr("help.resign")),
+    ("D", tr("help.draw")),
+    ("T", tr("help.takeback")),
+    ("X", tr("help.decline")),
+    ("G", tr("help.new_game")),
+    ("M", tr("help.sound")),
+    ("Tab", tr("help.chat")),
+    (tr("help_keys.help"), tr("help.help")),
 )
 
 
@@ -223,6 +225,28 @@ class GameScene(Scene):
     def relayout(self) -> None:
         self.layout(self.size)
 
+    def _challenge(self) -> ChallengeReceived | None:
+        """A challenge from the lobby to answer here, once this game is over (the
+        opponent's rematch, say)."""
+        lobby = self.app.lobby if hasattr(self, "app") else None
+        if lobby is None or not lobby.challenges or self.model.status == "active":
+            return None
+        return next(iter(lobby.challenges.values()))
+
+    def offer_line(self) -> str:
+        """The offer waiting for this player's answer, by name, with its terms and
+        keys: a draw or takeback (the session's), or a challenge from the lobby
+        (``Bob 请求再来一局 ... Bob offers a rematch: Y accepts, X declines · 象棋
+        xiangqi · 5+3 · 友谊赛 casual``)."""
+        line = self.session.offer_line()
+        challenge = self._challenge()
+        if line or challenge is None:
+            return line
+        name = challenge.challenger
+        rematch = name in self.model.players
+        key = "rematch_answer" if rematch else "challenge_answer"
+        return f"{tr(key, name=name)} · {describe_seek(challenge.seek)}"
+
     def may_be_asked(self) -> bool:
         """Can an offer (a seat online) or a challenge (the lobby) come to answer?"""
         session = self.session
@@ -258,21 +282,16 @@ class GameScene(Scene):
 
     def _actions(self) -> list[Action]:
         actions = list(self.session.actions())
-        lobby = self.app.lobby if hasattr(self, "app") else None
-        if lobby is not None and lobby.challenges and self.model.status != "active":
-            challenge = next(iter(lobby.challenges.values()))
-            actions.append(
-                Action(
-                    f"accept_challenge:{challenge.challenge_id}",
-                    f"接受 Accept {challenge.challenger}",
-                    "y",
-                )
-            )
+        challenge = self._challenge()
+        if challenge is not None:
+            cid = challenge.challenge_id
+            actions.append(Action(f"accept_challenge:{cid}", tr("accept"), "y"))
+            actions.append(Action(f"decline_challenge:{cid}", tr("decline"), "x"))
         return [
             *actions,
-            Action("flip", "翻转 Flip", "f"),
-            Action("save", "保存 Save", "s", enabled=self.model.ply > 0),
-            Action("back", "返回 Back", "escape"),
+            Action("flip", tr("flip"), "f"),
+            Action("save", tr("save"), "s", enabled=self.model.ply > 0),
+            Action("back", tr("back"), "escape"),
         ]
 
     def do(self, action_id: str) -> None:
@@ -286,6 +305,9 @@ class GameScene(Scene):
         elif action_id.startswith("accept_challenge:"):
             if self.app.lobby is not None:
                 self.app.lobby.accept(action_id.split(":", 1)[1])
+        elif action_id.startswith("decline_challenge:"):
+            if self.app.lobby is not None:
+                self.app.lobby.decline(action_id.split(":", 1)[1])
         else:
             self.session.act(action_id)
             self.controller.selected = None
@@ -337,35 +359,28 @@ class GameScene(Scene):
         self._go(quit=quit)
 
     def _leave_offline_dialog(self, quit: bool) -> Dialog:
-        leave = "保存退出 Save and quit" if quit else "保存退出 Save and leave"
-        kept = "moves, clocks"
-        if isinstance(self.session, AISession):
-            kept += ", the computer's level and your side"
+        leave = tr("save_and_quit") if quit else tr("save_and_leave")
+        kept = Term(
+            "unfinished_kept_ai" if isinstance(self.session, AISession) else "unfinished_kept"
+        )
         return Dialog(
-            "退出对局? Leave this game?",
-            [
-                f"It has {self.model.ply} moves and no result yet.",
-                f"{leave.split(' ', 1)[1]} keeps it: Resume on the menu brings it back"
-                f" as it is ({kept}).",
-            ],
+            tr("leave_title"),
+            [tr("unfinished_moves", n=self.model.ply), tr("unfinished_keeps", kept=kept)],
             [
                 Choice("keep", leave, "y", lambda: self._go(quit=quit)),
-                Choice("discard", "放弃 Leave and give it up", "d", lambda: self._give_up(quit)),
-                Choice("stay", "返回对局 Keep playing", "n", self._stay),
+                Choice("discard", tr("give_up"), "d", lambda: self._give_up(quit)),
+                Choice("stay", tr("keep_playing"), "n", self._stay),
             ],
         )
 
     def _leave_online_dialog(self, quit: bool) -> Dialog:
-        leave = "退出 Quit" if quit else "退出 Leave"
+        leave = tr("quit_goes_on") if quit else tr("leave_goes_on")
         return Dialog(
-            "退出对局? Leave this game?",
+            tr("leave_title"),
+            [tr("leave_online_why")],
             [
-                "The game goes on without you: your clock keeps running, and a seat"
-                " that stays away loses by abandonment.",
-            ],
-            [
-                Choice("leave", f"{leave} (the game goes on)", "y", lambda: self._go(quit=quit)),
-                Choice("stay", "返回对局 Stay", "n", self._stay),
+                Choice("leave", leave, "y", lambda: self._go(quit=quit)),
+                Choice("stay", tr("stay"), "n", self._stay),
             ],
         )
 
@@ -385,7 +400,7 @@ class GameScene(Scene):
         try:
             text = model.record_text(event=self.session.title)
         except ValueError as exc:
-            self.session.notice(f"cannot save: {exc}", error=True)
+            self.session.notice(f"{tr('cannot_save')}: {exc}", error=True)
             return
         folder = self.app.games_dir
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -395,10 +410,10 @@ class GameScene(Scene):
             folder.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
         except OSError as exc:
-            self.session.notice(f"cannot save: {exc}", error=True)
+            self.session.notice(f"{tr('cannot_save')}: {exc}", error=True)
             return
         self.saved_path = path
-        self.session.notice(f"saved {path}")
+        self.session.notice(f"{tr('saved')} {path}")
 
     def toggle_latin(self) -> None:
         settings = self.app.settings
@@ -409,11 +424,11 @@ class GameScene(Scene):
     def toggle_sound(self) -> None:
         sound = self.app.sound
         if sound.toggle_mute():
-            self.session.notice("sound off (M turns it on)")
+            self.session.notice(tr("sound_off"))
         elif sound.available:
-            self.session.notice("sound on")
+            self.session.notice(tr("sound_on"))
         else:
-            self.session.notice(f"sound on, but no audio device here: {sound.problem}")
+            self.session.notice(f"{tr('sound_no_device')}: {sound.problem}")
 
     def toggle_notation(self) -> None:
         settings = self.app.settings
@@ -442,19 +457,19 @@ class GameScene(Scene):
         """Say why the player cannot move now."""
         model, session = self.model, self.session
         if session.lost is not None:
-            session.notice("no moves while the connection is lost")
+            session.notice(tr("no_moves_while_lost"))
         elif model.finished:
-            session.notice("the game is over")
+            session.notice(tr("game_over"))
         elif model.status != "active":
-            session.notice("the game has not started yet")
+            session.notice(tr("game_not_started"))
         elif isinstance(session, AISession) and session.thinking():
-            session.notice("电脑思考中 the computer is thinking…")
+            session.notice(tr("ai_thinking"))
         elif session.busy():
-            session.notice("wait: your move is on its way")
+            session.notice(tr("move_on_its_way"))
         elif not session.my_seats:
-            session.notice("you are watching: no moves here")
+            session.notice(tr("watching_no_moves"))
         else:
-            session.notice("wait for your opponent's move")
+            session.notice(tr("wait_opponent"))
 
     def shown_ply(self) -> int:
         return self.model.ply if self.view_ply is None else self.view_ply
@@ -638,7 +653,7 @@ class GameScene(Scene):
             self.next_game = ToSeat(game) if game is not None else None
             self._next_game_at = now + (2.0 if busy else 0.0)
             if self.next_game is not None:
-                session.notice("your next game is ready: opening it…")
+                session.notice(tr("next_game_ready"))
         if self.next_game is not None and now >= self._next_game_at:
             destination, self.next_game = self.next_game, None
             self.app.go(destination)
@@ -730,11 +745,12 @@ class GameScene(Scene):
                 self.banner_rect = image.get_rect(center=area.center)
                 surface.blit(image, self.banner_rect)
         if model.finished and model.result and not self.banner_hidden and live:
-            cn, en = model.headline()
-            why = termination_text(model.termination)
-            self._draw_banner(surface, [f"{cn}  {en}", why] if why else [f"{cn}  {en}"])
+            chinese, english = model.headline()
+            head, why = f"{chinese}  {english}", termination_text(model.termination)
+            self._draw_banner(surface, [head, why] if why else [head])
         if model.status == "waiting":
-            self._draw_banner(surface, ["等待开局", "Waiting for the start…"])
+            key = "waiting_start_banner"
+            self._draw_banner(surface, [zh(key), en(key)])
         self.lost_rect = draw_lost(
             surface, self.panel.lost_area(), lost_lines(self.session, time.monotonic())
         )
@@ -802,7 +818,7 @@ class GameScene(Scene):
         box.center = (w // 2, h // 2)
         pygame.draw.rect(surface, theme.PANEL, box, border_radius=10)
         pygame.draw.rect(surface, theme.ACCENT, box, 2, border_radius=10)
-        draw_text(surface, "键盘 Keys and mouse", (box.x + 20, box.y + 14), 20, theme.ACCENT)
+        draw_text(surface, tr("help_title"), (box.x + 20, box.y + 14), 20, theme.ACCENT)
         # a small window: the lines closer, the keys' column narrower, a long line smaller
         pitch = max(20, min(28, (box.height - 62) // len(HELP)))
         keys_w = 210 if box.width >= 700 else 170
@@ -868,7 +884,8 @@ def resumed_game(app: Host, to: ToResume) -> GameScene:
         remaining = game.remaining_ms
         session.resume(list(game.moves), (remaining[0], remaining[1]) if remaining else None)
     except (ValueError, TypeError, IndexError) as exc:
-        raise ValueError(f"cannot resume that game: {exc}") from None
+        why = illegal_text(exc) if isinstance(exc, IllegalMoveError) else str(exc)
+        raise ValueError(f"{tr('cannot_resume')}: {why}") from None
     if len(game.players) == 2:
         session.model.players = list(game.players)
     return scene
@@ -904,9 +921,9 @@ def seated_game(app: Host, to: ToSeat) -> GameScene:
     )
     if app.lobby is not None:
         app.lobby.started_games.add(game.game_id)
-    side = seat_name(game.variant, game.seat)
+    side = seat_name(game.variant, game.seat).lower()
     mode = "rated" if game.rated else "casual" if not game.tournament_id else ""
-    session.notice(f"you play {side}" + (f" · {mode} game" if mode else ""))
+    session.notice(tr(f"you_play.{side}") + (f" · {tr(mode)}" if mode else ""))
     return GameScene(session, back=ToLobby())
 
 

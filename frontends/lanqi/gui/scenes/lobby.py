@@ -16,15 +16,16 @@ from lanqi.gui import commands, theme
 from lanqi.gui.net import LobbyLink, Note, Refused
 from lanqi.gui.scenes.base import Host, Scene, ToMenu, ToSeat, ToWatch
 from lanqi.gui.sessions import parse_time_control
+from lanqi.gui.terms import describe_seek, describe_time
 from lanqi.gui.variants import VARIANTS, variant_ui
 from lanqi.gui.widgets import Button, Same, ScrollList, draw_text, fit_size
+from lanqi.i18n import CATALOGUE, en, tr
 from lanqi.protocol import (
     ChallengeReceived,
     GameSummary,
     PlayerInfo,
     Seek,
     SeekInfo,
-    TimeControl,
 )
 
 __all__ = ["LobbyScene", "describe_seek", "describe_time"]
@@ -38,51 +39,33 @@ SAVED_VARIANT = "lobby.variant"
 SAVED_RATED = "lobby.rated"
 TIME_CHOICES = ("none", "3+2", "5+3", "10+5", "15+10", "move:30")
 _FORMATS = {
-    "round_robin": "round robin",
-    "double_round_robin": "double RR",
-    "swiss": "swiss",
-    "knockout": "knockout",
-    "gauntlet": "gauntlet",
+    "round_robin": tr("format.round_robin"),
+    "double_round_robin": tr("format.double_round_robin"),
+    "swiss": tr("format.swiss"),
+    "knockout": tr("format.knockout"),
+    "gauntlet": tr("format.gauntlet"),
 }
 
 
-def describe_time(tc: TimeControl) -> str:
-    """``5+3``, ``30 s/move`` or ``untimed``.
-
-    >>> describe_time(TimeControl(kind="fischer", base_ms=300_000, increment_ms=3000))
-    '5+3'
-    """
-    if tc.kind == "fischer":
-        minutes = tc.base_ms / 60_000
-        base = f"{minutes:g}"
-        return f"{base}+{tc.increment_ms // 1000}"
-    if tc.kind == "per_move":
-        return f"{tc.per_move_ms // 1000} s/move"
-    return "untimed"
+def _status(status: str) -> str:
+    """A tournament's state in words (``open``, ``running``, ``finished``)."""
+    key = f"tournament.{status}"
+    return tr(key) if key in CATALOGUE else status
 
 
-def describe_seek(seek: Seek, *, chinese: bool = True) -> str:
-    """``象棋 xiangqi · 5+3 · casual``; without the Chinese name (``chinese`` False)
-    where a narrow list has no room for it."""
-    ui = VARIANTS.get(seek.variant)
-    options = ui.describe(seek.options) if ui is not None else ""
-    if options:  # gomoku 19x19 renju
-        name = f"{seek.variant} {options}"
-    else:
-        name = f"{ui.chinese} {seek.variant}" if ui is not None and chinese else seek.variant
-    rated = "rated" if seek.rated else "casual"
-    return f"{name} · {describe_time(seek.time_control)} · {rated}"
+def _playing(player: PlayerInfo, games: Sequence[GameSummary]) -> bool:
+    return any(player.name in g.players for g in games)
 
 
 def player_status(player: PlayerInfo, games: Sequence[GameSummary]) -> str:
     """What the player list says a player is doing: ``对局中 vs Bob · xiangqi`` while
     they play a game, ``idle`` when online and free, nothing when offline."""
     game = next((g for g in games if player.name in g.players), None)
-    bot = "bot · " if player.kind == "bot" else ""
+    bot = f"{tr('lobby.bot')} · " if player.kind == "bot" else ""
     if game is not None:
         others = [name for name in game.players if name != player.name]
-        return f"{bot}对局中 vs {others[0] if others else '?'} · {game.variant}"
-    return f"{bot}idle" if player.online else bot.removesuffix(" · ")
+        return bot + tr("lobby.playing", name=others[0] if others else "?", variant=game.variant)
+    return f"{bot}{tr('lobby.idle')}" if player.online else bot.removesuffix(" · ")
 
 
 class LobbyScene(Scene):
@@ -110,6 +93,7 @@ class LobbyScene(Scene):
         self.selected_tournament: str | None = None
         self.message = ""
         self.message_error = False
+        self.message_plain = False
         self._challenge_key: tuple[str, ...] = ()
         self.narrow = False
 
@@ -124,11 +108,11 @@ class LobbyScene(Scene):
         if saved.get(SAVED_VARIANT) in VARIANTS:
             self.variant = saved[SAVED_VARIANT]
         self.rated = saved.get(SAVED_RATED) == "rated"
-        self.players.empty_text = "nobody yet"
-        self.seeks.empty_text = "no open seek: make one below"
-        self.games.empty_text = "no game being played"
-        self.tournaments.empty_text = "no tournament"
-        self.standings.empty_text = "pick a tournament to see its standings"
+        self.players.empty_text = tr("lobby.no_players")
+        self.seeks.empty_text = tr("lobby.no_seeks")
+        self.games.empty_text = tr("lobby.no_games")
+        self.tournaments.empty_text = tr("lobby.no_tournaments")
+        self.standings.empty_text = tr("lobby.pick_tournament")
         super().startup(app)
 
     # ------------------------------------------------------------ layout
@@ -208,33 +192,38 @@ class LobbyScene(Scene):
             # the game itself (五子棋 Gomoku; Gomoku or 五子棋 where that is too
             # wide), never the bare word 游戏
             Button(variant, self._toggle_variant, rect=third_of(x2, 0), key="v", id="variant"),
-            Button(f"时间 {self.time_choice}", self._toggle_time, rect=third_of(x2, 1), key="t"),
             Button(
-                "等级赛 Rated" if self.rated else "Casual",
+                f"{tr('lobby.time')}: {self.time_choice}",
+                self._toggle_time,
+                rect=third_of(x2, 1),
+                key="t",
+            ),
+            Button(
+                tr("rated_button") if self.rated else tr("casual_button"),
                 self._toggle_rated,
                 rect=third_of(x2, 2),
                 key="k",
                 id="rated",
             ),
-            Button("发起 Seek a game", self._seek, rect=place(x2, 1, None), key="s", primary=True),
+            Button(tr("lobby.seek"), self._seek, rect=place(x2, 1, None), key="s", primary=True),
             Button(
-                "挑战 Challenge",
+                tr("lobby.challenge"),
                 self._challenge,
                 rect=place(x1, 0, None),
                 key="c",
                 enabled=self.selected_player is not None,
             ),
             Button(
-                "加入 Join tournament",
+                tr("lobby.join"),
                 self._join,
                 rect=join,
                 key="j",
                 enabled=self.selected_tournament is not None,
             ),
-            Button("返回 Menu", self._back, rect=place(x1, 1, 0), key="escape"),
-            Button("刷新 Refresh", self._refresh, rect=place(x1, 1, 1), key="r"),
+            Button(tr("lobby.menu"), self._back, rect=place(x1, 1, 0), key="escape"),
+            Button(tr("lobby.refresh"), self._refresh, rect=place(x1, 1, 1), key="r"),
             Button(
-                "观战 Watch",
+                tr("lobby.watch"),
                 self._watch,
                 rect=watch,
                 key="w",
@@ -306,7 +295,7 @@ class LobbyScene(Scene):
     def _seek(self) -> None:
         if self.link is not None:
             self.link.seek(self._seek_spec())
-            self.say("seek posted: waiting for an opponent")
+            self.say(tr("lobby.seek_posted"))
 
     def _challenge(self) -> None:
         if self.link is not None and self.selected_player:
@@ -328,8 +317,10 @@ class LobbyScene(Scene):
         if self.games.selected is not None:
             self._pick_game(self.games.selected)
 
-    def say(self, text: str, *, error: bool = False) -> None:
-        self.message, self.message_error = text, error
+    def say(self, text: str, *, error: bool = False, plain: bool = False) -> None:
+        """A line of news at the bottom: green for done, red for wrong, ``plain``
+        for neither (a challenge declined)."""
+        self.message, self.message_error, self.message_plain = text, error, plain
 
     def _pick_player(self, index: int) -> None:
         link = self.link
@@ -337,16 +328,17 @@ class LobbyScene(Scene):
             return
         player = link.state.players[index]
         if player.name == link.name:
-            self.say("that is you")
+            self.say(tr("lobby.that_is_you"))
             self.selected_player = None
         else:
             self.selected_player = player.name
-            self.say(f"press Challenge to invite {player.name}")
+            self.say(tr("lobby.invite", name=player.name))
         games = link.state.games
         playing = next((i for i, g in enumerate(games) if player.name in g.players), None)
         if playing is not None:  # their game is picked in the live games: W watches it
             self.games.selected = playing
-            self.say(f"{player.name} is playing {' – '.join(games[playing].players)}: W watches")
+            game = " – ".join(games[playing].players)
+            self.say(tr("lobby.is_playing", name=player.name, game=game))
         self.layout(self.app.screen.get_size())
 
     def _seek_rows(self) -> list[SeekInfo]:
@@ -360,7 +352,7 @@ class LobbyScene(Scene):
         info = seeks[index]
         if info.seek_id in link.state.my_seeks or info.player == link.name:
             link.send(commands.DropSeek(info.seek_id))
-            self.say("seek cancelled")
+            self.say(tr("lobby.seek_cancelled"))
             return
         wanted = {"first": "second", "second": "first"}.get(info.seek.color, "any")
         seek = Seek(
@@ -371,7 +363,7 @@ class LobbyScene(Scene):
             color=wanted,
         )
         link.seek(seek)
-        self.say(f"playing {info.player}…")
+        self.say(tr("lobby.playing_seek", name=info.player))
 
     def _pick_game(self, index: int) -> None:
         link = self.link
@@ -422,7 +414,7 @@ class LobbyScene(Scene):
             if isinstance(note, Refused):
                 self.say(f"{note.code}: {note.msg}", error=True)
             elif isinstance(note, Note):
-                self.say(note.text, error=note.error)
+                self.say(note.text, error=note.error, plain=note.plain)
         game = link.next_assignment()
         if game is not None:
             self.app.go(ToSeat(game))
@@ -438,7 +430,7 @@ class LobbyScene(Scene):
                 (
                     ("● " if p.online else "○ ")
                     + p.name
-                    + (" (you)" if p.name == link.name else ""),
+                    + (f" ({tr('you_mark')})" if p.name == link.name else ""),
                     status,
                     f"{p.ratings.get(self.variant, 1500.0):.0f}",  # in the game picked
                 )
@@ -446,16 +438,23 @@ class LobbyScene(Scene):
             ]
         )
         self.players.colors = {
-            i: (theme.ACCENT if "对局中" in status else theme.TEXT if p.online else theme.TEXT_DIM)
+            i: (
+                theme.ACCENT
+                if _playing(p, state.games)
+                else theme.TEXT
+                if p.online
+                else theme.TEXT_DIM
+            )
             for i, (p, status) in enumerate(zip(state_players, statuses, strict=True))
         }
+        yours = en("lobby.yours") if self.narrow else tr("lobby.yours")
         seeks = self._seek_rows()
         self.seeks.set_rows(
             [
                 (
                     info.player
                     + (f" {info.rating:.0f}" if info.rating is not None else "")
-                    + (" (yours)" if info.seek_id in state.my_seeks else ""),
+                    + (f" ({yours})" if info.seek_id in state.my_seeks else ""),
                     # rated or casual too: the Chinese name goes first in a narrow list
                     describe_seek(info.seek, chinese=not self.narrow),
                 )
@@ -463,17 +462,18 @@ class LobbyScene(Scene):
             ]
         )
         self.games.set_rows(
-            [(" – ".join(g.players), f"{g.variant} · ply {g.ply}") for g in state.games]
+            [
+                (" – ".join(g.players), f"{g.variant} · {tr('lobby.ply', n=g.ply)}")
+                for g in state.games
+            ]
         )
-        self.games.empty_text = (
-            "no game being played" if state.referee_ok else "no answer from the referee yet"
-        )
+        self.games.empty_text = tr("lobby.no_games") if state.referee_ok else tr("lobby.no_referee")
         self.tournaments.set_rows(
             [
                 (
                     t.spec.name,
-                    f"{_FORMATS.get(t.spec.format, t.spec.format)} · {t.status}"
-                    f" · {len(t.players)}p",
+                    f"{_FORMATS.get(t.spec.format, t.spec.format)} · {_status(t.status)}"
+                    f" · {tr('lobby.n_players', n=len(t.players))}",
                 )
                 for t in state.tournaments
             ]
@@ -483,14 +483,15 @@ class LobbyScene(Scene):
             if standing.tournament.tournament_id != self.selected_tournament:
                 continue
             info = standing.tournament
-            rows.append((f"{info.spec.name}", f"round {info.round}", info.status, ""))
+            round_ = tr("lobby.round", round=info.round)
+            rows.append((f"{info.spec.name}", round_, _status(info.status), ""))
             for row in standing.rows:
                 rows.append(
                     (
                         f"{row.rank}. {row.player}",
-                        f"{row.points:g} pts",
+                        tr("lobby.points", points=f"{row.points:g}"),
                         f"{row.wins}-{row.draws}-{row.losses}",
-                        f"{row.games} g",
+                        tr("lobby.games_played", n=row.games),
                     )
                 )
         self.standings.set_rows(rows)
@@ -508,7 +509,7 @@ class LobbyScene(Scene):
             cid = challenge.challenge_id
             self.challenge_buttons.append(
                 Button(
-                    "接受 Accept",
+                    tr("accept"),
                     functools.partial(link.accept, cid),
                     rect=pygame.Rect(w - 260, y, 120, 26),
                     primary=True,
@@ -517,7 +518,7 @@ class LobbyScene(Scene):
             )
             self.challenge_buttons.append(
                 Button(
-                    "拒绝 Decline",
+                    tr("decline"),
                     functools.partial(link.decline, cid),
                     rect=pygame.Rect(w - 132, y, 120, 26),
                     key="x" if i == 0 else "",
@@ -553,22 +554,28 @@ class LobbyScene(Scene):
         if link is None:
             return
         w, h = surface.get_size()
-        draw_text(surface, "大厅 Lobby", (16, 12), 28, theme.ACCENT)
-        who = f"{link.name} @ {link.server}" if link.connected else f"connecting to {link.server}…"
+        draw_text(surface, tr("lobby.title"), (16, 12), 28, theme.ACCENT)
+        who = (
+            f"{link.name} @ {link.server}"
+            if link.connected
+            else tr("lobby.connecting", server=link.server)
+        )
         room = w - 196 if self.narrow or not link.challenges else w - 480
         size = fit_size(who, (15, 13), room)
         draw_text(surface, who, (180, 22), size, theme.TEXT_DIM, max_width=room)
         for i, challenge in enumerate(self._shown_challenges(link)):
-            text = f"{challenge.challenger} challenges you: {describe_seek(challenge.seek)}"
+            says = en if self.narrow else tr  # a narrow window: the English words only
+            text = says("lobby.challenges_you", name=challenge.challenger)
+            text = f"{text}: {describe_seek(challenge.seek, chinese=not self.narrow)}"
             room = w - 286 if self.narrow else w - 560
             size = fit_size(text, (15, 13), room)
             at = (w - 270, self._challenge_y(i) + 13)
             draw_text(surface, text, at, size, theme.ACCENT, anchor="midright", max_width=room)
         titles = {
-            "players": "棋手 Players",
-            "seeks": "约战 Open seeks (click to play)",
-            "games": "对局 Live games (click to watch)",
-            "tournaments": "比赛 Tournaments",
+            "players": tr("lobby.players"),
+            "seeks": tr("lobby.seeks"),
+            "games": tr("lobby.games"),
+            "tournaments": tr("lobby.tournaments"),
         }
         for key, pos in self.headers.items():
             draw_text(surface, titles[key], pos, 17, theme.TEXT)
@@ -577,7 +584,13 @@ class LobbyScene(Scene):
         for button in self.buttons + self.challenge_buttons:
             button.draw(surface)
         if self.message:
-            color = theme.ERROR if self.message_error else theme.GOOD
+            color = (
+                theme.ERROR
+                if self.message_error
+                else theme.TEXT
+                if self.message_plain
+                else theme.GOOD
+            )
             draw_text(
                 surface,
                 self.message,

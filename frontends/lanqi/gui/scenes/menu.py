@@ -19,6 +19,7 @@ from lanqi.gui.scenes.base import (
 )
 from lanqi.gui.variants import VARIANTS, variant_ui
 from lanqi.gui.widgets import Button, draw_text, wrap_text
+from lanqi.i18n import tr
 
 __all__ = ["MenuScene"]
 
@@ -141,15 +142,16 @@ class MenuScene(Scene):
         settings = self.app.settings
         main: list[tuple[str, Callable[[], None], str]] = []
         if self.unfinished is not None:
-            main.append((f"接着走棋  Resume: {self.unfinished.describe()}", self._resume, "r"))
+            resume = f"{tr('menu.resume')}: {self.unfinished.describe()}"
+            main.append((resume, self._resume, "r"))
         main += [
-            ("联网对局  Play online (LAN)", self._online, "1"),
-            ("双人象棋  Xiangqi: two players", self._offline("xiangqi", False), "2"),
-            ("双人五子棋  Gomoku: two players", self._offline("gomoku", False), "3"),
-            ("人机象棋  Xiangqi vs computer", self._offline("xiangqi", True), "4"),
-            ("人机五子棋  Gomoku vs computer", self._offline("gomoku", True), "5"),
-            ("复盘  Review a record", self._review, "6"),
-            ("退出  Quit", self._quit, "q"),
+            (tr("menu.online"), self._online, "1"),
+            (tr("menu.xiangqi_two"), self._offline("xiangqi", False), "2"),
+            (tr("menu.gomoku_two"), self._offline("gomoku", False), "3"),
+            (tr("menu.xiangqi_ai"), self._offline("xiangqi", True), "4"),
+            (tr("menu.gomoku_ai"), self._offline("gomoku", True), "5"),
+            (tr("menu.review"), self._review, "6"),
+            (tr("menu.quit"), self._quit, "q"),
         ]
         bw = min(440, w - 60)
         # below the title: the modes, the settings row and the hint line
@@ -166,17 +168,17 @@ class MenuScene(Scene):
             rect.midtop = (w // 2, top + i * pitch)
             self.buttons.append(Button(label, action, rect=rect, key=key, primary=i == 0, id=key))
         y = top + len(main) * pitch + 6
-        side = "先手 first" if self.human_first else "后手 second"
-        time_label = "none" if settings.local_time == "none" else settings.local_time
+        side = tr("menu.first") if self.human_first else tr("menu.second")
+        time_label = tr("none") if settings.local_time == "none" else settings.local_time
         small = [
             ("−", lambda: self._level(-1), "minus"),
-            (f"电脑级别 AI level {settings.ai_level}", self._next_level, ""),
+            (tr("menu.ai_level", level=settings.ai_level), self._next_level, ""),
             ("+", lambda: self._level(1), "equals"),
-            (f"你 You: {side}", self._side, ""),
-            (f"时间 Clock: {time_label}", self._time, ""),
-            ("棋子 Pieces: " + ("ABC" if settings.latin else "汉字"), self._latin, "l"),
+            (f"{tr('you')}: {side}", self._side, ""),
+            (f"{tr('menu.clock')}: {time_label}", self._time, ""),
+            (f"{tr('menu.pieces')}: " + ("ABC" if settings.latin else "汉字"), self._latin, "l"),
             (
-                "着法 Notation: " + ("WXF" if settings.notation == "wxf" else "中文"),
+                f"{tr('menu.notation')}: " + ("WXF" if settings.notation == "wxf" else "中文"),
                 self._notation,
                 "n",
             ),
@@ -249,7 +251,7 @@ class MenuScene(Scene):
         )
         draw_text(
             surface,
-            "lanqi — LAN Xiangqi & Gomoku",
+            tr("menu.subtitle"),
             (w // 2, 110),
             18,
             theme.TEXT_DIM,
@@ -259,9 +261,9 @@ class MenuScene(Scene):
         for i, button in enumerate(self.buttons):
             button.focused = i == self.focus
             button.draw(surface)
-        hint = "↑↓ + Enter, or the keys 1–6 · Esc quits · gomoku AI levels go up to 5"
+        hint = tr("menu.hint")
         if self.unfinished is not None:
-            hint = "R resumes · " + hint
+            hint = f"{tr('menu.hint_resume')} · {hint}"
         bottom = max((b.rect.bottom for b in self.buttons), default=0) + 8
         lines = wrap_text(hint, 14, w - 40)
         for i, line in enumerate(lines):

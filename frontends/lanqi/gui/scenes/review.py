@@ -8,7 +8,7 @@ from pathlib import Path
 import pygame
 
 from lanqi.gui import theme
-from lanqi.gui.model import load_record, record_summary
+from lanqi.gui.model import load_record, record_error, record_summary
 from lanqi.gui.scenes.base import Host, Scene, ToMenu, ToReview
 from lanqi.gui.widgets import Button, ScrollList, TextInput, draw_text, wrap_text
 from lanqi.i18n import tr
@@ -25,14 +25,14 @@ class OpenScene(Scene):
         self.error = error
         self.files: list[Path] = []
         self.list = ScrollList(row_height=26, columns=4, weights=(5, 2, 2, 5), on_pick=self._pick)
-        self.path = TextInput(placeholder="path to a .pgn or gomoku record", on_enter=self._open)
+        self.path = TextInput(placeholder=tr("review.path_hint"), on_enter=self._open)
         self.buttons: list[Button] = []
 
     def startup(self, app: Host) -> None:
         super().startup(app)
         self.files = self._scan(app)
         self.list.set_rows([self.row(path) for path in self.files])
-        self.list.empty_text = f"no record in {app.games_dir} (games you save land there)"
+        self.list.empty_text = tr("review.no_records", path=app.games_dir)
         self.path.focus(True)
 
     @staticmethod
@@ -67,12 +67,12 @@ class OpenScene(Scene):
         self.list.rect = pygame.Rect(left, 190, width, h - 300)  # room for an error below
         self.buttons = [
             Button(
-                "打开 Open",
+                tr("review.open"),
                 lambda: self._open(self.path.text),
                 primary=True,
                 rect=pygame.Rect(left + width - 120, 110, 120, 34),
             ),
-            Button("返回 Back", self._back, rect=pygame.Rect(left, h - 56, 140, 38), key="escape"),
+            Button(tr("back"), self._back, rect=pygame.Rect(left, h - 56, 140, 38), key="escape"),
         ]
 
     def _pick(self, index: int) -> None:
@@ -81,13 +81,13 @@ class OpenScene(Scene):
 
     def _open(self, text: str) -> None:
         if not text.strip():
-            self.error = "type a path or pick a file"
+            self.error = tr("review.pick")
             return
         path = Path(text.strip()).expanduser()
         try:
             games = load_record(path)
         except (OSError, ValueError) as exc:
-            self.error = f"{path}: {exc}"
+            self.error = record_error(path, exc)
             return
         self.app.go(ToReview(tuple(games), source=path.name))
 
@@ -116,14 +116,18 @@ class OpenScene(Scene):
     def draw(self, surface: pygame.Surface) -> None:
         surface.fill(theme.BACKGROUND)
         w = surface.get_width()
-        draw_text(surface, "复盘 Review a record", (w // 2, 30), 32, theme.ACCENT, anchor="midtop")
+        draw_text(surface, tr("review.title"), (w // 2, 30), 32, theme.ACCENT, anchor="midtop")
         draw_text(
-            surface, "文件 File", (self.path.rect.x, self.path.rect.y - 22), 15, theme.TEXT_DIM
+            surface,
+            tr("review.file"),
+            (self.path.rect.x, self.path.rect.y - 22),
+            15,
+            theme.TEXT_DIM,
         )
         self.path.draw(surface)
         draw_text(
             surface,
-            "最近 Records found",
+            tr("review.files"),
             (self.list.rect.x, self.list.rect.y - 24),
             15,
             theme.TEXT_DIM,

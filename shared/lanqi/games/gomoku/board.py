@@ -395,21 +395,29 @@ class Board:
 
     def is_legal(self, move: Move) -> bool:
         """Whether ``move`` may be played now."""
-        return self._illegal_reason(move) is None
+        return self._illegal_error(move) is None
 
-    def _illegal_reason(self, move: Move) -> str | None:
+    def _illegal_error(self, move: Move) -> IllegalMoveError | None:
+        """Why ``move`` cannot be played now (with the broken rule's code), or None."""
+        point = str(move)
         if not self._on_board(move):
-            return f"{move} is off the board: {_board_range(self._size)}"
+            reason = f"{move} is off the board: {_board_range(self._size)}"
+            return IllegalMoveError(reason, code="off_board", detail={"point": point})
         outcome = self.outcome()
         if outcome is not None:
-            return f"the game is over ({outcome.result()}, {outcome.termination.value})"
+            reason = f"the game is over ({outcome.result()}, {outcome.termination.value})"
+            return IllegalMoveError(reason, code="game_over")
         value = self._cells[move.y * self._size + move.x]
         if value != _EMPTY:
-            return f"{move} is occupied by a {Color(value).name.lower()} stone"
+            color = Color(value).name.lower()
+            reason = f"{move} is occupied by a {color} stone"
+            return IllegalMoveError(reason, code="occupied", detail={"point": point})
         if self._black_restricted():
-            reason = self._forbidden(move)
-            if reason is not None:
-                return f"{move} is forbidden for Black under renju: {reason.value}"
+            forbidden = self._forbidden(move)
+            if forbidden is not None:
+                reason = f"{move} is forbidden for Black under renju: {forbidden.value}"
+                detail = {"point": point, "why": forbidden.value}
+                return IllegalMoveError(reason, code="forbidden", detail=detail)
         return None
 
     def parse_move(self, text: str) -> Move:
@@ -425,18 +433,18 @@ class Board:
             move = Move.from_gomocup(text, self._size)
         else:
             move = Move.from_text(text, self._size)
-        reason = self._illegal_reason(move)
-        if reason is not None:
-            raise IllegalMoveError(reason)
+        error = self._illegal_error(move)
+        if error is not None:
+            raise error
         return move
 
     def push(self, move: Move) -> None:
         """Play ``move``.  Raises :class:`~lanqi.games.base.IllegalMoveError` if illegal."""
         if not isinstance(move, Move):
             raise TypeError(f"push() takes a Move, not {type(move).__name__}")
-        reason = self._illegal_reason(move)
-        if reason is not None:
-            raise IllegalMoveError(reason)
+        error = self._illegal_error(move)
+        if error is not None:
+            raise error
         color = self.turn
         self._cells[move.y * self._size + move.x] = int(color)
         self._empty -= 1

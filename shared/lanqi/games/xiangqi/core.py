@@ -973,7 +973,7 @@ class Board:
     def push(self, move: Move) -> None:
         """Play ``move``; raises IllegalMoveError (with the reason) if it is not legal now."""
         if not self.is_legal(move):
-            raise IllegalMoveError(self._illegal_reason(move))
+            raise self._illegal_error(move)
         self._push_unchecked(move)
 
     def _push_unchecked(self, move: Move) -> None:
@@ -1003,28 +1003,34 @@ class Board:
     def peek(self) -> Move:
         return self.move_stack[-1]
 
-    def _illegal_reason(self, move: Move) -> str:
+    def _illegal_error(self, move: Move) -> IllegalMoveError:
+        """Why ``move`` is illegal now, with the broken rule's code."""
         text = (
             str(move)
             if min(move.from_square, move.to_square) >= 0
             and max(move.from_square, move.to_square) < NUM_SQUARES
             else repr(move)
         )
+
+        def error(reason: str, code: str, **detail: str) -> IllegalMoveError:
+            return IllegalMoveError(f"illegal move {text}: {reason}", code=code, detail=detail)
+
         outcome = self.outcome()
         if outcome is not None:
-            return f"illegal move {text}: the game is over ({outcome.termination.value})"
+            return error(f"the game is over ({outcome.termination.value})", "game_over")
         if not 0 <= move.from_square < NUM_SQUARES or not 0 <= move.to_square < NUM_SQUARES:
-            return f"illegal move {text}: square off the board"
+            return error("square off the board", "off_board")
         code = self._squares[move.from_square]
         if not code:
-            return f"illegal move {text}: no piece on {square_name(move.from_square)}"
+            square = square_name(move.from_square)
+            return error(f"no piece on {square}", "no_piece", square=square)
         if code >> 3 != self._turn:
             side = "Red" if self._turn == 0 else "Black"
-            return f"illegal move {text}: it is {side}'s turn"
+            return error(f"it is {side}'s turn", "not_your_turn", side=side)
         name = PIECE_NAMES[code & 7]
         if _code_of(move) not in self._pseudo_codes():
-            return f"illegal move {text}: a {name} cannot move like that"
-        return f"illegal move {text}: it would leave the general in check or facing the other"
+            return error(f"a {name} cannot move like that", "piece_cannot_move", piece=name)
+        return error("it would leave the general in check or facing the other", "self_check")
 
     # ------------------------------------------------------------- perft
 

@@ -74,7 +74,7 @@ class NotationBoard(Protocol):
     def is_legal(self, move: Move) -> bool: ...
     def obeys_movement_rules(self, move: Move) -> bool: ...
     def outcome(self) -> Outcome[Color] | None: ...
-    def _illegal_reason(self, move: Move) -> str: ...
+    def _illegal_error(self, move: Move) -> IllegalMoveError: ...
 
 
 #: The names :func:`move_to` and :func:`parse_move` accept.
@@ -269,7 +269,7 @@ def _checked_info(board: NotationBoard, move: Move) -> _PieceInfo:
     by the movement rules (draw rules that ended the game are ignored)."""
     if not board.obeys_movement_rules(move):
         if board.outcome() is None:
-            raise IllegalMoveError(board._illegal_reason(move))
+            raise board._illegal_error(move)
         raise IllegalMoveError(f"illegal move {move}: not a legal move in this position")
     return _piece_info(board, move.from_square)
 
@@ -498,13 +498,18 @@ def _resolve(
         raise AmbiguousMoveError(f"ambiguous move {text!r}: write {choices}")
     unsafe = named(list(board.generate_pseudo_legal_moves()))
     if unsafe:
-        raise IllegalMoveError(f"{board._illegal_reason(unsafe[0])} (read from {text!r})")
+        error = board._illegal_error(unsafe[0])
+        raise IllegalMoveError(
+            f"{error} (read from {text!r})", code=error.code, detail=error.detail
+        )
     if len(pieces) == 1:
         name = PIECE_NAMES[pieces[0].piece_type]
         reason = f"the {name} on {square_name(pieces[0].square)} cannot move that way"
+        code, detail = "piece_cannot_move", {"piece": name}
     else:
         reason = f"no {spec.describe()} can move that way"
-    raise IllegalMoveError(f"illegal move {text!r}: {reason}")
+        code, detail = "no_such_move", {}
+    raise IllegalMoveError(f"illegal move {text!r}: {reason}", code=code, detail=detail)
 
 
 def parse_iccs(board: NotationBoard, text: str) -> Move:
@@ -518,7 +523,7 @@ def parse_iccs(board: NotationBoard, text: str) -> Move:
     """
     move = Move.from_iccs(text)
     if not board.is_legal(move):
-        raise IllegalMoveError(board._illegal_reason(move))
+        raise board._illegal_error(move)
     return move
 
 
@@ -582,7 +587,7 @@ def parse_any(board: NotationBoard, text: str) -> Move:
         pass
     else:
         if not board.is_legal(move):
-            raise IllegalMoveError(board._illegal_reason(move))
+            raise board._illegal_error(move)
         return move
     spec = _wxf_spec(stripped)
     if spec is not None:
