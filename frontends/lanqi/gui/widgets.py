@@ -431,14 +431,24 @@ class ScrollList:
                 ]
         return size, [round(room * w / total) for w in self.weights]
 
+    def empty_lines(self, size: int = 15) -> tuple[list[str], int]:
+        """The empty list's note wrapped to the box, and its size: a long note (a hint
+        in two languages) is set up to four points smaller rather than cut."""
+        for small in range(size, size - 5, -1):
+            lines = wrap_text(self.empty_text, small, self.rect.width - 14)
+            if 6 + len(lines) * (small + 4) <= self.rect.height:
+                break
+        return lines, small
+
     def draw(self, surface: pygame.Surface, *, size: int = 15) -> None:
         pygame.draw.rect(surface, theme.PANEL_DARK, self.rect, border_radius=4)
         clip = surface.get_clip()
         surface.set_clip(self.rect)
         if not self.rows and self.empty_text:
-            for i, line in enumerate(wrap_text(self.empty_text, size, self.rect.width - 14)):
-                at = (self.rect.x + 8, self.rect.y + 6 + i * (size + 4))
-                draw_text(surface, line, at, size, theme.TEXT_DIM)
+            lines, small = self.empty_lines(size)
+            for i, line in enumerate(lines):
+                at = (self.rect.x + 8, self.rect.y + 6 + i * (small + 4))
+                draw_text(surface, line, at, small, theme.TEXT_DIM)
         size, widths = self._columns(size)
         starts = [self.rect.x + 6 + sum(widths[:j]) for j in range(len(widths))]
         for i in range(self.scroll, min(len(self.rows), self.scroll + self.visible_rows + 1)):
