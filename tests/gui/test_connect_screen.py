@@ -82,5 +82,6 @@ def test_a_quiet_lan_gets_a_hint_after_a_few_seconds(gui: Callable[..., Driver])
     for size in ((800, 540), (640, 900), (1280, 800)):  # the whole hint in its box
         driver.resize(size)
         lines, small = scene.list.empty_lines()  # type: ignore[attr-defined]
-        assert 6 + len(lines) * (small + 4) <= scene.list.rect.height, (size, lines)  # type: ignore[attr-defined]
+        needs = scene.list.empty_height(len(lines), small)  # type: ignore[attr-defined]
+        assert needs <= scene.list.rect.height, (size, lines)  # type: ignore[attr-defined]
     driver.shot("connect-lan-quiet")

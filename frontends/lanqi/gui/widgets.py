@@ -436,9 +436,14 @@ class ScrollList:
         in two languages) is set up to four points smaller rather than cut."""
         for small in range(size, size - 5, -1):
             lines = wrap_text(self.empty_text, small, self.rect.width - 14)
-            if 6 + len(lines) * (small + 4) <= self.rect.height:
+            if self.empty_height(len(lines), small) <= self.rect.height:
                 break
         return lines, small
+
+    @staticmethod
+    def empty_height(lines: int, size: int) -> int:
+        """The height the note's ``lines`` take at ``size``: the last line's glyphs too."""
+        return 6 + (lines - 1) * (size + 4) + font(UI_FONT, size).get_height() + 2
 
     def draw(self, surface: pygame.Surface, *, size: int = 15) -> None:
         pygame.draw.rect(surface, theme.PANEL_DARK, self.rect, border_radius=4)
