@@ -109,7 +109,7 @@ def test_html_report_holds_the_event_facts_rounds_standings_and_moves(tmp_path: 
     # the round's board, linked to its game, and how it ended
     assert '<a href="#r1b1g0">1-0</a>' in page and '<td class="how">resignation</td>' in page
     # standings: readable tie-breaks, ratings before and after with the change
-    assert "<th>Sonneborn-Berger</th>" in page and "sonneborn_berger" not in page
+    assert "<th>Sonneborn-Berger (SB)</th>" in page and "sonneborn_berger" not in page
     row = page[page.index('<td class="name">王小明</td>') :].split("</tr>")[0]
     assert "<td>1500</td><td>1662</td>" in row and "+162" in row
     # moves in Chinese and WXF, with the termination

@@ -7,7 +7,7 @@ moves (Chinese and WXF for xiangqi, coordinates for gomoku) with how it ended.
 Inline CSS only, print CSS included; no scripts, no external files.
 
 >>> tiebreak_name("sonneborn_berger")
-'Sonneborn-Berger'
+'Sonneborn-Berger (SB)'
 >>> time_control_text("fischer", base_ms=600_000, increment_ms=5_000)
 '10 min + 5 s per move'
 >>> termination_text("timeout")
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from lanqi.games.registry import variant_spec
 from lanqi.tournament.export import crosstable_rows, score_text
-from lanqi.tournament.standings import Crosstable, StandingRow
+from lanqi.tournament.standings import TIEBREAK_NAMES, Crosstable, StandingRow, tiebreak_name
 
 if TYPE_CHECKING:
     import jinja2
@@ -44,16 +44,6 @@ __all__ = [
     "time_control_text",
 ]
 
-#: How people write the tie-breaks (the store and the protocol use the keys).
-TIEBREAK_NAMES = {
-    "sonneborn_berger": "Sonneborn-Berger",
-    "buchholz": "Buchholz",
-    "buchholz_cut1": "Buchholz Cut 1",
-    "head_to_head": "Direct encounter",
-    "wins": "Wins",
-    "cumulative": "Cumulative",
-}
-
 #: How the ways a game ends read in a report (the rest: the key with spaces).
 TERMINATIONS = {
     "timeout": "lost on time",
@@ -69,11 +59,6 @@ FORMAT_NAMES = {
     "knockout": "Knockout",
     "gauntlet": "Gauntlet",
 }
-
-
-def tiebreak_name(key: str) -> str:
-    """The readable name of a tie-break key (unknown keys: spaces, capitalised)."""
-    return TIEBREAK_NAMES.get(key, key.replace("_", " ").capitalize())
 
 
 def termination_text(termination: str | None) -> str:
@@ -122,6 +107,7 @@ class EventFacts:
     rated: bool
     status: str
     players: int
+    points: str = "1/½/0"  # win/draw/loss, as people write it
 
 
 @dataclass(frozen=True, slots=True)

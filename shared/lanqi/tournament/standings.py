@@ -52,6 +52,7 @@ __all__ = [
     "DEFAULT_TIEBREAKS",
     "FIDE_CODES",
     "TIEBREAKS",
+    "TIEBREAK_NAMES",
     "CrossEntry",
     "Crosstable",
     "StandingRow",
@@ -59,6 +60,8 @@ __all__ = [
     "crosstable",
     "resolve_tiebreaks",
     "standings",
+    "tiebreak_label",
+    "tiebreak_name",
 ]
 
 Unplayed = Literal["virtual", "as_played"]
@@ -274,6 +277,50 @@ FIDE_CODES: dict[str, str] = {
     "BPG": "black_games",
     "BWG": "black_wins",
 }
+
+#: How people write the tie-breaks: FIDE's with their code, the Chinese Xiangqi
+#: Association's in Chinese and English ("Black" is the side moving second: in
+#: gomoku that is White).
+TIEBREAK_NAMES: dict[str, str] = {
+    "sonneborn_berger": "Sonneborn-Berger (SB)",
+    "buchholz": "Buchholz (BH)",
+    "buchholz_cut1": "Buchholz Cut 1 (BH-C1)",
+    "head_to_head": "Direct encounter (DE)",
+    "wins": "Wins",
+    "cumulative": "Progressive score (PS)",
+    "win": "Wins with byes (WIN)",
+    "black_games": "Games with Black (BPG)",
+    "black_wins": "Wins with Black (BWG)",
+    "cxa_small_points": "小分 Sonneborn-Berger",
+    "cxa_opponents": "对手分 Opponents' points",
+    "cxa_progressive": "累进分 Progressive score",
+    "cxa_wins": "胜局 Wins",
+    "cxa_direct": "直胜 Direct encounter",
+    "cxa_black_games": "后走局数 Games with Black",
+    "cxa_black_wins": "后胜局 Wins with Black",
+}
+_CODES = {key: code for code, key in FIDE_CODES.items()}
+
+
+def tiebreak_name(key: str) -> str:
+    """The readable name of a tie-break key (unknown keys: spaces, capitalised).
+
+    >>> tiebreak_name("cxa_progressive"), tiebreak_name("buchholz_cut1")
+    ('累进分 Progressive score', 'Buchholz Cut 1 (BH-C1)')
+    """
+    return TIEBREAK_NAMES.get(key, key.replace("_", " ").capitalize())
+
+
+def tiebreak_label(key: str) -> str:
+    """A column heading: the FIDE code, the whole name of a CXA tie-break, else the key.
+
+    >>> [tiebreak_label(k) for k in ("buchholz_cut1", "cxa_wins", "wins")]
+    ['BH-C1', '胜局 Wins', 'wins']
+    """
+    if key in _CODES:
+        return _CODES[key]
+    return TIEBREAK_NAMES[key] if key.startswith("cxa_") else key
+
 
 #: The Chinese Xiangqi Association's chains, by the format they are for.
 CXA_PRESETS: dict[str, dict[str, tuple[str, ...]]] = {
