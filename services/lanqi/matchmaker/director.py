@@ -78,7 +78,7 @@ from lanqi.protocol.endpoints import tour_topic
 from lanqi.tournament import export, report
 from lanqi.tournament.model import Pairing, Player, Result, ResultKind, TournamentError
 from lanqi.tournament.schedule import Format, Schedule, make_schedule
-from lanqi.tournament.scoring import points_system, score_unplayed
+from lanqi.tournament.scoring import DEFAULT_POINTS, points_system, score_unplayed
 from lanqi.tournament.standings import Crosstable, StandingRow, resolve_tiebreaks
 
 __all__ = ["Director", "TournamentHost"]
@@ -585,8 +585,9 @@ class Director:
         if not rows or table is None:
             return ""
         if fmt == "txt":
-            system = points_system(spec.points).label
-            title = f"{spec.name} ({spec.format}, {spec.variant}, points {system})"
+            system = points_system(spec.points)
+            scored = "" if system.name == DEFAULT_POINTS else f", points {system.label}"
+            title = f"{spec.name} ({spec.format}, {spec.variant}{scored})"
             return (
                 "\n\n".join([title, export.standings_text(rows), export.crosstable_text(table)])
                 + "\n"
