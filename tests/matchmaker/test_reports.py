@@ -178,3 +178,14 @@ def test_gomoku_records_carry_the_termination_and_the_report_lists_coordinates(
     assert [str(m) for m in board.move_stack] == moves
     assert '<span class="no">1.</span><span class="pt">h8</span><span class="pt">a1</span>' in page
     assert "<th>Black</th>" in page or '<th class="name">Black</th>' in page
+
+
+def test_report_replays_each_game_with_its_own_options() -> None:
+    # the fourth time the start position comes round ends a default game (repetition
+    # count 3), not one played with repetition_count=4: the report must not refuse it
+    from lanqi.tournament.report import readable_moves
+
+    moves = ["b0c2", "b9c7", "c2b0", "c7b9"] * 2 + ["b0c2"]
+    notations, lines = readable_moves("xiangqi", None, moves, {"repetition_count": 4})
+    assert notations == ("Chinese", "WXF") and len(lines) == 5
+    assert lines[-1].first == ("马八进七", "H8+7") and lines[-1].second is None

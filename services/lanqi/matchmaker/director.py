@@ -130,7 +130,7 @@ def _anchor(game: GameRecord) -> str:
 
 
 def _game_moves(game: GameRecord) -> report.GameMoves:
-    notations, lines = report.readable_moves(game.variant, game.start_fen, game.moves)
+    notations, lines = report.readable_moves(game.variant, game.start_fen, game.moves, game.options)
     return report.GameMoves(
         anchor=_anchor(game),
         round=game.round,

@@ -17,7 +17,7 @@ Inline CSS only, print CSS included; no scripts, no external files.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -153,15 +153,20 @@ class GameMoves:
 
 
 def readable_moves(
-    variant: str, start_fen: str | None, moves: Sequence[str]
+    variant: str,
+    start_fen: str | None,
+    moves: Sequence[str],
+    options: Mapping[str, object] | None = None,
 ) -> tuple[tuple[str, ...], list[MoveLine]]:
     """The notations people read the variant's moves in (its spec's, e.g. Chinese and
     WXF for xiangqi) and the move lines in them; ``coordinates``, the moves as they
-    are, for a variant with none (gomoku)."""
+    are, for a variant with none (gomoku). ``options`` are the game's variant options
+    (its move limit, ...), so the moves replay as they were played."""
     spec = variant_spec(variant)
     if not spec.notations:
         return ("coordinates",), coordinate_moves(moves)
-    board = spec.create({"fen": start_fen} if start_fen else {})
+    # the game's own options: a longer move limit than the default lets it run on
+    board = spec.create({**(options or {}), **({"fen": start_fen} if start_fen else {})})
     texts: list[tuple[str, ...]] = []
     for text in moves:
         move = board.parse_move(text)
