@@ -189,3 +189,30 @@ def test_report_replays_each_game_with_its_own_options() -> None:
     notations, lines = readable_moves("xiangqi", None, moves, {"repetition_count": 4})
     assert notations == ("Chinese", "WXF") and len(lines) == 5
     assert lines[-1].first == ("马八进七", "H8+7") and lines[-1].second is None
+
+
+def test_create_refuses_an_unknown_points_system_or_tiebreak_and_keeps_canonical_names(
+    tmp_path: Path,
+) -> None:
+    from lanqi.protocol import CreateTournament, TournamentCreated
+
+    store = MatchmakerStore(tmp_path / "mm.sqlite3")
+    director = _director(store)
+
+    def create(**spec: object) -> object:
+        request = CreateTournament(
+            id=1,
+            director_key="key",
+            spec=TournamentSpec(name="Open", format="swiss", variant="xiangqi", **spec),  # type: ignore[arg-type]
+        )
+        return director.create(request, b"director", 0.0)
+
+    with pytest.raises(MatchmakerError, match="unknown points system '4-2-0'"):
+        create(points="4-2-0")
+    with pytest.raises(MatchmakerError, match="unknown tie-break 'XYZ'"):
+        create(tiebreaks=["XYZ"])
+    created = create(points="2/1/0", tiebreaks=["cxa-progressive"])
+    assert isinstance(created, TournamentCreated)
+    record = store.tournament(created.tournament_id)
+    assert record is not None and record.spec.points == "2-1-0"
+    assert record.spec.tiebreaks == ["cxa-progressive"]

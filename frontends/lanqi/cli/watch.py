@@ -159,7 +159,8 @@ class EventState:
         if first:
             lines.append(
                 f"{self.name}: {self.format.replace('_', ' ')} of {self.variant}, "
-                f"{len(self.players)} players, {self.time_control}, {t.status}"
+                f"{len(self.players)} players, {self.time_control}, "
+                f"{'points ' + self.points + ', ' if self.points else ''}{t.status}"
             )
         elif t.status != self.status and t.status in ("running", "paused"):
             lines.append(f"{self.name} is {t.status}")
