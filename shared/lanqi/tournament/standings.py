@@ -1,24 +1,32 @@
 """Standings with tie-breaks, and crosstables.
 
-Points are what the results say (1, 0.5, 0 per game; a bye is worth what its result
-says). Tie-breaks, in the order asked for, separate players level on points:
+Points are the results counted in the event's points system (``points``: 1/½/0 by
+default, 2/1/0 or 3/1/0; a bye is worth the points of the result it stands for).
+Tie-breaks, in the order asked for, separate players level on points (every key, its
+FIDE code and the Chinese Xiangqi Association's chains: docs/tournaments.md):
 
-- ``sonneborn_berger``: the scores of the opponents beaten plus half the scores of
-  the opponents drawn with;
-- ``buchholz``: the sum of the opponents' scores; ``buchholz_cut1`` without the
-  lowest one;
-- ``head_to_head``: points scored in the games among the tied players, used only when
-  each of them has met each other one (otherwise it gives 0 to all);
-- ``wins``: games won, forfeit wins included, byes not;
-- ``cumulative``: the sum of the running score after each round (early points weigh
-  more).
+- ``sonneborn_berger`` (SB): the points of the opponents beaten plus half the points
+  of the opponents drawn with;
+- ``buchholz`` (BH): the sum of the opponents' points; ``buchholz_cut1`` (BH-C1)
+  without the lowest one;
+- ``head_to_head`` (DE): points scored in the games among the tied players, used only
+  when each of them has met each other one (otherwise it gives 0 to all);
+- ``wins``: games won, forfeit wins included, byes not; ``win`` (WIN): rounds worth a
+  win, byes and forfeits included;
+- ``black_games`` (BPG), ``black_wins`` (BWG): games played and won over the board
+  moving second;
+- ``cumulative`` (PS): the sum of the running score after each round (early points
+  weigh more);
+- ``cxa_*``: the CXA's 小分, 对手分, 累进分 (compared again without round 1, 2, ...
+  when equal), 胜局 (a bye is a win), 直胜, 后走局数, 后胜局, on real results and
+  points.
 
 Unplayed rounds (byes, forfeits, rounds without a result) follow FIDE's rule of
 2009-2022 when ``unplayed="virtual"`` (the default): for the player's own tie-breaks
 an unplayed round ``R`` is a game against a virtual opponent who had the player's score
 before the round, got the opposite result, and draws every later round
-(``Svon = SPR + (1 - SfPR) + 0.5 * (n - R)``); for the opponents' tie-breaks a
-player's unplayed rounds count as draws. ``unplayed="as_played"`` (round robins)
+(in 1/½/0 ``Svon = SPR + (1 - SfPR) + 0.5 * (n - R)``; in other systems the same in
+their points); for the opponents' tie-breaks a player's unplayed rounds count as draws. ``unplayed="as_played"`` (round robins)
 takes forfeits as ordinary results against the real opponent and leaves byes out.
 
 >>> players = [Player(p, p.upper()) for p in "abc"]
