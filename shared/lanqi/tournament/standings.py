@@ -26,8 +26,9 @@ Unplayed rounds (byes, forfeits, rounds without a result) follow FIDE's rule of
 an unplayed round ``R`` is a game against a virtual opponent who had the player's score
 before the round, got the opposite result, and draws every later round
 (in 1/½/0 ``Svon = SPR + (1 - SfPR) + 0.5 * (n - R)``; in other systems the same in
-their points); for the opponents' tie-breaks a player's unplayed rounds count as draws. ``unplayed="as_played"`` (round robins)
-takes forfeits as ordinary results against the real opponent and leaves byes out.
+their points); for the opponents' tie-breaks a player's unplayed rounds count as draws.
+``unplayed="as_played"`` (round robins) takes forfeits as ordinary results against the
+real opponent and leaves byes out.
 
 >>> players = [Player(p, p.upper()) for p in "abc"]
 >>> results = [Result(1, 1, "a", "b", 1.0), Result(2, 1, "b", "c", 0.5),
