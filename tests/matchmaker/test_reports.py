@@ -211,6 +211,8 @@ def test_create_refuses_an_unknown_points_system_or_tiebreak_and_keeps_canonical
         create(points="4-2-0")
     with pytest.raises(MatchmakerError, match="unknown tie-break 'XYZ'"):
         create(tiebreaks=["XYZ"])
+    with pytest.raises(MatchmakerError, match="at most 8 tie-breaks"):
+        create(tiebreaks=["cxa", "cxa_progressive", "BH", "BH-C1", "SB", "PS"])  # cxa: 4
     created = create(points="2/1/0", tiebreaks=["cxa-progressive"])
     assert isinstance(created, TournamentCreated)
     record = store.tournament(created.tournament_id)

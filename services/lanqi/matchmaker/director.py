@@ -83,6 +83,9 @@ from lanqi.tournament.standings import Crosstable, StandingRow, resolve_tiebreak
 
 __all__ = ["Director", "TournamentHost"]
 
+#: the standings on the wire carry at most this many tie-break values (StandingInfo)
+MAX_TIEBREAKS = 8
+
 log = logging.getLogger(__name__)
 
 RETRY_MS = 5_000.0
@@ -335,7 +338,8 @@ class Director:
         try:
             system = points_system(spec.points)
             kind = "swiss" if spec.format == Format.SWISS else "round_robin"
-            resolve_tiebreaks(spec.tiebreaks, kind)
+            if len(resolve_tiebreaks(spec.tiebreaks, kind)) > MAX_TIEBREAKS:
+                raise TournamentError(f"at most {MAX_TIEBREAKS} tie-breaks, presets counted out")
         except TournamentError as exc:
             raise _error("bad_request", str(exc)) from None
         spec = dataclasses.replace(
