@@ -213,3 +213,12 @@ def test_a_bot_config_entry_may_name_its_own_server() -> None:
 
     assert _entry_server({"server": "10.0.0.9"}, "tcp://default:5050") == "tcp://10.0.0.9:5050"
     assert _entry_server({}, "tcp://default:5050") == "tcp://default:5050"
+
+
+def test_points_system_and_tiebreaks_of_a_new_event(capsys: pytest.CaptureFixture[str]) -> None:
+    args = parse(["tournament", "create", "x", "--points", "2-1-0", "--tiebreaks", "cxa, BH"])
+    assert (args.points, args.tiebreaks) == ("2-1-0", ["cxa", "BH"])
+    plain = parse(["tournament", "create", "x"])
+    assert (plain.points, plain.tiebreaks) == ("1-0.5-0", [])
+    err = usage_error(["tournament", "create", "x", "--points", "4-2-0"], capsys)
+    assert "invalid choice: '4-2-0'" in err and "'2-1-0'" in err

@@ -28,12 +28,19 @@ from lanqi.security import KeyPair, Link
 PLAYERS = ["王小明", "Bo", "Carla", "Dmitri"]
 
 
-def _standings(status: TournamentStatus, round_no: int, pairings: list[PairingInfo]) -> Standings:
+def _standings(
+    status: TournamentStatus,
+    round_no: int,
+    pairings: list[PairingInfo],
+    points: str = "1-0.5-0",
+    tiebreaks: dict[str, float] | None = None,
+) -> Standings:
     spec = TournamentSpec(
         name="Club night",
         format="swiss",
         variant="xiangqi",
         time_control=TimeControl(kind="fischer", base_ms=600_000, increment_ms=5_000),
+        points=points,
     )
     rows = [
         StandingInfo(
@@ -44,7 +51,7 @@ def _standings(status: TournamentStatus, round_no: int, pairings: list[PairingIn
             wins=1,
             draws=1,
             losses=0,
-            tiebreaks={"buchholz": 2.5, "sonneborn_berger": 1.25},
+            tiebreaks=tiebreaks or {"buchholz": 2.5, "sonneborn_berger": 1.25},
         )
         for i, name in enumerate(PLAYERS)
     ]
@@ -175,3 +182,19 @@ def test_a_silent_referee_is_said_once_and_the_rest_is_shown() -> None:
         assert "no answer from the referee" in text and "王小明" in text
     finally:
         referee.close()
+
+
+def test_a_210_event_says_its_points_system_and_names_the_cxa_tiebreaks() -> None:
+    state = EventState("t1")
+    cxa = {"cxa_opponents": 5.0, "cxa_wins": 1.0, "cxa_black_games": 1.0, "cxa_black_wins": 0.0}
+    first = state.update(_standings("running", 1, ROUND1, "2-1-0", cxa), lambda g: "")
+    assert first[0] == (
+        "Club night: swiss of xiangqi, 4 players, 10 min + 5 s per move, points 2/1/0, running"
+    )
+    console = Console(width=200, record=True, file=io.StringIO(), color_system=None)
+    console.print(dashboard(state))
+    text = console.export_text()
+    assert "points 2/1/0" in text.splitlines()[0]
+    for name in ("对手分 Opponents' points", "胜局 Wins", "后走局数 Games with Black", "后胜局"):
+        assert name in text, name
+    assert "cxa_" not in text

@@ -109,7 +109,7 @@ def test_html_report_holds_the_event_facts_rounds_standings_and_moves(tmp_path: 
     # the round's board, linked to its game, and how it ended
     assert '<a href="#r1b1g0">1-0</a>' in page and '<td class="how">resignation</td>' in page
     # standings: readable tie-breaks, ratings before and after with the change
-    assert "<th>Sonneborn-Berger</th>" in page and "sonneborn_berger" not in page
+    assert "<th>Sonneborn-Berger (SB)</th>" in page and "sonneborn_berger" not in page
     row = page[page.index('<td class="name">王小明</td>') :].split("</tr>")[0]
     assert "<td>1500</td><td>1662</td>" in row and "+162" in row
     # moves in Chinese and WXF, with the termination
@@ -178,3 +178,43 @@ def test_gomoku_records_carry_the_termination_and_the_report_lists_coordinates(
     assert [str(m) for m in board.move_stack] == moves
     assert '<span class="no">1.</span><span class="pt">h8</span><span class="pt">a1</span>' in page
     assert "<th>Black</th>" in page or '<th class="name">Black</th>' in page
+
+
+def test_report_replays_each_game_with_its_own_options() -> None:
+    # the fourth time the start position comes round ends a default game (repetition
+    # count 3), not one played with repetition_count=4: the report must not refuse it
+    from lanqi.tournament.report import readable_moves
+
+    moves = ["b0c2", "b9c7", "c2b0", "c7b9"] * 2 + ["b0c2"]
+    notations, lines = readable_moves("xiangqi", None, moves, {"repetition_count": 4})
+    assert notations == ("Chinese", "WXF") and len(lines) == 5
+    assert lines[-1].first == ("马八进七", "H8+7") and lines[-1].second is None
+
+
+def test_create_refuses_an_unknown_points_system_or_tiebreak_and_keeps_canonical_names(
+    tmp_path: Path,
+) -> None:
+    from lanqi.protocol import CreateTournament, TournamentCreated
+
+    store = MatchmakerStore(tmp_path / "mm.sqlite3")
+    director = _director(store)
+
+    def create(**spec: object) -> object:
+        request = CreateTournament(
+            id=1,
+            director_key="key",
+            spec=TournamentSpec(name="Open", format="swiss", variant="xiangqi", **spec),  # type: ignore[arg-type]
+        )
+        return director.create(request, b"director", 0.0)
+
+    with pytest.raises(MatchmakerError, match="unknown points system '4-2-0'"):
+        create(points="4-2-0")
+    with pytest.raises(MatchmakerError, match="unknown tie-break 'XYZ'"):
+        create(tiebreaks=["XYZ"])
+    with pytest.raises(MatchmakerError, match="at most 8 tie-breaks"):
+        create(tiebreaks=["cxa", "cxa_progressive", "BH", "BH-C1", "SB", "PS"])  # cxa: 4
+    created = create(points="2/1/0", tiebreaks=["cxa-progressive"])
+    assert isinstance(created, TournamentCreated)
+    record = store.tournament(created.tournament_id)
+    assert record is not None and record.spec.points == "2-1-0"
+    assert record.spec.tiebreaks == ["cxa-progressive"]

@@ -152,6 +152,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     create.add_argument("--champion", default=None, help="gauntlet: the player facing the field")
     create.add_argument(
+        "--points",
+        choices=("1-0.5-0", "2-1-0", "3-1-0"),
+        default="1-0.5-0",
+        help="what a win, a draw and a loss are worth (2-1-0: Chinese Xiangqi Association; "
+        "default 1-0.5-0)",
+    )
+    create.add_argument(
+        "--tiebreaks",
+        type=_names,
+        default=[],
+        metavar="LIST",
+        help="tie-breaks in order, comma-separated: FIDE codes (BH-C1,BH,SB,DE,PS,WIN,BPG,BWG), "
+        "keys, or a preset: cxa (round robin: 小分,胜局,直胜,后走局数; swiss: 对手分,胜局,后走局数,"
+        "后胜局) or cxa-progressive (swiss, 累进分 first); default: the format's",
+    )
+    create.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="game option"
     )
     for name in ("join", "withdraw"):
@@ -206,6 +222,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     export.add_argument("--out", type=Path, default=None, help="file to write (default: stdout)")
 
 
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
 def parse_option(text: str) -> tuple[str, Any]:
     key, sep, value = text.partition("=")
     if not sep or not key:
@@ -243,10 +263,22 @@ def _key(args: argparse.Namespace) -> str:
 
 
 def _tiebreaks(row: Any) -> str:
-    """The tie-breaks as people write them: ``Sonneborn-Berger 2.5, Wins 2``."""
+    """The tie-breaks as people write them: ``Sonneborn-Berger (SB) 2.5, Wins 2``."""
     from lanqi.tournament.report import tiebreak_name
 
     return ", ".join(f"{tiebreak_name(k)} {v:g}" for k, v in row.tiebreaks.items())
+
+
+def _points_note(system: str) -> str:
+    """``, points 2/1/0`` for an event not scored 1/½/0 (empty for 1/½/0)."""
+    from lanqi.tournament.scoring import DEFAULT_POINTS, points_system
+
+    if system == DEFAULT_POINTS:
+        return ""
+    try:
+        return f", points {points_system(system).label}"
+    except ValueError:  # a newer server's system: say it as it came
+        return f", points {system}"
 
 
 def _format_name(key: str) -> str:
@@ -273,8 +305,8 @@ def _standings_table(reply: Any) -> dict[str, Any]:
             )
             for r in reply.rows
         ],
-        "title": f"{t.spec.name} ({_format_name(t.spec.format)}, {t.spec.variant})"
-        f" - {t.status}, round {t.round}",
+        "title": f"{t.spec.name} ({_format_name(t.spec.format)}, {t.spec.variant}"
+        f"{_points_note(t.spec.points)}) - {t.status}, round {t.round}",
         "right": (0, 2, 3, 4, 5, 6, 7),
     }
 
@@ -434,6 +466,8 @@ def run(args: argparse.Namespace) -> int:
                 rated=not args.casual,
                 forfeit_after_s=args.forfeit_after,
                 champion=args.champion,
+                points=args.points,
+                tiebreaks=args.tiebreaks,
             )
             created = client.call(
                 CreateTournament(director_key=director, spec=spec), TournamentCreated

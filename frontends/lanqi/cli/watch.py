@@ -102,6 +102,18 @@ class LiveGame:
         return out
 
 
+def _points_label(system: str) -> str:
+    """``2/1/0`` for an event not scored 1/½/0; empty for 1/½/0."""
+    from lanqi.tournament.scoring import DEFAULT_POINTS, points_system
+
+    if system == DEFAULT_POINTS:
+        return ""
+    try:
+        return points_system(system).label
+    except ValueError:  # a newer server's system: say it as it came
+        return system
+
+
 @dataclass
 class EventState:
     """The event as the last standings told it, plus the live games."""
@@ -111,6 +123,7 @@ class EventState:
     variant: str = ""
     format: str = ""
     time_control: str = ""
+    points: str = ""  # the points system as people write it (``2/1/0``)
     status: str = "open"
     round: int = 0
     players: list[str] = field(default_factory=list)
@@ -133,6 +146,7 @@ class EventState:
         t = standings.tournament
         first = not self.name
         self.name, self.variant, self.format = t.spec.name, t.spec.variant, t.spec.format
+        self.points = _points_label(t.spec.points)
         tc = t.spec.time_control
         self.time_control = time_control_text(
             tc.kind, base_ms=tc.base_ms, increment_ms=tc.increment_ms, per_move_ms=tc.per_move_ms
@@ -145,7 +159,8 @@ class EventState:
         if first:
             lines.append(
                 f"{self.name}: {self.format.replace('_', ' ')} of {self.variant}, "
-                f"{len(self.players)} players, {self.time_control}, {t.status}"
+                f"{len(self.players)} players, {self.time_control}, "
+                f"{'points ' + self.points + ', ' if self.points else ''}{t.status}"
             )
         elif t.status != self.status and t.status in ("running", "paused"):
             lines.append(f"{self.name} is {t.status}")
@@ -274,6 +289,7 @@ def dashboard(state: EventState, now: float | None = None, note: str = "") -> Re
     head = Text(state.name or state.tournament_id, style="bold")
     head.append(
         f"   {state.variant} {state.format.replace('_', ' ')}, {state.time_control}"
+        f"{', points ' + state.points if state.points else ''}"
         f"   round {state.round}   {status}",
         style="none",
     )
@@ -506,7 +522,8 @@ def watch(
     if not all(state.finished for state in states):
         return states
     for state in states:
-        title = f"{state.name}: final standings"
+        scored = f" (points {state.points})" if state.points else ""
+        title = f"{state.name}: final standings{scored}"
         table = standings_table(state.rows, title=title, plain=not live)
         if live:
             console.print(table)

@@ -78,10 +78,13 @@ from lanqi.protocol.endpoints import tour_topic
 from lanqi.tournament import export, report
 from lanqi.tournament.model import Pairing, Player, Result, ResultKind, TournamentError
 from lanqi.tournament.schedule import Format, Schedule, make_schedule
-from lanqi.tournament.scoring import score_unplayed
-from lanqi.tournament.standings import Crosstable, StandingRow
+from lanqi.tournament.scoring import DEFAULT_POINTS, points_system, score_unplayed
+from lanqi.tournament.standings import Crosstable, StandingRow, resolve_tiebreaks
 
 __all__ = ["Director", "TournamentHost"]
+
+#: the standings on the wire carry at most this many tie-break values (StandingInfo)
+MAX_TIEBREAKS = 8
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +133,7 @@ def _anchor(game: GameRecord) -> str:
 
 
 def _game_moves(game: GameRecord) -> report.GameMoves:
-    notations, lines = report.readable_moves(game.variant, game.start_fen, game.moves)
+    notations, lines = report.readable_moves(game.variant, game.start_fen, game.moves, game.options)
     return report.GameMoves(
         anchor=_anchor(game),
         round=game.round,
@@ -221,17 +224,19 @@ class Director:
 
     def _options(self, spec: TournamentSpec) -> dict[str, object]:
         fmt = Format(spec.format)
-        if fmt is Format.SWISS:
-            return {"rounds": spec.rounds} if spec.rounds else {}
-        if fmt is Format.KNOCKOUT:
-            return {"games_per_match": spec.games_per_match}
-        if fmt is Format.GAUNTLET:
-            options: dict[str, object] = {"games_per_opponent": spec.games_per_match}
+        options: dict[str, object] = {"points": spec.points}
+        if spec.tiebreaks:
+            options["tiebreaks"] = tuple(spec.tiebreaks)
+        if fmt is Format.SWISS and spec.rounds:
+            options["rounds"] = spec.rounds
+        elif fmt is Format.KNOCKOUT:
+            options["games_per_match"] = spec.games_per_match
+        elif fmt is Format.GAUNTLET:
+            options["games_per_opponent"] = spec.games_per_match
             if spec.champion:
                 champion = self.store.player_by_name(spec.champion)
                 options["champion"] = champion.player_id if champion else spec.champion
-            return options
-        return {}
+        return options
 
     def _schedule(self, record: TournamentRecord) -> tuple[Schedule, set[str]]:
         players, withdrawn = self._players(record)
@@ -330,7 +335,16 @@ class Director:
         except ValueError:
             raise _error("bad_request", f"unknown format {spec.format!r}") from None
         check_game(spec.variant, spec.options, spec.time_control)
-        spec = dataclasses.replace(spec, time_control=_tournament_clock(spec.time_control))
+        try:
+            system = points_system(spec.points)
+            kind = "swiss" if spec.format == Format.SWISS else "round_robin"
+            if len(resolve_tiebreaks(spec.tiebreaks, kind)) > MAX_TIEBREAKS:
+                raise TournamentError(f"at most {MAX_TIEBREAKS} tie-breaks, presets counted out")
+        except TournamentError as exc:
+            raise _error("bad_request", str(exc)) from None
+        spec = dataclasses.replace(
+            spec, time_control=_tournament_clock(spec.time_control), points=system.name
+        )
         tournament_id = uuid.uuid4().hex[:10]
         self.store.add_tournament(TournamentRecord(tournament_id, spec, "open", 0, int(now)))
         self._publish(TourCreated(tournament_id=tournament_id))
@@ -575,7 +589,9 @@ class Director:
         if not rows or table is None:
             return ""
         if fmt == "txt":
-            title = f"{spec.name} ({spec.format}, {spec.variant})"
+            system = points_system(spec.points)
+            scored = "" if system.name == DEFAULT_POINTS else f", points {system.label}"
+            title = f"{spec.name} ({spec.format}, {spec.variant}{scored})"
             return (
                 "\n\n".join([title, export.standings_text(rows), export.crosstable_text(table)])
                 + "\n"
@@ -615,6 +631,7 @@ class Director:
             rated=spec.rated,
             status=record.status,
             players=len(players),
+            points=points_system(spec.points).label,
         )
         by_id = {g.game_id: g for g in games}
         rounds: dict[int, list[report.BoardLine]] = {}

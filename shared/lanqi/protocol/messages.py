@@ -1041,6 +1041,11 @@ class TournamentSpec(Struct):
     rated: bool = True
     forfeit_after_s: int = field(default=120, metadata=limit(min_value=5, max_value=3600))
     champion: str | None = field(default=None, metadata=NAME)
+    #: what a win, a draw and a loss are worth: ``1-0.5-0``, ``2-1-0`` or ``3-1-0``
+    points: str = field(default="1-0.5-0", metadata=limit(16))
+    #: tie-breaks in order (keys, FIDE codes or a preset such as ``cxa``); empty: the
+    #: format's default chain
+    tiebreaks: list[str] = field(default_factory=list, metadata=limit(8, item_len=24))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

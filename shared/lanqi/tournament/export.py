@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from lanqi.tournament.standings import Crosstable, StandingRow
+from lanqi.tournament.standings import Crosstable, StandingRow, tiebreak_label
 
 __all__ = [
     "crosstable_csv",
@@ -75,7 +75,8 @@ def _standings_table(
 ) -> list[list[str]]:
     names = _tiebreak_names(rows, tiebreaks)
     fmt = _half if text else _num
-    head = ["#", "Name", "Pts", "Games", "W", "D", "L", *names]
+    head = ["#", "Name", "Pts", "Games", "W", "D", "L"]
+    head += [tiebreak_label(n) for n in names] if text else names
     if not text:
         head[0:2] = ["Rank", "Id", "Name", "Rating"]
     body = []

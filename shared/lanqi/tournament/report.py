@@ -7,7 +7,7 @@ moves (Chinese and WXF for xiangqi, coordinates for gomoku) with how it ended.
 Inline CSS only, print CSS included; no scripts, no external files.
 
 >>> tiebreak_name("sonneborn_berger")
-'Sonneborn-Berger'
+'Sonneborn-Berger (SB)'
 >>> time_control_text("fischer", base_ms=600_000, increment_ms=5_000)
 '10 min + 5 s per move'
 >>> termination_text("timeout")
@@ -17,14 +17,14 @@ Inline CSS only, print CSS included; no scripts, no external files.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from lanqi.games.registry import variant_spec
 from lanqi.tournament.export import crosstable_rows, score_text
-from lanqi.tournament.standings import Crosstable, StandingRow
+from lanqi.tournament.standings import TIEBREAK_NAMES, Crosstable, StandingRow, tiebreak_name
 
 if TYPE_CHECKING:
     import jinja2
@@ -44,16 +44,6 @@ __all__ = [
     "time_control_text",
 ]
 
-#: How people write the tie-breaks (the store and the protocol use the keys).
-TIEBREAK_NAMES = {
-    "sonneborn_berger": "Sonneborn-Berger",
-    "buchholz": "Buchholz",
-    "buchholz_cut1": "Buchholz Cut 1",
-    "head_to_head": "Direct encounter",
-    "wins": "Wins",
-    "cumulative": "Cumulative",
-}
-
 #: How the ways a game ends read in a report (the rest: the key with spaces).
 TERMINATIONS = {
     "timeout": "lost on time",
@@ -69,11 +59,6 @@ FORMAT_NAMES = {
     "knockout": "Knockout",
     "gauntlet": "Gauntlet",
 }
-
-
-def tiebreak_name(key: str) -> str:
-    """The readable name of a tie-break key (unknown keys: spaces, capitalised)."""
-    return TIEBREAK_NAMES.get(key, key.replace("_", " ").capitalize())
 
 
 def termination_text(termination: str | None) -> str:
@@ -122,6 +107,7 @@ class EventFacts:
     rated: bool
     status: str
     players: int
+    points: str = "1/½/0"  # win/draw/loss, as people write it
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,15 +153,20 @@ class GameMoves:
 
 
 def readable_moves(
-    variant: str, start_fen: str | None, moves: Sequence[str]
+    variant: str,
+    start_fen: str | None,
+    moves: Sequence[str],
+    options: Mapping[str, object] | None = None,
 ) -> tuple[tuple[str, ...], list[MoveLine]]:
     """The notations people read the variant's moves in (its spec's, e.g. Chinese and
     WXF for xiangqi) and the move lines in them; ``coordinates``, the moves as they
-    are, for a variant with none (gomoku)."""
+    are, for a variant with none (gomoku). ``options`` are the game's variant options
+    (its move limit, ...), so the moves replay as they were played."""
     spec = variant_spec(variant)
     if not spec.notations:
         return ("coordinates",), coordinate_moves(moves)
-    board = spec.create({"fen": start_fen} if start_fen else {})
+    # the game's own options: a longer move limit than the default lets it run on
+    board = spec.create({**(options or {}), **({"fen": start_fen} if start_fen else {})})
     texts: list[tuple[str, ...]] = []
     for text in moves:
         move = board.parse_move(text)

@@ -23,7 +23,6 @@ from typing import ClassVar
 
 from lanqi.tournament.knockout import KnockoutState, knockout_bracket, knockout_next
 from lanqi.tournament.model import (
-    SCORES,
     Pairing,
     Player,
     Result,
@@ -33,13 +32,15 @@ from lanqi.tournament.model import (
     seeded_order,
 )
 from lanqi.tournament.pairing import gauntlet, round_robin
+from lanqi.tournament.scoring import DEFAULT_POINTS, POINTS_SYSTEMS, PointsSystem, points_system
 from lanqi.tournament.standings import (
+    FIDE_CODES,
     TIEBREAKS,
     Crosstable,
     StandingRow,
     Unplayed,
-    check_tiebreaks,
     crosstable,
+    resolve_tiebreaks,
     standings,
 )
 from lanqi.tournament.swiss import swiss_pairings
@@ -103,6 +104,10 @@ class Schedule(ABC):
         tiebreaks = options.get("tiebreaks")
         assert isinstance(tiebreaks, tuple)
         self.tiebreaks = tiebreaks
+        system = options.get("points", DEFAULT_POINTS)
+        assert isinstance(system, str)
+        #: what a win, a draw and a loss are worth in this event
+        self.points: PointsSystem = points_system(system)
 
     @property
     @abstractmethod
@@ -126,18 +131,25 @@ class Schedule(ABC):
         """True when every game of the event has a result."""
 
     def bye_result(self, pairing: Pairing) -> Result:
-        """The result to record for a bye of this event."""
-        score = self.options.get("bye_score", 1.0)
+        """The result to record for a bye of this event: the result its ``bye_score``
+        (in the event's points) stands for, a win when none is set."""
+        score = self.options.get("bye_score")
+        if score is None:
+            return Result.bye(pairing, 1.0)
         assert isinstance(score, float)
-        return Result.bye(pairing, score)
+        return Result.bye(pairing, self.points.result_for(score))
 
     def standings(self, results: Collection[Result]) -> list[StandingRow]:
-        """The standings with this format's tie-breaks and unplayed-game rule."""
-        return standings(self.players, results, self.tiebreaks, unplayed=self.unplayed)
+        """The standings with this format's points, tie-breaks and unplayed-game rule."""
+        return standings(
+            self.players, results, self.tiebreaks, unplayed=self.unplayed, points=self.points
+        )
 
     def crosstable(self, results: Collection[Result]) -> Crosstable:
-        """The crosstable with this format's tie-breaks and unplayed-game rule."""
-        return crosstable(self.players, results, self.tiebreaks, unplayed=self.unplayed)
+        """The crosstable with this format's points, tie-breaks and unplayed-game rule."""
+        return crosstable(
+            self.players, results, self.tiebreaks, unplayed=self.unplayed, points=self.points
+        )
 
     def with_players(self, players: Sequence[Player]) -> Schedule:
         """The same event with another player list (late entries: Swiss only)."""
@@ -229,6 +241,7 @@ class _SwissSchedule(Schedule):
             late_entries_score=late,
             withdrawn=withdrawn,
             total_rounds=self.planned_rounds if self.options["look_ahead"] else None,
+            points=self.points,
         )
 
     def is_complete(self, results: Collection[Result]) -> bool:
@@ -273,16 +286,29 @@ RR_TIEBREAKS = ("sonneborn_berger", "head_to_head", "wins")
 SWISS_TIEBREAKS = ("buchholz_cut1", "buchholz", "sonneborn_berger", "head_to_head", "wins")
 
 
-def _tiebreaks_option(default: tuple[str, ...]) -> OptionSpec:
+def _tiebreaks_option(default: tuple[str, ...], presets: str = "") -> OptionSpec:
     return OptionSpec(
         "tiebreaks",
         tuple,
         default,
-        f"tie-breaks in order, from: {', '.join(sorted(TIEBREAKS))}",
+        f"tie-breaks in order, from: {', '.join(sorted(TIEBREAKS))}; FIDE codes "
+        f"{', '.join(FIDE_CODES)}{presets}",
     )
 
 
-_BYE_RR = OptionSpec("bye_score", float, 0.0, "points for sitting out a round (odd count)")
+_POINTS = OptionSpec(
+    "points",
+    str,
+    DEFAULT_POINTS,
+    f"what a win, a draw and a loss are worth: {', '.join(POINTS_SYSTEMS)}",
+)
+_BYE_RR = OptionSpec(
+    "bye_score", float, 0.0, "points for sitting out a round (odd count), in the event's points"
+)
+_RR_PRESETS = "; or the preset cxa (小分, 胜局, 直胜, 后走局数)"
+_SWISS_PRESETS = (
+    "; or the presets cxa (对手分, 胜局, 后走局数, 后胜局) and cxa-progressive (累进分 first)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,13 +326,13 @@ FORMATS: dict[Format, FormatInfo] = {
     Format.ROUND_ROBIN: FormatInfo(
         Format.ROUND_ROBIN,
         "everyone meets everyone once (FIDE Berger tables)",
-        (_BYE_RR, _tiebreaks_option(RR_TIEBREAKS)),
+        (_POINTS, _BYE_RR, _tiebreaks_option(RR_TIEBREAKS, _RR_PRESETS)),
         _RoundRobinSchedule,
     ),
     Format.DOUBLE_ROUND_ROBIN: FormatInfo(
         Format.DOUBLE_ROUND_ROBIN,
         "everyone meets everyone twice, colours reversed in the second cycle",
-        (_BYE_RR, _tiebreaks_option(RR_TIEBREAKS)),
+        (_POINTS, _BYE_RR, _tiebreaks_option(RR_TIEBREAKS, _RR_PRESETS)),
         _RoundRobinSchedule,
     ),
     Format.SWISS: FormatInfo(
@@ -320,10 +346,21 @@ FORMATS: dict[Format, FormatInfo] = {
                 "number of rounds, 1 to players - 1 "
                 "(default: log2 of the player count, rounded up)",
             ),
-            OptionSpec("bye_score", float, 1.0, "points for a pairing bye (odd count)"),
-            OptionSpec("late_entries_score", float, 0.0, "pairing score a late entry starts with"),
+            _POINTS,
+            OptionSpec(
+                "bye_score",
+                float,
+                None,
+                "points for a pairing bye (odd count), in the event's points (default: a win)",
+            ),
+            OptionSpec(
+                "late_entries_score",
+                float,
+                0.0,
+                "pairing score a late entry starts with, in the event's points",
+            ),
             OptionSpec("look_ahead", bool, True, "keep the remaining rounds pairable"),
-            _tiebreaks_option(SWISS_TIEBREAKS),
+            _tiebreaks_option(SWISS_TIEBREAKS, _SWISS_PRESETS),
         ),
         _SwissSchedule,
     ),
@@ -333,6 +370,7 @@ FORMATS: dict[Format, FormatInfo] = {
         (
             OptionSpec("games_per_match", int, 2, "games in a match, colours alternating"),
             OptionSpec("tiebreak_games", int, 2, "games played after a tied match"),
+            _POINTS,
             _tiebreaks_option(("wins",)),
         ),
         _KnockoutSchedule,
@@ -343,6 +381,7 @@ FORMATS: dict[Format, FormatInfo] = {
         (
             OptionSpec("champion", str, None, "id of the champion (default: the top seed)"),
             OptionSpec("games_per_opponent", int, 2, "games against each opponent"),
+            _POINTS,
             _tiebreaks_option(("head_to_head", "wins")),
         ),
         _GauntletSchedule,
@@ -386,14 +425,14 @@ def _validate(
         if value < low:
             raise OptionError(f"{info.format}: {name} must be at least {low}, not {value}")
 
-    tiebreaks = options["tiebreaks"]
-    assert isinstance(tiebreaks, tuple)
+    system = options["points"]
+    assert isinstance(system, str)
     try:
-        check_tiebreaks(tiebreaks)
+        bye = options.get("bye_score")
+        if isinstance(bye, float):
+            points_system(system).result_for(bye)
     except TournamentError as exc:
-        raise OptionError(f"{info.format}: {exc}") from None
-    if "bye_score" in options and options["bye_score"] not in SCORES:
-        raise OptionError(f"{info.format}: bye_score is 0, 0.5 or 1")
+        raise OptionError(f"{info.format}: bye_score: {exc}") from None
     if info.format is Format.SWISS:
         rounds = options["rounds"]
         assert isinstance(rounds, int)
@@ -450,5 +489,13 @@ def make_schedule(
         values["rounds"] = max(1, math.ceil(math.log2(len(players))))
     if fmt is Format.GAUNTLET and values["champion"] is None:
         values["champion"] = seeded_order(players)[0].id
+    try:
+        values["points"] = points_system(str(values["points"])).name
+        kind = "swiss" if fmt is Format.SWISS else "round_robin"
+        tiebreaks = values["tiebreaks"]
+        assert isinstance(tiebreaks, tuple)
+        values["tiebreaks"] = resolve_tiebreaks(tiebreaks, kind)
+    except TournamentError as exc:
+        raise OptionError(f"{fmt}: {exc}") from None
     _validate(info, players, values)
     return info.factory(fmt, players, values)

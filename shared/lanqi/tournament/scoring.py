@@ -14,6 +14,15 @@ GameScore(score_first=0.0, kind='forfeit')
 GameScore(score_first=0.0, kind='double_forfeit')
 >>> score_unplayed(first_gone=True, second_gone=False)
 UnplayedScore(result='0-1', score_first=0.0, kind='forfeit')
+
+A :class:`PointsSystem` says what a result is worth in the event's points: FIDE's
+1/½/0, the Chinese Xiangqi Association's 2/1/0, or 3/1/0. Results are always kept
+as the game's result (the first seat's share: 1, 0.5 or 0); points are computed
+from them, so ratings (which use the game's result) never see the points system.
+
+>>> cxa = points_system("2-1-0")
+>>> cxa.points(1.0), cxa.points(0.5), cxa.result_for(2.0)
+(2.0, 1.0, 1.0)
 """
 
 from __future__ import annotations
@@ -25,10 +34,14 @@ from lanqi.tournament.model import ResultKind, TournamentError
 
 __all__ = [
     "ABANDONED",
+    "DEFAULT_POINTS",
     "FORFEIT_BEFORE_PLIES",
+    "POINTS_SYSTEMS",
     "GameScore",
+    "PointsSystem",
     "UnplayedScore",
     "points_of",
+    "points_system",
     "score_game",
     "score_unplayed",
 ]
@@ -89,3 +102,67 @@ def score_unplayed(*, first_gone: bool, second_gone: bool) -> UnplayedScore:
     if first_gone:
         return UnplayedScore("0-1", 0.0, "forfeit")
     return UnplayedScore("1-0", 1.0, "forfeit")
+
+
+@dataclass(frozen=True, slots=True)
+class PointsSystem:
+    """What a win, a draw and a loss are worth in an event (a bye and a forfeit are
+    worth the points of the result they stand for; a double forfeit the loss's)."""
+
+    name: str
+    win: float
+    draw: float
+    loss: float = 0.0
+
+    @property
+    def label(self) -> str:
+        """How people write it: ``1/½/0``, ``2/1/0``."""
+        return "/".join("½" if v == 0.5 else f"{v:g}" for v in (self.win, self.draw, self.loss))
+
+    def points(self, score: float) -> float:
+        """The points of a game result ``score`` (1, 0.5 or 0: the player's share)."""
+        if score == 1.0:
+            return self.win
+        if score == 0.5:
+            return self.draw
+        return self.loss
+
+    def result_for(self, points: float) -> float:
+        """The game result (1, 0.5, 0) worth ``points`` in this system, e.g. the
+        result a ``bye_score`` given in points stands for; :class:`TournamentError`
+        for a number of points no result is worth."""
+        for score in (1.0, 0.5, 0.0):
+            if self.points(score) == points:
+                return score
+        raise TournamentError(
+            f"{points:g} points is not a result in {self.label}: "
+            f"use {self.win:g} (win), {self.draw:g} (draw) or {self.loss:g} (loss)"
+        )
+
+
+#: The points systems by name: FIDE's, the Chinese Xiangqi Association's (its rules
+#: since 2011), and "three points for a win".
+POINTS_SYSTEMS: dict[str, PointsSystem] = {
+    s.name: s
+    for s in (
+        PointsSystem("1-0.5-0", 1.0, 0.5),
+        PointsSystem("2-1-0", 2.0, 1.0),
+        PointsSystem("3-1-0", 3.0, 1.0),
+    )
+}
+DEFAULT_POINTS = "1-0.5-0"
+
+
+def points_system(name: str | PointsSystem) -> PointsSystem:
+    """The points system called ``name`` (``1-0.5-0``, ``2-1-0``, ``3-1-0``; ``/``
+    for ``-`` and ``½`` for ``0.5`` are read too).
+
+    >>> points_system("2/1/0").label, points_system("1-½-0").name
+    ('2/1/0', '1-0.5-0')
+    """
+    if isinstance(name, PointsSystem):
+        return name
+    key = name.strip().replace("/", "-").replace("½", "0.5")
+    if key not in POINTS_SYSTEMS:
+        raise TournamentError(f"unknown points system {name!r}; known: {', '.join(POINTS_SYSTEMS)}")
+    return POINTS_SYSTEMS[key]

@@ -1,25 +1,34 @@
 """Standings with tie-breaks, and crosstables.
 
-Points are what the results say (1, 0.5, 0 per game; a bye is worth what its result
-says). Tie-breaks, in the order asked for, separate players level on points:
+Points are the results counted in the event's points system (``points``: 1/½/0 by
+default, 2/1/0 or 3/1/0; a bye is worth the points of the result it stands for).
+Tie-breaks, in the order asked for, separate players level on points (every key, its
+FIDE code and the Chinese Xiangqi Association's chains: docs/tournaments.md):
 
-- ``sonneborn_berger``: the scores of the opponents beaten plus half the scores of
-  the opponents drawn with;
-- ``buchholz``: the sum of the opponents' scores; ``buchholz_cut1`` without the
-  lowest one;
-- ``head_to_head``: points scored in the games among the tied players, used only when
-  each of them has met each other one (otherwise it gives 0 to all);
-- ``wins``: games won, forfeit wins included, byes not;
-- ``cumulative``: the sum of the running score after each round (early points weigh
-  more).
+- ``sonneborn_berger`` (SB): the points of the opponents beaten plus half the points
+  of the opponents drawn with;
+- ``buchholz`` (BH): the sum of the opponents' points; ``buchholz_cut1`` (BH-C1)
+  without the lowest one;
+- ``head_to_head`` (DE): points scored in the games among the tied players, used only
+  when each of them has met each other one (otherwise it gives 0 to all);
+- ``wins``: games won, forfeit wins included, byes not; ``win`` (WIN): rounds worth a
+  win, byes and forfeits included;
+- ``black_games`` (BPG), ``black_wins`` (BWG): games played and won over the board
+  moving second;
+- ``cumulative`` (PS): the sum of the running score after each round (early points
+  weigh more);
+- ``cxa_*``: the CXA's 小分, 对手分, 累进分 (compared again without round 1, 2, ...
+  when equal), 胜局 (a bye is a win), 直胜, 后走局数, 后胜局, on real results and
+  points.
 
 Unplayed rounds (byes, forfeits, rounds without a result) follow FIDE's rule of
 2009-2022 when ``unplayed="virtual"`` (the default): for the player's own tie-breaks
 an unplayed round ``R`` is a game against a virtual opponent who had the player's score
 before the round, got the opposite result, and draws every later round
-(``Svon = SPR + (1 - SfPR) + 0.5 * (n - R)``); for the opponents' tie-breaks a
-player's unplayed rounds count as draws. ``unplayed="as_played"`` (round robins)
-takes forfeits as ordinary results against the real opponent and leaves byes out.
+(in 1/½/0 ``Svon = SPR + (1 - SfPR) + 0.5 * (n - R)``; in other systems the same in
+their points); for the opponents' tie-breaks a player's unplayed rounds count as draws.
+``unplayed="as_played"`` (round robins) takes forfeits as ordinary results against the
+real opponent and leaves byes out.
 
 >>> players = [Player(p, p.upper()) for p in "abc"]
 >>> results = [Result(1, 1, "a", "b", 1.0), Result(2, 1, "b", "c", 0.5),
@@ -33,7 +42,7 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -45,16 +54,23 @@ from lanqi.tournament.model import (
     check_players,
     seeded_order,
 )
+from lanqi.tournament.scoring import DEFAULT_POINTS, PointsSystem, points_system
 
 __all__ = [
+    "CXA_PRESETS",
     "DEFAULT_TIEBREAKS",
+    "FIDE_CODES",
     "TIEBREAKS",
+    "TIEBREAK_NAMES",
     "CrossEntry",
     "Crosstable",
     "StandingRow",
     "Unplayed",
     "crosstable",
+    "resolve_tiebreaks",
     "standings",
+    "tiebreak_label",
+    "tiebreak_name",
 ]
 
 Unplayed = Literal["virtual", "as_played"]
@@ -63,7 +79,10 @@ DEFAULT_TIEBREAKS = ("sonneborn_berger", "buchholz", "head_to_head", "wins")
 
 @dataclass(frozen=True, slots=True)
 class StandingRow:
-    """One line of the standings. Players with equal points and tie-breaks share a rank."""
+    """One line of the standings. Players with equal points and tie-breaks share a rank.
+
+    ``points`` are in the event's points system; ``wins``/``draws``/``losses`` count
+    games with an opponent (forfeits included), ``byes`` the rounds without one."""
 
     rank: int
     player: Player
@@ -83,9 +102,6 @@ class _Record:
     player: Player
     results: list[Result] = field(default_factory=list)
 
-    def points(self) -> float:
-        return sum(r.score_of(self.player.id) for r in self.results)
-
     def played(self) -> list[Result]:
         return [r for r in self.results if r.is_game]
 
@@ -96,42 +112,75 @@ class _Record:
 class _Context:
     """Everything the tie-break functions share."""
 
-    def __init__(self, records: Mapping[str, _Record], rounds: int, unplayed: Unplayed) -> None:
+    def __init__(
+        self,
+        records: Mapping[str, _Record],
+        rounds: int,
+        unplayed: Unplayed,
+        system: PointsSystem,
+    ) -> None:
         self.records = records
         self.rounds = rounds
         self.unplayed = unplayed
-        self.points = {pid: rec.points() for pid, rec in records.items()}
+        self.system = system
+        self.points = {pid: self.total(rec.results, pid) for pid, rec in records.items()}
         self.adjusted = {pid: self._adjusted(rec) for pid, rec in records.items()}
+
+    def pts(self, result: Result, pid: str) -> float:
+        """What ``pid`` scored in ``result``, in the event's points."""
+        return self.system.points(result.score_of(pid))
+
+    def total(self, results: Iterable[Result], pid: str) -> float:
+        return sum(self.pts(r, pid) for r in results)
 
     def _adjusted(self, rec: _Record) -> float:
         """The player's score as their opponents' tie-breaks see it."""
-        if self.unplayed == "as_played":
-            return rec.points()
         pid = rec.player.id
+        if self.unplayed == "as_played":
+            return self.points[pid]
         played_rounds = {r.round for r in rec.played()}
         unplayed = sum(1 for rnd in range(1, self.rounds + 1) if rnd not in played_rounds)
-        return sum(r.score_of(pid) for r in rec.played()) + 0.5 * unplayed
+        return self.total(rec.played(), pid) + self.system.draw * unplayed
 
     def opponent_scores(self, pid: str) -> list[tuple[float, float]]:
-        """(own score, opponent's score) for every game or unplayed round."""
+        """(own game result 1/0.5/0, opponent's points) for every game or unplayed round."""
         rec = self.records[pid]
         if self.unplayed == "as_played":
-            return [
-                (r.score_of(pid), self.points.get(str(r.opponent_of(pid)), 0.0))
-                for r in rec.with_opponent()
-            ]
+            return self.actual_opponents(pid)
         pairs = [
             (r.score_of(pid), self.adjusted.get(str(r.opponent_of(pid)), 0.0)) for r in rec.played()
         ]
         played_rounds = {r.round for r in rec.played()}
         before = 0.0
         for rnd in range(1, self.rounds + 1):
-            in_round = sum(r.score_of(pid) for r in rec.results if r.round == rnd)
+            in_round = [r for r in rec.results if r.round == rnd]
+            score = sum(r.score_of(pid) for r in in_round)
             if rnd not in played_rounds:
-                virtual = before + (1.0 - in_round) + 0.5 * (self.rounds - rnd)
-                pairs.append((in_round, virtual))
-            before += in_round
+                opposite = self.system.points(1.0 - score)
+                virtual = before + opposite + self.system.draw * (self.rounds - rnd)
+                pairs.append((score, virtual))
+            before += self.total(in_round, pid)
         return pairs
+
+    def actual_opponents(self, pid: str) -> list[tuple[float, float]]:
+        """(own game result, opponent's points) for every result with an opponent,
+        forfeits included, byes left out: the real table, no adjustment."""
+        return [
+            (r.score_of(pid), self.points.get(str(r.opponent_of(pid)), 0.0))
+            for r in self.records[pid].with_opponent()
+        ]
+
+    def running(self, pid: str) -> list[float]:
+        """The player's points after each round, 1 to ``rounds``."""
+        out, total = [], 0.0
+        results = self.records[pid].results
+        for rnd in range(1, self.rounds + 1):
+            total += self.total((r for r in results if r.round == rnd), pid)
+            out.append(total)
+        return out
+
+
+TieValue = float | tuple[float, ...]
 
 
 def _sonneborn_berger(ctx: _Context, pid: str, _group: Collection[str]) -> float:
@@ -151,13 +200,23 @@ def _wins(ctx: _Context, pid: str, _group: Collection[str]) -> float:
     return sum(1 for r in ctx.records[pid].with_opponent() if r.score_of(pid) == 1.0)
 
 
+def _win_rounds(ctx: _Context, pid: str, _group: Collection[str]) -> float:
+    """Rounds worth a win, with or without a game: byes and forfeit wins count."""
+    return sum(1 for r in ctx.records[pid].results if r.score_of(pid) == 1.0)
+
+
+def _second_games(ctx: _Context, pid: str, _group: Collection[str]) -> float:
+    """Games played over the board moving second (Black in xiangqi)."""
+    return sum(1 for r in ctx.records[pid].played() if r.second == pid)
+
+
+def _second_wins(ctx: _Context, pid: str, _group: Collection[str]) -> float:
+    """Games won over the board moving second."""
+    return sum(1 for r in ctx.records[pid].played() if r.second == pid and r.score_second == 1.0)
+
+
 def _cumulative(ctx: _Context, pid: str, _group: Collection[str]) -> float:
-    total = running = 0.0
-    results = ctx.records[pid].results
-    for rnd in range(1, ctx.rounds + 1):
-        running += sum(r.score_of(pid) for r in results if r.round == rnd)
-        total += running
-    return total
+    return sum(ctx.running(pid))
 
 
 def _head_to_head(ctx: _Context, pid: str, group: Collection[str]) -> float:
@@ -173,11 +232,28 @@ def _head_to_head(ctx: _Context, pid: str, group: Collection[str]) -> float:
     if len(met) < len(group) * (len(group) - 1) // 2:
         return 0.0
     return sum(
-        r.score_of(pid) for r in ctx.records[pid].with_opponent() if r.opponent_of(pid) in others
+        ctx.pts(r, pid) for r in ctx.records[pid].with_opponent() if r.opponent_of(pid) in others
     )
 
 
-TieBreak = Callable[[_Context, str, Collection[str]], float]
+def _cxa_small_points(ctx: _Context, pid: str, _group: Collection[str]) -> float:
+    """小分: all of each beaten opponent's points, half of each drawn one's."""
+    return sum(own * opp for own, opp in ctx.actual_opponents(pid))
+
+
+def _cxa_opponents(ctx: _Context, pid: str, _group: Collection[str]) -> float:
+    """对手分: the opponents' points; a bye has no opponent and adds nothing."""
+    return sum(opp for _, opp in ctx.actual_opponents(pid))
+
+
+def _cxa_progressive(ctx: _Context, pid: str, _group: Collection[str]) -> tuple[float, ...]:
+    """累进分: the sum of the running scores; equal sums are compared again without
+    round 1, then without rounds 1 and 2, ... (the value shown is the full sum)."""
+    running = ctx.running(pid)
+    return tuple(sum(running[cut:]) for cut in range(max(len(running), 1)))
+
+
+TieBreak = Callable[[_Context, str, Collection[str]], TieValue]
 #: Every tie-break by name.
 TIEBREAKS: dict[str, TieBreak] = {
     "sonneborn_berger": _sonneborn_berger,
@@ -186,16 +262,116 @@ TIEBREAKS: dict[str, TieBreak] = {
     "head_to_head": _head_to_head,
     "wins": _wins,
     "cumulative": _cumulative,
+    "win": _win_rounds,
+    "black_games": _second_games,
+    "black_wins": _second_wins,
+    "cxa_small_points": _cxa_small_points,
+    "cxa_opponents": _cxa_opponents,
+    "cxa_progressive": _cxa_progressive,
+    "cxa_wins": _win_rounds,
+    "cxa_direct": _head_to_head,
+    "cxa_black_games": _second_games,
+    "cxa_black_wins": _second_wins,
 }
+
+#: FIDE's codes (Handbook C.07) for the tie-breaks that follow its definitions; they
+#: are read wherever a tie-break name is.
+FIDE_CODES: dict[str, str] = {
+    "SB": "sonneborn_berger",
+    "BH": "buchholz",
+    "BH-C1": "buchholz_cut1",
+    "DE": "head_to_head",
+    "PS": "cumulative",
+    "WIN": "win",
+    "BPG": "black_games",
+    "BWG": "black_wins",
+}
+
+#: How people write the tie-breaks: FIDE's with their code, the Chinese Xiangqi
+#: Association's in Chinese and English ("Black" is the side moving second: in
+#: gomoku that is White).
+TIEBREAK_NAMES: dict[str, str] = {
+    "sonneborn_berger": "Sonneborn-Berger (SB)",
+    "buchholz": "Buchholz (BH)",
+    "buchholz_cut1": "Buchholz Cut 1 (BH-C1)",
+    "head_to_head": "Direct encounter (DE)",
+    "wins": "Wins",
+    "cumulative": "Progressive score (PS)",
+    "win": "Wins with byes (WIN)",
+    "black_games": "Games with Black (BPG)",
+    "black_wins": "Wins with Black (BWG)",
+    "cxa_small_points": "小分 Sonneborn-Berger",
+    "cxa_opponents": "对手分 Opponents' points",
+    "cxa_progressive": "累进分 Progressive score",
+    "cxa_wins": "胜局 Wins",
+    "cxa_direct": "直胜 Direct encounter",
+    "cxa_black_games": "后走局数 Games with Black",
+    "cxa_black_wins": "后胜局 Wins with Black",
+}
+_CODES = {key: code for code, key in FIDE_CODES.items()}
+
+
+def tiebreak_name(key: str) -> str:
+    """The readable name of a tie-break key (unknown keys: spaces, capitalised).
+
+    >>> tiebreak_name("cxa_progressive"), tiebreak_name("buchholz_cut1")
+    ('累进分 Progressive score', 'Buchholz Cut 1 (BH-C1)')
+    """
+    return TIEBREAK_NAMES.get(key, key.replace("_", " ").capitalize())
+
+
+def tiebreak_label(key: str) -> str:
+    """A column heading: the FIDE code, the whole name of a CXA tie-break, else the key.
+
+    >>> [tiebreak_label(k) for k in ("buchholz_cut1", "cxa_wins", "wins")]
+    ['BH-C1', '胜局 Wins', 'wins']
+    """
+    if key in _CODES:
+        return _CODES[key]
+    return TIEBREAK_NAMES[key] if key.startswith("cxa_") else key
+
+
+#: The Chinese Xiangqi Association's chains, by the format they are for.
+CXA_PRESETS: dict[str, dict[str, tuple[str, ...]]] = {
+    "round_robin": {
+        "cxa": ("cxa_small_points", "cxa_wins", "cxa_direct", "cxa_black_games"),
+    },
+    "swiss": {
+        "cxa": ("cxa_opponents", "cxa_wins", "cxa_black_games", "cxa_black_wins"),
+        "cxa-progressive": ("cxa_progressive", "cxa_wins", "cxa_black_games", "cxa_black_wins"),
+    },
+}
+
+
+def resolve_tiebreaks(tiebreaks: Sequence[str], kind: str = "swiss") -> tuple[str, ...]:
+    """The tie-break keys ``tiebreaks`` names: FIDE codes become keys and a preset
+    (``cxa``, ``cxa-progressive``) its chain for ``kind`` (``round_robin`` or
+    ``swiss``); :class:`TournamentError` for anything unknown or repeated.
+
+    >>> resolve_tiebreaks(["cxa"], "round_robin")
+    ('cxa_small_points', 'cxa_wins', 'cxa_direct', 'cxa_black_games')
+    >>> resolve_tiebreaks(["BH-C1", "SB"])
+    ('buchholz_cut1', 'sonneborn_berger')
+    """
+    presets = CXA_PRESETS.get(kind, {})
+    out: list[str] = []
+    for name in tiebreaks:
+        if name in presets:
+            out += presets[name]
+        elif name.upper() in FIDE_CODES:
+            out.append(FIDE_CODES[name.upper()])
+        else:
+            out.append(name)
+    check_tiebreaks(out)
+    return tuple(out)
 
 
 def check_tiebreaks(tiebreaks: Sequence[str]) -> None:
     """Raise :class:`TournamentError` for an unknown or repeated tie-break name."""
     unknown = [t for t in tiebreaks if t not in TIEBREAKS]
     if unknown:
-        raise TournamentError(
-            f"unknown tie-break {unknown[0]!r}; known: {', '.join(sorted(TIEBREAKS))}"
-        )
+        known = [*sorted(TIEBREAKS), *FIDE_CODES, "cxa", "cxa-progressive"]
+        raise TournamentError(f"unknown tie-break {unknown[0]!r}; known: {', '.join(known)}")
     if len(set(tiebreaks)) != len(tiebreaks):
         raise TournamentError("a tie-break is listed twice")
 
@@ -211,26 +387,28 @@ def _records(players: Sequence[Player], results: Collection[Result]) -> dict[str
     return records
 
 
-def standings(
+def standings(  # noqa: PLR0913 - the table's inputs, each its own value
     players: Sequence[Player],
     results: Collection[Result],
     tiebreaks: Sequence[str] = DEFAULT_TIEBREAKS,
     *,
     rounds: int | None = None,
     unplayed: Unplayed = "virtual",
+    points: PointsSystem | str = DEFAULT_POINTS,
 ) -> list[StandingRow]:
-    """The standings: by points, then each tie-break in turn; full ties share a rank
-    and are listed in seeded order.
+    """The standings: by points (in the ``points`` system), then each tie-break in
+    turn; full ties share a rank and are listed in seeded order.
 
     ``rounds`` is the ``n`` of the virtual-opponent rule (default: the last round with
-    a result, so interim standings treat the event as ending now).
+    a result, so interim standings treat the event as ending now). ``tiebreaks`` may
+    name FIDE codes (``BH-C1``), not presets (see :func:`resolve_tiebreaks`).
     """
-    check_tiebreaks(tiebreaks)
+    tiebreaks = resolve_tiebreaks(tiebreaks, kind="")
     if unplayed not in ("virtual", "as_played"):
         raise TournamentError("unplayed is 'virtual' or 'as_played'")
     records = _records(players, results)
     n = rounds if rounds is not None else max((r.round for r in results), default=0)
-    ctx = _Context(records, n, unplayed)
+    ctx = _Context(records, n, unplayed, points_system(points))
 
     keys: dict[str, list[float]] = {pid: [ctx.points[pid]] for pid in records}
     values: dict[str, dict[str, float]] = {pid: {} for pid in records}
@@ -241,8 +419,12 @@ def standings(
         for group in groups.values():
             for pid in group:
                 value = TIEBREAKS[name](ctx, pid, group)
-                values[pid][name] = value
-                keys[pid].append(value)
+                if isinstance(value, tuple):  # a sequence compared in turn: show the first
+                    values[pid][name] = value[0]
+                    keys[pid].extend(value)
+                else:
+                    values[pid][name] = value
+                    keys[pid].append(value)
 
     order = {p.id: i for i, p in enumerate(seeded_order(players))}
     ranked = sorted(records, key=lambda pid: ([-k for k in keys[pid]], order[pid]))
@@ -279,6 +461,7 @@ class CrossEntry:
     score: float
     kind: ResultKind
     game_no: int = 0
+    points: float | None = None  # in the event's points system (None: the score)
 
     @property
     def code(self) -> str:
@@ -321,8 +504,12 @@ class Crosstable:
         return len(ids) > 1 and all(frozenset(p) in met for p in itertools.combinations(ids, 2))
 
     def cell(self, player: str, opponent: str) -> tuple[float, ...]:
-        """``player``'s scores against ``opponent``, in round order (empty: not met)."""
-        return tuple(e.score for e in self.entries[player] if e.opponent == opponent)
+        """``player``'s points against ``opponent``, in round order (empty: not met)."""
+        return tuple(
+            e.score if e.points is None else e.points
+            for e in self.entries[player]
+            if e.opponent == opponent
+        )
 
 
 def crosstable(
@@ -331,6 +518,7 @@ def crosstable(
     tiebreaks: Sequence[str] = DEFAULT_TIEBREAKS,
     *,
     unplayed: Unplayed = "virtual",
+    points: PointsSystem | str = DEFAULT_POINTS,
 ) -> Crosstable:
     """The crosstable: standings order and every player's games.
 
@@ -342,14 +530,24 @@ def crosstable(
     >>> table.cell("a", "b"), [e.code for e in table.entries["b"]]
     ((1.0, 0.5), ['0', '='])
     """
-    rows = standings(players, results, tiebreaks, unplayed=unplayed)
+    system = points_system(points)
+    rows = standings(players, results, tiebreaks, unplayed=unplayed, points=system)
     entries: dict[str, list[CrossEntry]] = {p.id: [] for p in players}
     for r in sorted(results, key=lambda r: r.key):
         for pid in r.players():
             seat: Literal["first", "second"] | None = None
             if r.second is not None:
                 seat = "first" if pid == r.first else "second"
+            score = r.score_of(pid)
             entries[pid].append(
-                CrossEntry(r.round, r.opponent_of(pid), seat, r.score_of(pid), r.kind, r.game_no)
+                CrossEntry(
+                    r.round,
+                    r.opponent_of(pid),
+                    seat,
+                    score,
+                    r.kind,
+                    r.game_no,
+                    system.points(score),
+                )
             )
     return Crosstable(tuple(rows), {pid: tuple(es) for pid, es in entries.items()})

@@ -47,6 +47,7 @@ from lanqi.tournament.model import (
     check_players,
     seeded_order,
 )
+from lanqi.tournament.scoring import DEFAULT_POINTS, PointsSystem, points_system
 
 __all__ = ["BYE", "swiss_pairings"]
 
@@ -89,6 +90,7 @@ def swiss_pairings(
     late_entries_score: float = 0.0,
     withdrawn: Collection[str] = frozenset(),
     total_rounds: int | None = None,
+    points: PointsSystem | str = DEFAULT_POINTS,
 ) -> list[Pairing]:
     """The pairings of Swiss round ``round_no``, boards in order, the bye last.
 
@@ -97,8 +99,10 @@ def swiss_pairings(
     no longer paired. A player without a result in round 1 is a late entry and starts
     from ``late_entries_score`` (for pairing only: standings count real points).
     The score of a bye is whatever its :class:`Result` says (see ``bye_score`` of the
-    schedule). ``total_rounds``, when given, turns on the look-ahead that keeps the
-    remaining rounds pairable without rematches.
+    schedule). Scores are counted in the event's ``points`` system (score groups of
+    2/1/0 are those of 1/½/0; in 3/1/0 a win and a loss outscore two draws), and
+    ``late_entries_score`` is in those points too. ``total_rounds``, when given, turns
+    on the look-ahead that keeps the remaining rounds pairable without rematches.
 
     The same input always gives the same pairings. When no pairing without a rematch
     (or without a second bye) exists, the least bad one is returned and every pairing
@@ -109,7 +113,7 @@ def swiss_pairings(
     check_players(players)
     past = sorted((r for r in results_so_far if r.round < round_no), key=lambda r: r.key)
     active = [p for p in seeded_order(players) if p.id not in set(withdrawn)]
-    table = _standings(active, past, round_no, late_entries_score)
+    table = _standings(active, past, round_no, late_entries_score, points_system(points))
     if not table:
         return []
     nodes = [s.id for s in table] + ([BYE] if len(table) % 2 else [])
@@ -141,7 +145,11 @@ def swiss_pairings(
 
 
 def _standings(
-    active: list[Player], past: list[Result], round_no: int, late_score: float
+    active: list[Player],
+    past: list[Result],
+    round_no: int,
+    late_score: float,
+    system: PointsSystem,
 ) -> list[_Standing]:
     """Scores, colour histories, opponents and byes of the active players, ranked."""
     table = {p.id: _Standing(p.id, i) for i, p in enumerate(active)}
@@ -152,7 +160,7 @@ def _standings(
             s = table.get(pid)
             if s is None:
                 continue
-            s.score += r.score_of(pid)
+            s.score += system.points(r.score_of(pid))
             other = r.opponent_of(pid)
             if other is None:
                 s.byes += 1
