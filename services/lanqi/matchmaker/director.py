@@ -1066,6 +1066,7 @@ class Director:
                         first=game.names[0],
                         second=game.names[1],
                         game_id=game.game_id,
+                        table=game.board,
                     )
                 ],
             )
