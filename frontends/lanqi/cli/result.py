@@ -34,7 +34,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("round", type=int_in(1, 999), metavar="ROUND")
     parser.add_argument("table", type=int_in(1, 999), metavar="TABLE")
     parser.add_argument("result", metavar="RESULT", help="1-0, 0-1 or 1/2-1/2 (Red's score first)")
-    parser.add_argument("--name", required=True, help="your name in the tournament")
+    parser.add_argument("--name", default=None, help="your name in the tournament (required)")
     parser.add_argument(
         "--claim", default=None, metavar="CODE", help="your claim code (the first time)"
     )
@@ -56,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     from lanqi.protocol import ReportResult, ResultNoted
     from lanqi.security import KnownServers, NoServerKey, server_identity
 
+    if not args.name:
+        raise CliError("say who you are: --name NAME (your name in the tournament)")
     server = server_endpoint(args)
     unreachable = CliError(
         f"no answer from {server}: is the server running? (name it with --server or $LANQI_SERVER)",

@@ -1146,7 +1146,11 @@ class Director:
         of everyone else who is present (forbidden pairs kept apart), then a
         zero-point bye for each absent player (not checked in when check-in is used)."""
         round_no = record.round + 1
-        manual = self.store.manual(record.tournament_id, round_no)
+        manual = [  # a pair with a player who withdrew since is dropped
+            pair
+            for pair in self.store.manual(record.tournament_id, round_no)
+            if not withdrawn.intersection(pair)
+        ]
         fixed = {pid for pair in manual for pid in pair}
         present = self.store.checked_in(record.tournament_id, round_no)
         active = [e.player_id for e in self.store.entrants(record.tournament_id) if not e.withdrawn]
