@@ -289,7 +289,7 @@ def round_sheet(  # noqa: PLR0913 - the sheet's parts, each its own value
     """A round's sheet for the wall and the arbiter's table (table, the two players,
     a result box) and a pairing card per over-the-board table, as one printable HTML
     page (the cards from a new page)."""
-    seats = ("Red", "Black") if variant == "xiangqi" else ("Black", "White")
+    seats = tuple(variant_spec(variant).seat_names)
     tables = [line for line in lines if line.second is not None]
     template = _environment().get_template("round_sheet.html.j2")
     return template.render(
