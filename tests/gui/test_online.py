@@ -503,3 +503,73 @@ def test_a_roster_entry_is_claimed_on_the_connect_screen(
     claim_with(code.lower())
     driver.until(lambda: isinstance(driver.scene, LobbyScene), 10, "the lobby")
     assert driver.app.lobby is not None and driver.app.lobby.name == "Mei"
+
+
+def test_a_board_game_result_is_given_in_the_lobby(
+    gui: Callable[..., Driver], server: EmbeddedServer
+) -> None:
+    """An over-the-board tournament: Carol's game has no screen; her lobby shows the
+    table and three result buttons; Dan says 1-0 on the command line's wire, Carol
+    clicks 1-0 and the result counts (the event, one round, is over)."""
+    from lanqi.client.matchmaker import MatchmakerClient
+    from lanqi.protocol import (
+        CreateTournament,
+        JoinTournament,
+        Ok,
+        ReportResult,
+        ResultNoted,
+        StartTournament,
+        TournamentCreated,
+        TournamentSpec,
+    )
+
+    with (
+        MatchmakerClient(server.matchmaker_endpoint) as director,
+        MatchmakerClient(server.matchmaker_endpoint) as dan,
+    ):
+        spec = TournamentSpec(
+            name="Board night", format="swiss", variant="xiangqi", rounds=1, boards="otb"
+        )
+        tid = director.call(
+            CreateTournament(director_key=DIRECTOR_KEY, spec=spec), TournamentCreated
+        ).tournament_id
+        dan.hello("Dan")
+        driver = connect(gui, server, "Carol")
+        link = driver.app.lobby
+        lobby = driver.scene
+        for name in ("Carol", "Dan"):
+            director.call(
+                JoinTournament(tournament_id=tid, player=name, director_key=DIRECTOR_KEY), Ok
+            )
+        director.call(StartTournament(tournament_id=tid, director_key=DIRECTOR_KEY), Ok)
+        driver.until(lambda: bool(link.state.tournaments), 10, "the tournament list")
+        driver.frames()
+        click_row(driver, lobby.tournaments, 0)
+        driver.until(lambda: lobby.board_game is not None, 10, "the board game's buttons")
+        assert lobby.board_game == (tid, 1, 1, "Dan")
+        assert [b.label for b in lobby.result_buttons] == ["1-0", "½-½", "0-1"]
+        standing = next(s for s in link.state.standings if s.tournament.tournament_id == tid)
+        (pairing,) = standing.pairings
+        said = dan.call(
+            ReportResult(tournament_id=tid, round=1, table=1, result="1-0"), ResultNoted
+        )
+        assert said.status == "waiting"
+        driver.frames()
+        driver.shot("lobby-board-result")
+        first_is_carol = pairing.first == "Carol"
+        button = lobby.result_buttons[0]  # 1-0: the first player won, as Dan said
+        driver.click(button.rect.center)
+        driver.until(
+            lambda: any(
+                s.tournament.tournament_id == tid and s.tournament.status == "finished"
+                for s in link.state.standings
+            ),
+            10,
+            "the result to count",
+        )
+        driver.until(lambda: lobby.board_game is None, 10, "the buttons to go")
+        final = next(s for s in link.state.standings if s.tournament.tournament_id == tid)
+        points = {r.player: r.points for r in final.rows}
+        assert points == (
+            {"Carol": 1.0, "Dan": 0.0} if first_is_carol else {"Carol": 0.0, "Dan": 1.0}
+        )

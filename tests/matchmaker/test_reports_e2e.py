@@ -170,7 +170,7 @@ def check_pairings(event: dict[str, Any]) -> None:
     for p in final.pairings:
         assert any(line.split() == [str(p.board), p.first, p.result, p.second] for line in out)
     one = ok(cli(server, "pairings", tid, "--round", "2")).splitlines()
-    assert one[0] == "round 2" and one[1].split() == ["board", "first", "result", "second"]
+    assert one[0] == "round 2" and one[1].split() == ["table", "first", "result", "second"]
     assert len(one) == 2 + sum(p.round == 2 for p in final.pairings)
     missing = cli(server, "pairings", tid, "--round", "9")
     assert missing.returncode == 2

@@ -167,7 +167,7 @@ def test_a_schema_1_store_is_migrated_to_ratings_per_game(tmp_path: Path) -> Non
     store.close()
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
         columns = {row[1] for row in conn.execute("PRAGMA table_info(players)")}
         assert "rating" not in columns and {"claim_hash", "engine"} <= columns
     finally:
@@ -216,3 +216,51 @@ def test_a_migrated_store_is_served_with_ratings_per_game(
     assert listed["Eve"] == {"gomoku": 1500.0, "xiangqi": 1500.0}
     bob = mm(server)
     assert bob.hello("Bob", session="session-Bob").player_id == "id-Bob"
+
+
+#: the tables and columns of schema 2 that schema 3 (the arbiter's tools) changed
+SCHEMA_2_TOURNAMENTS = """
+CREATE TABLE tournaments (tournament_id TEXT PRIMARY KEY, spec TEXT NOT NULL,
+    status TEXT NOT NULL, round INTEGER NOT NULL DEFAULT 0, created_ms INTEGER NOT NULL);
+CREATE TABLE entrants (tournament_id TEXT NOT NULL, player_id TEXT NOT NULL,
+    seed INTEGER NOT NULL, joined_round INTEGER NOT NULL DEFAULT 0,
+    withdrawn INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tournament_id, player_id));
+CREATE TABLE pairings (tournament_id TEXT NOT NULL, round INTEGER NOT NULL,
+    board INTEGER NOT NULL, game_no INTEGER NOT NULL DEFAULT 0, first TEXT, second TEXT,
+    game_id TEXT, result TEXT, score_first REAL, kind TEXT,
+    PRIMARY KEY (tournament_id, round, board, game_no));
+INSERT INTO tournaments VALUES ('t1', '{"name": "Old", "format": "swiss", "variant": "xiangqi"}',
+    'running', 1, 1);
+INSERT INTO entrants VALUES ('t1', 'a', 1, 0, 0), ('t1', 'b', 2, 0, 0);
+INSERT INTO pairings VALUES ('t1', 1, 1, 0, 'a', 'b', 'g1', '1-0', 1.0, 'played');
+PRAGMA user_version = 2;
+"""
+
+
+def test_a_schema_2_store_gains_the_arbiters_columns(tmp_path: Path) -> None:
+    path = tmp_path / "matchmaker.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.executescript(SCHEMA_2_TOURNAMENTS)
+    conn.close()
+    store = MatchmakerStore(path)
+    try:
+        (pairing,) = store.pairings("t1")
+        assert (pairing.first, pairing.result, pairing.table, pairing.otb) == (
+            "a",
+            "1-0",
+            None,
+            False,
+        )
+        assert pairing.origin == "" and pairing.reports == (None, None)
+        entrant = store.entrants("t1")[0]
+        assert entrant.fields.rating is None and entrant.fields.club is None
+        spec = store.tournament("t1")
+        assert spec is not None and spec.spec.boards == "screen" and spec.spec.same_club_until == 0
+        assert store.forbidden("t1") == set() and store.manual("t1", 2) == []
+    finally:
+        store.close()
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    finally:
+        conn.close()

@@ -296,3 +296,57 @@ def test_withdrawals_and_late_entries_mid_event(n: int, data: st.DataObject) -> 
         if number == rounds and len(ids) <= 12:
             assert breaks(pairings, results) == cleanest(ids, results)
         results += play(pairings, rng)
+
+
+def club_pairs(players: Sequence[Player], rng: random.Random) -> set[frozenset[str]]:
+    """Random clubs of two or three players (the rest alone): every pair in a club."""
+    ids = [p.id for p in players]
+    rng.shuffle(ids)
+    pairs: set[frozenset[str]] = set()
+    while len(ids) >= 2 and rng.random() < 0.8:
+        size = min(len(ids), rng.choice([2, 3]))
+        club, ids = ids[:size], ids[size:]
+        pairs |= {frozenset((a, b)) for a in club for b in club if a < b}
+    return pairs
+
+
+@settings(max_examples=120, deadline=None)
+@given(n=st.integers(8, 30), data=st.data())
+def test_forbidden_pairs_never_meet(n: int, data: st.DataObject) -> None:
+    # Forbidden pairs (same club, until round `until`) are kept apart like rematches.
+    # With clubs of at most three and rounds <= n/2 - 2 everyone keeps more than n/2
+    # possible opponents (Dirac's bound), so a legal round always exists and a
+    # forbidden pair must never be paired.
+    rounds = data.draw(st.integers(1, n // 2 - 2), label="rounds")
+    until = data.draw(st.integers(1, rounds), label="until")
+    seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
+    rng = random.Random(seed)
+    players = field(n, rng)
+    forbidden = club_pairs(players, rng)
+    history: list[list[Pairing]] = []
+    results: list[Result] = []
+    for number in range(1, rounds + 1):
+        apart = forbidden if number <= until else set()
+        pairings = swiss_pairings(players, results, number, total_rounds=rounds, forbidden=apart)
+        for p in pairings:
+            if p.second is not None:
+                assert frozenset((p.first, p.second)) not in apart, (number, p)
+            assert "forbidden" not in p.warning
+        history.append(pairings)
+        results += play(pairings, rng)
+    check_event(players, history)
+    # the same input in another order gives the same pairing, forbidden pairs included
+    shuffled = list(players)
+    rng.shuffle(shuffled)
+    apart = forbidden if rounds <= until else set()
+    again = swiss_pairings(
+        shuffled, list(reversed(results)), rounds, total_rounds=rounds, forbidden=list(apart)
+    )
+    assert again == history[-1]
+
+
+def test_a_forbidden_pair_that_cannot_be_avoided_carries_a_warning() -> None:
+    players = field(2)
+    pairings = swiss_pairings(players, [], 1, forbidden={frozenset(("p00", "p01"))})
+    assert [(p.first, p.second) for p in pairings] == [("p00", "p01")]
+    assert pairings[0].warning == "forbidden: p00 and p01 are kept apart"

@@ -46,6 +46,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "lanqi.cli.reclaim",
         "a claim code that gives a player back their name after a lost session (director)",
     ),
+    "result": (
+        "lanqi.cli.result",
+        "give the result of your game on a physical board (over-the-board events)",
+    ),
     "referee": ("lanqi.cli.referee", "run the referee service (authoritative games)"),
     "matchmaker": ("lanqi.cli.matchmaker", "run the matchmaker (lobby, tournaments) on its own"),
     "bench": ("lanqi.cli.bench", "benchmarks: movegen, referee, tournament, strength"),

@@ -54,6 +54,25 @@ ACTIONS: dict[str, tuple[str, str]] = {
         "lanqi tournament reclaim ID Alice",
     ),
     "withdraw": ("withdraw players by name (director)", "lanqi tournament withdraw ID Bob"),
+    "forbid": (
+        "keep two players apart in a Swiss (family, club), or players of one club up to "
+        "a round (--same-club-until N) (director)",
+        "lanqi tournament forbid ID Alice Bob",
+    ),
+    "pair": (
+        "pair the next Swiss round by hand before it starts, RED-BLACK each (the others: "
+        "as usual) (director)",
+        "lanqi tournament pair ID 3 Alice-Bob Carol-Dave",
+    ),
+    "checkin": (
+        "check players in for the next Swiss round: once anyone is, the others are absent "
+        "(not paired, a zero-point bye) (director)",
+        "lanqi tournament checkin ID Alice Bob Carol",
+    ),
+    "result": (
+        "the result of an over-the-board game: 1-0, 0-1, 1/2-1/2; forfeits +-, -+, -- (director)",
+        "lanqi tournament result ID 2 5 1-0",
+    ),
     "start": ("start the tournament (director)", "lanqi tournament start ID"),
     "pause": ("pair no new round until resumed (director)", "lanqi tournament pause ID"),
     "resume": ("continue a paused tournament (director)", "lanqi tournament resume ID"),
@@ -77,7 +96,8 @@ ACTIONS: dict[str, tuple[str, str]] = {
         "lanqi tournament pairings ID --round 2",
     ),
     "export": (
-        "write pgn, txt, csv or html (html: the whole report)",
+        "write pgn, txt, csv, html (the whole report) or sheet (a round's sheet and "
+        "pairing cards, to print)",
         "lanqi tournament export ID --format pgn --notation iccs --out club.pgn",
     ),
     "list": ("list tournaments", "lanqi tournament list --server 192.168.1.20"),
@@ -170,8 +190,73 @@ def configure(parser: argparse.ArgumentParser) -> None:
     create.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="game option"
     )
-    for name in ("join", "withdraw"):
-        actions[name].add_argument("players", nargs="+", metavar="NAME")
+    create.add_argument(
+        "--board",
+        choices=("screen", "otb", "mixed"),
+        default="screen",
+        help="screen: games on the referee; otb: on physical boards (results from the "
+        "director or the players); mixed: --otb-tables on boards, the rest on screens",
+    )
+    create.add_argument(
+        "--otb-tables",
+        type=_tables,
+        default=[],
+        metavar="LIST",
+        help="mixed: the tables played on physical boards (1-4,7)",
+    )
+    create.add_argument(
+        "--same-club-until",
+        type=int_in(0, 99),
+        default=0,
+        metavar="N",
+        help="swiss: players of the same club do not meet up to round N (default 0: no rule)",
+    )
+    actions["withdraw"].add_argument("players", nargs="+", metavar="NAME")
+    join = actions["join"]
+    join.add_argument("players", nargs="*", metavar="NAME")
+    join.add_argument(
+        "--csv",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="enter the players of a CSV file (columns: name, rating, club, title, born); "
+        "all or, on any bad row, none",
+    )
+    join.add_argument(
+        "--rating", type=float, default=None, help="rating from a federation list (seeds first)"
+    )
+    join.add_argument("--club", default=None, help="club or school")
+    join.add_argument("--title", default=None, help="title (GM, IM, FM, ...)")
+    join.add_argument("--born", type=int, default=None, metavar="YEAR", help="year of birth")
+    forbid = actions["forbid"]
+    forbid.add_argument("players", nargs="*", metavar="NAME", help="two players to keep apart")
+    forbid.add_argument(
+        "--same-club-until",
+        type=int_in(0, 99),
+        default=None,
+        metavar="N",
+        help="players of the same club do not meet up to round N (0: the rule is off)",
+    )
+    pair = actions["pair"]
+    pair.add_argument("round", type=int_in(1, 999), metavar="ROUND", help="the next round")
+    pair.add_argument("pairs", nargs="*", metavar="RED-BLACK", help="a pair: two names, one dash")
+    pair.add_argument(
+        "--pair",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("RED", "BLACK"),
+        help="a pair whose names have dashes",
+    )
+    checkin = actions["checkin"]
+    checkin.add_argument("players", nargs="+", metavar="NAME")
+    checkin.add_argument(
+        "--round", type=int_in(1, 999), default=0, help="the round (default: the next one)"
+    )
+    result = actions["result"]
+    result.add_argument("round", type=int_in(1, 999), metavar="ROUND")
+    result.add_argument("table", type=int_in(1, 999), metavar="TABLE")
+    result.add_argument("result", metavar="RESULT", help="1-0, 0-1, 1/2-1/2, +-, -+ or --")
     actions["reclaim"].add_argument("player", metavar="NAME")
     actions["standings"].add_argument(
         "--watch", action="store_true", help="the live view of `watch`, until the event ends"
@@ -198,9 +283,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     export = actions["export"]
     export.add_argument(
         "--format",
-        choices=("pgn", "txt", "csv", "html"),
+        choices=("pgn", "txt", "csv", "html", "sheet"),
         default="txt",
-        help="pgn: every game; html: the whole report (default txt)",
+        help="pgn: every game; html: the whole report; sheet: a round's sheet and pairing "
+        "cards (default txt)",
+    )
+    export.add_argument(
+        "--round",
+        type=int_in(1, 999),
+        default=0,
+        help="sheet: the round (default: the current one)",
     )
     export.add_argument(
         "--notation",
@@ -226,6 +318,103 @@ def _names(text: str) -> list[str]:
     return [n.strip() for n in text.split(",") if n.strip()]
 
 
+def _tables(text: str) -> list[int]:
+    """``1-4,7`` -> [1, 2, 3, 4, 7]."""
+    out: list[int] = []
+    try:
+        for part in text.split(","):
+            low, _, high = part.strip().partition("-")
+            first, last = int(low), int(high or low)
+            if not 1 <= first <= last <= 999:
+                raise ValueError
+            out += range(first, last + 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"tables are numbers and ranges from 1 to 999, like 1-4,7 (not {text!r})"
+        ) from None
+    return sorted(set(out))
+
+
+#: the columns a CSV entry list may have (``name`` is required); other names are refused
+CSV_COLUMNS = ("name", "rating", "club", "title", "born")
+
+
+def read_entries(path: Path) -> list[Any]:
+    """The players of a CSV file as ``EntryRow``s; the first bad cell stops it with a
+    one-line ``ValueError`` naming the line and column."""
+    import csv
+
+    from lanqi.protocol import EntrantFields, EntryRow
+
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read it ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text; save the sheet as CSV UTF-8") from None
+    reader = csv.DictReader(text.splitlines())
+    header = [h.strip().lower() for h in reader.fieldnames or []]
+    if "name" not in header:
+        raise ValueError(f"{path} line 1: no 'name' column (columns: {', '.join(CSV_COLUMNS)})")
+    unknown = [h for h in header if h not in CSV_COLUMNS]
+    if unknown:
+        raise ValueError(
+            f"{path} line 1: unknown column {unknown[0]!r} (columns: {', '.join(CSV_COLUMNS)})"
+        )
+    reader.fieldnames = header
+    rows = []
+    for row in reader:
+        line = reader.line_num
+        if None in row:
+            raise ValueError(f"{path} line {line}: more cells than columns")
+        cells = {k: (v or "").strip() for k, v in row.items()}
+        where = f"{path} line {line}"
+
+        if not cells["name"]:
+            raise ValueError(f"{where}, column name: empty")
+        for column, limit in (("name", 40), ("club", 60), ("title", 8)):
+            if len(cells.get(column, "")) > limit:
+                raise ValueError(f"{where}, column {column}: longer than {limit} characters")
+        rows.append(
+            EntryRow(
+                player=cells["name"],
+                fields=EntrantFields(
+                    rating=_number(cells, "rating", 4000, where),
+                    club=cells.get("club") or None,
+                    title=cells.get("title") or None,
+                    birth_year=_number(cells, "born", 2100, where, low=1900),
+                ),
+            )
+        )
+    if not rows:
+        raise ValueError(f"{path}: no players in it")
+    return rows
+
+
+def _number(cells: dict[str, str], column: str, high: int, where: str, low: int = 0) -> Any:
+    """A CSV cell as a number (``rating``: any, else whole) from ``low`` to ``high``."""
+    text = cells.get(column, "")
+    if not text:
+        return None
+    try:
+        value = float(text) if column == "rating" else int(text)
+    except ValueError:
+        raise ValueError(f"{where}, column {column}: {text!r} is not a number") from None
+    if not low <= value <= high:
+        raise ValueError(f"{where}, column {column}: {text} is not from {low} to {high}")
+    return value
+
+
+def split_pair(text: str) -> list[str]:
+    """``Alice-Bob`` -> [Alice, Bob]."""
+    names = text.split("-")
+    if len(names) != 2 or not all(n.strip() for n in names):
+        raise ValueError(
+            f"a pair is RED-BLACK with one dash, not {text!r} (names with dashes: --pair RED BLACK)"
+        )
+    return [n.strip() for n in names]
+
+
 def parse_option(text: str) -> tuple[str, Any]:
     key, sep, value = text.partition("=")
     if not sep or not key:
@@ -240,7 +429,21 @@ def parse_option(text: str) -> tuple[str, Any]:
 
 #: the actions that need the director key
 DIRECTOR_ACTIONS = frozenset(
-    ("create", "start", "pause", "resume", "finish", "delete", "join", "reclaim", "withdraw")
+    (
+        "create",
+        "start",
+        "pause",
+        "resume",
+        "finish",
+        "delete",
+        "join",
+        "reclaim",
+        "withdraw",
+        "forbid",
+        "pair",
+        "checkin",
+        "result",
+    )
 )
 
 
@@ -415,19 +618,27 @@ def print_list(tournaments: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from lanqi.client.matchmaker import MatchmakerClient, MatchmakerRefused, MatchmakerTimeout
     from lanqi.protocol import (
+        CheckIn,
         ClaimCode,
         CreateTournament,
         DeleteTournament,
+        EntrantFields,
         ErrorReply,
         Exported,
         ExportTournament,
         FinishTournament,
+        ForbidPair,
         GetStandings,
+        Imported,
+        ImportEntrants,
         JoinTournament,
         ListTournaments,
         Ok,
+        PairRound,
         PauseTournament,
         ReclaimTournament,
+        ReportResult,
+        ResultNoted,
         ResumeTournament,
         Standings,
         StartTournament,
@@ -444,6 +655,18 @@ def run(args: argparse.Namespace) -> int:
 
     # the director key first: a missing one is said before any connection is tried
     director = _key(args) if args.action in DIRECTOR_ACTIONS else ""
+    # and a bad file or pair before any connection too
+    try:
+        entries = read_entries(args.csv) if args.action == "join" and args.csv else None
+        pairs = (
+            [split_pair(t) for t in args.pairs] + [list(p) for p in args.pair]
+            if args.action == "pair"
+            else []
+        )
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if args.action == "join" and not args.players and entries is None:
+        raise CliError("name the players to enter, or --csv FILE")
     unreachable = CliError(
         f"no answer from {server}: is the server running? (name it with --server or $LANQI_SERVER)",
         1,
@@ -468,7 +691,12 @@ def run(args: argparse.Namespace) -> int:
                 champion=args.champion,
                 points=args.points,
                 tiebreaks=args.tiebreaks,
+                boards=args.board,
+                otb_tables=args.otb_tables,
+                same_club_until=args.same_club_until,
             )
+            if args.board == "mixed" and not args.otb_tables:
+                raise CliError("a mixed event names its tables on boards: --otb-tables 1-4")
             created = client.call(
                 CreateTournament(director_key=director, spec=spec), TournamentCreated
             )
@@ -484,10 +712,31 @@ def run(args: argparse.Namespace) -> int:
             client.call(kind(tournament_id=args.tournament_id, director_key=director), Ok)
             print(f"{args.action}: ok")
         elif args.action == "join":
+            if entries is not None:
+                imported = client.call(
+                    ImportEntrants(
+                        tournament_id=args.tournament_id, director_key=director, rows=entries
+                    ),
+                    Imported,
+                )
+                for entry in imported.codes:
+                    print(f"{entry.player} {entry.code}", flush=True)
+                print(f"join: {imported.entered} players from {args.csv}", flush=True)
+            given = (args.rating, args.club, args.title, args.born)
+            fields = (
+                EntrantFields(
+                    rating=args.rating, club=args.club, title=args.title, birth_year=args.born
+                )
+                if any(v is not None for v in given)
+                else None
+            )
             for player in args.players:
                 joined = client.request(
                     JoinTournament(
-                        tournament_id=args.tournament_id, player=player, director_key=director
+                        tournament_id=args.tournament_id,
+                        player=player,
+                        director_key=director,
+                        fields=fields,
                     )
                 )
                 if isinstance(joined, ErrorReply):
@@ -513,6 +762,55 @@ def run(args: argparse.Namespace) -> int:
                     Ok,
                 )
                 print(f"withdraw: {player}")
+        elif args.action == "forbid":
+            if len(args.players) not in (0, 2) or (
+                not args.players and args.same_club_until is None
+            ):
+                raise CliError("name two players, or --same-club-until N")
+            client.call(
+                ForbidPair(
+                    tournament_id=args.tournament_id,
+                    director_key=director,
+                    players=args.players,
+                    same_club_until=args.same_club_until,
+                ),
+                Ok,
+            )
+            print("forbid: ok")
+        elif args.action == "pair":
+            client.call(
+                PairRound(
+                    tournament_id=args.tournament_id,
+                    director_key=director,
+                    round=args.round,
+                    pairs=pairs,
+                ),
+                Ok,
+            )
+            print(f"pair: round {args.round}, {len(pairs)} pairs by hand")
+        elif args.action == "checkin":
+            client.call(
+                CheckIn(
+                    tournament_id=args.tournament_id,
+                    director_key=director,
+                    round=args.round,
+                    players=args.players,
+                ),
+                Ok,
+            )
+            print(f"checkin: {len(args.players)} players")
+        elif args.action == "result":
+            noted = client.call(
+                ReportResult(
+                    tournament_id=args.tournament_id,
+                    round=args.round,
+                    table=args.table,
+                    result=args.result,
+                    director_key=director,
+                ),
+                ResultNoted,
+            )
+            print(f"result: round {args.round} table {args.table} {args.result} {noted.status}")
         elif args.action == "watch" or (args.action == "standings" and args.watch):
             _watch(client, args)
         elif args.action == "standings":
@@ -528,6 +826,7 @@ def run(args: argparse.Namespace) -> int:
                     notation=args.notation,
                     site=args.site,
                     clocks=args.clocks,
+                    round=args.round,
                 ),
                 Exported,
             )

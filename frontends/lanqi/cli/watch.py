@@ -63,7 +63,8 @@ def clock_text(ms: float) -> str:
 def result_line(p: PairingInfo, termination: str = "") -> str:
     """``round 2 board 1: Tiger 1-0 Crane (checkmate)`` or a bye."""
     if p.second is None:
-        return f"round {p.round} board {p.board}: {p.first} has a bye ({p.result})"
+        how = "is absent" if p.note == "absent" else "has a bye"
+        return f"round {p.round} board {p.board}: {p.first} {how} ({p.result})"
     how = termination_text(termination)
     return f"round {p.round} board {p.board}: {p.first} {p.result} {p.second}" + (
         f" ({how})" if how else ""
@@ -273,13 +274,31 @@ def pairings_table(
     pairings: Iterable[PairingInfo], *, title: str | None = None, plain: bool = False
 ) -> Table:
     """Board, players and result of each pairing."""
+    pairings = list(pairings)
+    # a server that numbers tables says so on every game (the same numbers as boards)
+    tables = any(p.table is not None for p in pairings)
+    notes = [pairing_note(p) for p in pairings]
     table = _table(title, plain=plain)
-    for column, justify in (("board", "right"), ("first", "left"), ("result", "center")):
+    number = "table" if tables else "board"
+    for column, justify in ((number, "right"), ("first", "left"), ("result", "center")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     table.add_column("second")
-    for p in pairings:
-        table.add_row(str(p.board), p.first or "", p.result or "-", p.second or "(bye)")
+    if any(notes):
+        table.add_column("note")
+    for p, note in zip(pairings, notes, strict=True):
+        cells = [str(p.table or p.board), p.first or "", p.result or "-", p.second or "(bye)"]
+        table.add_row(*cells, *([note] if any(notes) else []))
     return table
+
+
+def pairing_note(p: PairingInfo) -> str:
+    """``over the board``, ``manual``, ``absent``, the players' words on a board game."""
+    parts = [
+        "over the board" if p.otb and p.second is not None else "",
+        "manual" if p.manual else "",
+        p.note or "",
+    ]
+    return "; ".join(part for part in parts if part)
 
 
 def dashboard(state: EventState, now: float | None = None, note: str = "") -> RenderableType:
@@ -295,7 +314,7 @@ def dashboard(state: EventState, now: float | None = None, note: str = "") -> Re
     )
     first, second = _seat_names(state.variant)
     boards = Table(box=box.SIMPLE_HEAD, expand=True, pad_edge=False)
-    boards.add_column("board", justify="right", width=5)
+    boards.add_column("table", justify="right", width=5)
     boards.add_column(first, ratio=3)
     boards.add_column(second, ratio=3)
     boards.add_column("ply", justify="right", width=4)
@@ -312,8 +331,10 @@ def dashboard(state: EventState, now: float | None = None, note: str = "") -> Re
                 result.append(f" {how}", style="dim")
         else:
             result = Text("playing" if p.game_id else "waiting", style="dim")
+            if p.otb:  # over the board: the result comes from the players or the director
+                result = Text(p.note or "on the board", style="yellow" if p.note else "dim")
         boards.add_row(
-            str(p.board),
+            str(p.table or p.board),
             _name(p.first, state.ratings),
             _name(p.second, state.ratings),
             str(game.ply) if game else "",

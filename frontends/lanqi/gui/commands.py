@@ -33,6 +33,7 @@ __all__ = [
     "PostSeek",
     "Refresh",
     "RefuseChallenge",
+    "ReportBoardResult",
     "Resign",
     "Say",
     "SendChallenge",
@@ -169,6 +170,18 @@ class EnterTournament(LobbyCommand):
 class LeaveTournament(LobbyCommand):
     label: ClassVar[str] = "withdraw tournament"
     tournament_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReportBoardResult(LobbyCommand):
+    """Say how your game on a physical board ended (an over-the-board table): it
+    counts when your opponent says the same, else the director decides."""
+
+    label: ClassVar[str] = "give a result"
+    tournament_id: str
+    round: int
+    table: int
+    result: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,6 +75,8 @@ from lanqi.protocol import (
     Ping,
     PlayerInfo,
     PlayersList,
+    ReportResult,
+    ResultNoted,
     Seek,
     SeekCreated,
     SeekInfo,
@@ -810,6 +812,19 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         client.call(JoinTournament(tournament_id=command.tournament_id), Ok)
         self.events.put(Note(tr("lobby.in_tournament")))
 
+    def _report(self, client: MatchmakerClient, command: commands.ReportBoardResult) -> None:
+        noted = client.call(
+            ReportResult(
+                tournament_id=command.tournament_id,
+                round=command.round,
+                table=command.table,
+                result=command.result,
+            ),
+            ResultNoted,
+        )
+        self._watch(client, command.tournament_id)
+        self.events.put(Note(tr(f"lobby.result_{noted.status}")))
+
     def _withdraw(self, client: MatchmakerClient, command: commands.LeaveTournament) -> None:
         client.call(WithdrawTournament(tournament_id=command.tournament_id), Ok)
 
@@ -837,6 +852,7 @@ LOBBY_HANDLERS: dict[
     commands.EnterTournament: LobbyAgent._join,
     commands.LeaveTournament: LobbyAgent._withdraw,
     commands.FollowTournament: LobbyAgent._follow,
+    commands.ReportBoardResult: LobbyAgent._report,
     commands.Refresh: LobbyAgent._refresh_now,
 }
 

@@ -116,6 +116,19 @@ CATALOGUE: dict[str, Text] = {
     ),
     "draw_offered": Text("{name} 提和", "{name} offers a draw"),
     "moves_taken_back": Text("悔了 {n} 步", "{n} move taken back", "{n} moves taken back"),
+    # --- the lobby: a tournament game on a physical board ---
+    "lobby.board_game": Text(
+        "第 {round} 轮 第 {table} 台 (实体棋盘) 对 {name}: 结果?",
+        "Round {round}, table {table} (on a board) against {name}: the result?",
+    ),
+    "lobby.result_disputed": Text(
+        "有争议: 对手报的结果不同, 由裁判决定",
+        "disputed: your opponent said otherwise; the director decides",
+    ),
+    "lobby.result_recorded": Text("结果已记录", "result recorded"),
+    "lobby.result_waiting": Text(
+        "已记下: 对手报同样的结果后生效", "noted: it counts when your opponent says the same"
+    ),
     # --- connecting: a name held by a session this client no longer has ---
     "connect.name_taken": Text(
         "{name} 已有人用: 如果是你的名字, 请组织者给你一个报名码 (lanqi reclaim {name}),"

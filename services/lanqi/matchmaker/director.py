@@ -25,6 +25,7 @@ from lanqi.games.registry import restore_game, variant_spec
 from lanqi.matchmaker.claims import claim_hash, new_code
 from lanqi.matchmaker.errors import MatchmakerError
 from lanqi.matchmaker.lobby import check_game
+from lanqi.matchmaker.ratings_book import rate_game
 from lanqi.matchmaker.referees import GameOrder, new_game_id
 from lanqi.matchmaker.store import (
     EntrantRecord,
@@ -36,21 +37,30 @@ from lanqi.matchmaker.store import (
     TournamentStatus,
 )
 from lanqi.protocol import (
+    CheckIn,
     ClaimCode,
     CreateTournament,
     DeleteTournament,
+    EntrantFields,
+    EntryCode,
     Exported,
     ExportTournament,
     FinishTournament,
+    ForbidPair,
     GetStandings,
+    Imported,
+    ImportEntrants,
     JoinTournament,
     ListTournaments,
     Message,
     Ok,
     PairingInfo,
+    PairRound,
     PauseTournament,
     ReclaimName,
     ReclaimTournament,
+    ReportResult,
+    ResultNoted,
     ResumeTournament,
     StandingInfo,
     Standings,
@@ -67,6 +77,7 @@ from lanqi.protocol import (
     TournamentsList,
     TournamentSpec,
     TourPaused,
+    TourReported,
     TourResult,
     TourResumed,
     TourRound,
@@ -78,7 +89,7 @@ from lanqi.protocol.endpoints import tour_topic
 from lanqi.tournament import export, report
 from lanqi.tournament.model import Pairing, Player, Result, ResultKind, TournamentError
 from lanqi.tournament.schedule import Format, Schedule, make_schedule
-from lanqi.tournament.scoring import DEFAULT_POINTS, points_system, score_unplayed
+from lanqi.tournament.scoring import DEFAULT_POINTS, GameScore, points_system, score_unplayed
 from lanqi.tournament.standings import Crosstable, StandingRow, resolve_tiebreaks
 
 __all__ = ["Director", "TournamentHost"]
@@ -93,6 +104,20 @@ RETRY_MS = 5_000.0
 #: xiangqi tools read; WXF and Chinese are for people)
 EXPORT_NOTATIONS = ("wxf", "iccs", "chinese")
 MAX_ENTRANTS = 256  # as many as a tournament_info may list
+#: the referee name of games played over the board (no referee)
+OTB_REFEREE = "otb"
+#: what a ``tour_result`` may say, and what it means: (result, first's points, kind);
+#: forfeits (``+-``: the second player did not come) only from the director
+BOARD_RESULTS: dict[str, tuple[str, float, ResultKind]] = {
+    "1-0": ("1-0", 1.0, "played"),
+    "0-1": ("0-1", 0.0, "played"),
+    "1/2-1/2": ("1/2-1/2", 0.5, "played"),
+    "½-½": ("1/2-1/2", 0.5, "played"),
+    "=": ("1/2-1/2", 0.5, "played"),
+    "+-": ("1-0", 1.0, "forfeit"),
+    "-+": ("0-1", 0.0, "forfeit"),
+    "--": ("0-0", 0.0, "double_forfeit"),
+}
 
 
 def _error(code: str, msg: str) -> MatchmakerError:
@@ -126,6 +151,10 @@ def _result_text(p: PairingRecord) -> str:
     if p.kind == "forfeit" and p.score_first is not None:
         return {1.0: "+/-", 0.0: "-/+"}.get(p.score_first, "-/-")
     return "½-½" if p.result == "1/2-1/2" else p.result
+
+
+def _score(points: float | None) -> str:
+    return "½" if points == 0.5 else f"{points or 0:g}"
 
 
 def _anchor(game: GameRecord) -> str:
@@ -273,9 +302,29 @@ class Director:
             board=p.board,
             first=self._name(p.first),
             second=self._name(p.second),
-            game_id=p.game_id,
+            game_id=None if p.otb else p.game_id,
             result=p.result,
+            table=p.table,
+            otb=p.otb,
+            manual=p.origin == "manual",
+            note=self._note(p),
         )
+
+    def _note(self, p: PairingRecord) -> str | None:
+        """What the director should see next to a pairing: an absence, the players'
+        words on an over-the-board game that does not count yet."""
+        if p.origin == "absent":
+            return "absent"
+        if p.result is not None or not any(p.reports):
+            return None
+        said = [
+            f"{self._name(pid)} says {r}"
+            for pid, r in zip((p.first, p.second), p.reports, strict=True)
+            if r is not None
+        ]
+        if all(p.reports) and p.reports[0] != p.reports[1]:
+            return "disputed: " + ", ".join(said) + " (the director decides)"
+        return ", ".join(said)
 
     def _info(self, record: TournamentRecord) -> TournamentInfo:
         players, _ = self._players(record)
@@ -385,10 +434,15 @@ class Director:
             player_id = self._entrant(request, identity)
         entered = [e for e in self.store.entrants(record.tournament_id) if not e.withdrawn]
         if any(e.player_id == player_id for e in entered):
+            if request.fields is not None and request.director_key is not None:
+                # the director corrects an entrant's fields (rating, club, title, born)
+                self.store.set_entrant_fields(record.tournament_id, player_id, request.fields)
+                return Ok(re=request.id)
             # before "closed": a bot re-joining after a reconnect is simply in already
             raise _error("already_joined", "already entered")
         self._check_open(record, entered)
-        if not self.store.add_entrant(record.tournament_id, player_id, record.round):
+        fields = request.fields if request.director_key is not None else None
+        if not self.store.add_entrant(record.tournament_id, player_id, record.round, fields):
             raise _error("already_joined", "already entered")
         name = self._name(player_id) or ""
         self._publish(TourJoined(tournament_id=record.tournament_id, player=name))
@@ -452,6 +506,242 @@ class Director:
         )
         return Ok(re=request.id)
 
+    # ------------------------------------------------------------ the arbiter's tools
+
+    def import_entrants(self, request: ImportEntrants, identity: bytes, now: float) -> Message:
+        """Enter every row (new names become roster entries with a claim code), or,
+        on any bad row, nobody: the error names the row."""
+        self._authorise(request.director_key)
+        record = self._tournament(request.tournament_id)
+        entrants = self.store.entrants(record.tournament_id)
+        self._check_open(record, entrants)
+        entered = {e.player_id for e in entrants if not e.withdrawn}
+        if len(entered) + len(request.rows) > MAX_ENTRANTS:
+            raise _error("full", f"the tournament takes {MAX_ENTRANTS} players")
+        seen: set[str] = set()
+        new: list[tuple[PlayerRecord, str]] = []
+        rows: list[tuple[str, EntrantFields]] = []
+        codes: list[EntryCode] = []
+        for number, row in enumerate(request.rows, 1):
+            name = row.player.strip()
+            where = f"row {number} ({name or 'no name'})"
+            if not name or not name.isprintable():
+                raise _error("bad_request", f"{where}: a name must be printable and not empty")
+            if name.casefold() in seen:
+                raise _error("bad_request", f"{where}: the name is in the list twice")
+            seen.add(name.casefold())
+            info = self.store.player_by_name(name)
+            if info is None:
+                player_id, code = uuid.uuid4().hex[:12], new_code()
+                player = PlayerRecord(
+                    player_id, name, "human", secrets.token_urlsafe(18), claimable=True
+                )
+                new.append((player, claim_hash(player_id, code)))
+                codes.append(EntryCode(player=name, code=code))
+            else:
+                player_id = info.player_id
+                if player_id in entered:
+                    raise _error("already_joined", f"{where}: already entered")
+            rows.append((player_id, row.fields))
+        self.store.import_entrants(
+            record.tournament_id, new, rows, record.round, int(time.time() * 1000)
+        )
+        for player_id, _ in rows:
+            name = self._name(player_id) or player_id
+            self._publish(TourJoined(tournament_id=record.tournament_id, player=name))
+        log.info("tournament %s: %d entrants imported", record.tournament_id, len(rows))
+        return Imported(re=request.id, entered=len(rows), codes=codes)
+
+    def _entrant_ids(self, record: TournamentRecord, names: Sequence[str]) -> list[str]:
+        """The ids of entrants (not withdrawn) by name; ``not_entered`` names the first
+        name that is not one."""
+        active = {e.player_id for e in self.store.entrants(record.tournament_id) if not e.withdrawn}
+        ids = []
+        for name in names:
+            info = self.store.player_by_name(name)
+            if info is None or info.player_id not in active:
+                raise _error("not_entered", f"{name!r} is not entered in this tournament")
+            ids.append(info.player_id)
+        return ids
+
+    def _swiss_only(self, record: TournamentRecord, what: str) -> None:
+        if record.spec.format != Format.SWISS:
+            raise _error("not_allowed", f"{what} is for Swiss events (this one is fixed)")
+        if record.status == "finished":
+            raise _error("closed", "the tournament is over")
+
+    def _next_round(self, record: TournamentRecord, round_no: int) -> int:
+        """The round a director's request is for: 0 means the next; a round that has
+        started (or is past) is refused."""
+        upcoming = record.round + 1
+        if round_no == 0:
+            return upcoming
+        if round_no != upcoming:
+            raise _error(
+                "not_allowed",
+                f"round {round_no} cannot be changed: only the next round ({upcoming}), "
+                "before it starts (pause the event to hold it)",
+            )
+        return round_no
+
+    def forbid(self, request: ForbidPair, identity: bytes, now: float) -> Message:
+        """Keep two players apart, or players of one club apart up to a round."""
+        self._authorise(request.director_key)
+        record = self._tournament(request.tournament_id)
+        self._swiss_only(record, "keeping players apart")
+        if len(request.players) not in (0, 2) or (
+            not request.players and request.same_club_until is None
+        ):
+            raise _error("bad_request", "name two players, or same_club_until, or both")
+        if request.players:
+            a, b = self._entrant_ids(record, request.players)
+            if a == b:
+                raise _error("bad_request", "name two different players")
+            self.store.forbid(record.tournament_id, a, b)
+        if request.same_club_until is not None:
+            spec = dataclasses.replace(record.spec, same_club_until=request.same_club_until)
+            self.store.set_spec(record.tournament_id, spec)
+        return Ok(re=request.id)
+
+    def pair_round(self, request: PairRound, identity: bytes, now: float) -> Message:
+        """The director's pairings of the next round (the rest: as usual)."""
+        self._authorise(request.director_key)
+        record = self._tournament(request.tournament_id)
+        self._swiss_only(record, "pairing by hand")
+        round_no = self._next_round(record, request.round)
+        if round_no > 1 and not self._swiss_rounds_left(record):
+            raise _error("not_allowed", "the event has played all its rounds")
+        pairs: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        for pair in request.pairs:
+            if len(pair) != 2:
+                raise _error("bad_request", f"a pair is two names, not {len(pair)}: {pair}")
+            first, second = self._entrant_ids(record, pair)
+            for name, pid in zip(pair, (first, second), strict=True):
+                if pid in seen:
+                    raise _error("bad_request", f"{name!r} is paired twice")
+                seen.add(pid)
+            pairs.append((first, second))
+        self.store.set_manual(record.tournament_id, round_no, pairs)
+        log.info(
+            "tournament %s: %d pairs of round %d by hand",
+            record.tournament_id,
+            len(pairs),
+            round_no,
+        )
+        return Ok(re=request.id)
+
+    def _swiss_rounds_left(self, record: TournamentRecord) -> bool:
+        try:
+            schedule, _ = self._schedule(record)
+        except TournamentError:
+            return True
+        return record.round < schedule.planned_rounds
+
+    def check_in(self, request: CheckIn, identity: bytes, now: float) -> Message:
+        """Players present for the next round; once anyone is, the others are absent."""
+        self._authorise(request.director_key)
+        record = self._tournament(request.tournament_id)
+        self._swiss_only(record, "check-in")
+        round_no = self._next_round(record, request.round)
+        self.store.check_in(
+            record.tournament_id, round_no, self._entrant_ids(record, request.players)
+        )
+        return Ok(re=request.id)
+
+    def report_result(self, request: ReportResult, identity: bytes, now: float) -> Message:
+        """An over-the-board result: the director's decides; a player's counts when
+        the other player says the same."""
+        record = self._tournament(request.tournament_id)
+        director = request.director_key is not None
+        if director:
+            self._authorise(request.director_key)
+        found = [
+            p
+            for p in self.store.pairings(record.tournament_id, request.round)
+            if p.table == request.table and p.second is not None
+        ]
+        if not found:
+            raise _error("bad_request", f"round {request.round} has no table {request.table}")
+        pairing = found[0]
+        if not pairing.otb:
+            raise _error(
+                "not_allowed", f"table {request.table} plays on screen: the referee has its result"
+            )
+        if pairing.result is not None:
+            raise _error("not_allowed", f"table {request.table} has its result: {pairing.result}")
+        said = BOARD_RESULTS.get(request.result.strip())
+        if said is None or (not director and said[2] != "played"):
+            allowed = "1-0, 0-1 or 1/2-1/2" + ("; +-, -+ or -- for forfeits" if director else "")
+            raise _error("bad_request", f"a result is {allowed}, not {request.result!r}")
+        if director:
+            self._record_board(record, pairing, said)
+            return ResultNoted(re=request.id, status="recorded")
+        me = self.host.player_of(identity).player_id
+        if me not in (pairing.first, pairing.second):
+            raise _error("not_allowed", f"you do not play at table {request.table}")
+        seat = 0 if me == pairing.first else 1
+        self.store.set_report(record.tournament_id, pairing.round, pairing.board, seat, said[0])
+        reports = list(pairing.reports)
+        reports[seat] = said[0]
+        if reports[0] == reports[1]:
+            self._record_board(record, pairing, said)
+            return ResultNoted(re=request.id, status="recorded")
+        status = "waiting" if None in reports else "disputed"
+        pairings = self.store.pairings(record.tournament_id, pairing.round)
+        self._publish(
+            TourReported(
+                tournament_id=record.tournament_id,
+                round=pairing.round,
+                pairings=[self._pairing_info(p) for p in pairings],
+            )
+        )
+        log.info(
+            "tournament %s round %d table %d: %s",
+            record.tournament_id,
+            pairing.round,
+            request.table,
+            status,
+        )
+        return ResultNoted(re=request.id, status=status)
+
+    def _record_board(
+        self, record: TournamentRecord, pairing: PairingRecord, said: tuple[str, float, ResultKind]
+    ) -> None:
+        result, score_first, kind = said
+        spec = record.spec
+        assert pairing.first is not None and pairing.second is not None
+        ids = [pairing.first, pairing.second]
+        ratings = None
+        if spec.rated and kind == "played":
+            ratings = rate_game(self.store, spec.variant, ids, score_first)
+        wall = int(time.time() * 1000)
+        game = GameRecord(
+            game_id=new_game_id(),
+            referee=OTB_REFEREE,
+            variant=spec.variant,
+            options=dict(spec.options),
+            time_control=spec.time_control,
+            player_ids=ids,
+            names=[self._name(pid) or pid for pid in ids],
+            tokens=[],
+            rated=spec.rated,
+            status="finished",
+            created_ms=wall,
+            tournament_id=record.tournament_id,
+            round=pairing.round,
+            board=pairing.board,
+            game_no=pairing.game_no,
+            result=result,
+            termination="over_the_board" if kind == "played" else "forfeit",
+            ended_ms=wall,
+        )
+        if self.store.record_board_result(
+            game, score=GameScore(score_first, kind), ratings=ratings
+        ):
+            log.info("tournament %s: table %s %s", record.tournament_id, pairing.table, result)
+            self.result_recorded(record.tournament_id)
+
     def start(self, request: StartTournament, identity: bytes, now: float) -> Message:
         self._authorise(request.director_key)
         record = self._tournament(request.tournament_id)
@@ -462,8 +752,15 @@ class Director:
         except TournamentError as exc:
             raise _error("bad_request", str(exc)) from None
         entrants = [e for e in self.store.entrants(record.tournament_id) if not e.withdrawn]
+        # a federation rating the director entered first (FIDE's order: rated players
+        # by that rating), then the others by their lanqi rating
         by_rating = sorted(
-            entrants, key=lambda e: (-self._rating(e.player_id, record.spec.variant), e.seed)
+            entrants,
+            key=lambda e: (
+                e.fields.rating is None,
+                -(e.fields.rating or self._rating(e.player_id, record.spec.variant)),
+                e.seed,
+            ),
         )
         self.store.set_seeds(record.tournament_id, [e.player_id for e in by_rating])
         self.store.set_tournament_status(record.tournament_id, "running")
@@ -547,9 +844,12 @@ class Director:
 
     def export(self, request: ExportTournament, identity: bytes, now: float) -> Message:
         record = self._tournament(request.tournament_id)
-        text = self.export_text(
-            record, request.format, request.notation, request.site, clocks=request.clocks
-        )
+        if request.format == "sheet":
+            text = self.round_sheet(record, request.round, request.site or self.site)
+        else:
+            text = self.export_text(
+                record, request.format, request.notation, request.site, clocks=request.clocks
+            )
         if len(text) > 300_000:
             raise _error("too_large", "the export is too large to send; use a smaller format")
         return Exported(re=request.id, format=request.format, text=text)
@@ -572,7 +872,7 @@ class Director:
         if fmt == "pgn":
             return self._games_text(record, notation, site or self.site, clocks=clocks)
         if fmt not in ("txt", "csv", "html"):
-            raise _error("bad_request", "format must be pgn, txt, csv or html")
+            raise _error("bad_request", "format must be pgn, txt, csv, html or sheet")
         rows: list[StandingRow] = []
         table: Crosstable | None = None
         if len(players) >= 2:
@@ -597,6 +897,52 @@ class Director:
                 + "\n"
             )
         return export.standings_csv(rows)
+
+    def _entrant_info(self, record: TournamentRecord) -> dict[str, str]:
+        """What the director entered of each entrant, as a sheet shows it
+        (``1850 · FM · Riverside · 2011``), by player id."""
+        out = {}
+        for e in self.store.entrants(record.tournament_id):
+            f = e.fields
+            parts = [
+                f"{f.rating:.0f}" if f.rating is not None else "",
+                f.title or "",
+                f.club or "",
+                str(f.birth_year) if f.birth_year else "",
+            ]
+            out[e.player_id] = " · ".join(p for p in parts if p)
+        return out
+
+    def round_sheet(self, record: TournamentRecord, round_no: int, site: str) -> str:
+        """A round's sheet and pairing cards (HTML to print); ``round_no`` 0: the
+        current round."""
+        round_no = round_no or record.round
+        pairings = self.store.pairings(record.tournament_id, round_no) if round_no else []
+        if not pairings:
+            raise _error("bad_request", f"round {round_no} is not paired yet")
+        info = self._entrant_info(record)
+        lines = [
+            report.SheetLine(
+                table=p.table,
+                first=self._name(p.first) or "",
+                second=self._name(p.second),
+                first_info=info.get(p.first or "", ""),
+                second_info=info.get(p.second or "", ""),
+                result=_result_text(p) if p.second is not None else "",
+                otb=p.otb,
+                manual=p.origin == "manual",
+                note="absent (0)" if p.origin == "absent" else f"bye ({_score(p.score_first)})",
+            )
+            for p in pairings
+        ]
+        return report.round_sheet(
+            record.spec.name,
+            round_no,
+            record.spec.variant,
+            lines,
+            site=site,
+            date=time.strftime("%Y-%m-%d"),
+        )
 
     def _finished_games(self, record: TournamentRecord) -> list[GameRecord]:
         games = self.store.games(tournament_id=record.tournament_id)
@@ -645,6 +991,7 @@ class Director:
                     result=_result_text(p),
                     termination=(game.termination or "") if game else "",
                     game=_anchor(game) if game else None,
+                    note={"manual": "manual", "absent": "absent"}.get(p.origin, ""),
                 )
             )
         return report.html_report(
@@ -736,6 +1083,7 @@ class Director:
                         first=game.names[0],
                         second=game.names[1],
                         game_id=game.game_id,
+                        table=game.board,
                     )
                 ],
             )
@@ -764,10 +1112,18 @@ class Director:
                 return
             schedule, withdrawn = self._schedule(record)
             results = self._results(self.store.pairings(tournament_id))
+            origins: dict[str, str] = {}  # player id -> "manual" / "absent"
+            upcoming: list[Pairing] | None
             try:
-                upcoming = schedule.next_round(results, withdrawn=withdrawn)
+                if schedule.format is Format.SWISS and not schedule.is_complete(results):
+                    upcoming = self._swiss_round(record, schedule, results, withdrawn, origins)
+                else:
+                    upcoming = schedule.next_round(results, withdrawn=withdrawn)
             except TournamentError as exc:
                 log.error("tournament %s cannot continue: %s", tournament_id, exc)
+                return
+            if upcoming == []:
+                log.error("tournament %s cannot continue: nobody left to pair", tournament_id)
                 return
             if upcoming is None:
                 self.store.set_tournament_status(tournament_id, "finished")
@@ -780,7 +1136,64 @@ class Director:
                 )
                 log.info("tournament %s finished", tournament_id)
                 return
-            self._store_round(record, schedule, upcoming, withdrawn)
+            self._store_round(record, schedule, upcoming, withdrawn, origins)
+
+    def forbidden_pairs(self, record: TournamentRecord, round_no: int) -> set[frozenset[str]]:
+        """The pairs a Swiss round must keep apart: the director's, and players of
+        the same club (any case) up to ``same_club_until``."""
+        pairs = self.store.forbidden(record.tournament_id)
+        if round_no <= record.spec.same_club_until:
+            clubs: dict[str, list[str]] = {}
+            for e in self.store.entrants(record.tournament_id):
+                if e.fields.club and e.fields.club.strip():
+                    clubs.setdefault(e.fields.club.strip().casefold(), []).append(e.player_id)
+            for members in clubs.values():
+                pairs |= {frozenset((a, b)) for a in members for b in members if a < b}
+        return pairs
+
+    def _swiss_round(
+        self,
+        record: TournamentRecord,
+        schedule: Schedule,
+        results: list[Result],
+        withdrawn: set[str],
+        origins: dict[str, str],
+    ) -> list[Pairing]:
+        """The next Swiss round: the director's pairs first, then the engine's pairing
+        of everyone else who is present (forbidden pairs kept apart), then a
+        zero-point bye for each absent player (not checked in when check-in is used)."""
+        round_no = record.round + 1
+        manual = [  # a pair with a player who withdrew since is dropped
+            pair
+            for pair in self.store.manual(record.tournament_id, round_no)
+            if not withdrawn.intersection(pair)
+        ]
+        fixed = {pid for pair in manual for pid in pair}
+        present = self.store.checked_in(record.tournament_id, round_no)
+        active = [e.player_id for e in self.store.entrants(record.tournament_id) if not e.withdrawn]
+        absent = [pid for pid in active if present and pid not in present and pid not in fixed]
+        engine = (
+            schedule.next_round(
+                results,
+                withdrawn=withdrawn | fixed | set(absent),
+                forbidden=self.forbidden_pairs(record, round_no),
+            )
+            or []
+        )
+        out = [Pairing(round_no, b, first, second) for b, (first, second) in enumerate(manual, 1)]
+        for first, second in manual:
+            origins[first] = origins[second] = "manual"
+        games = [p for p in engine if p.second is not None]
+        byes = [p for p in engine if p.second is None]
+        for p in [*games, *byes]:
+            out.append(Pairing(round_no, len(out) + 1, p.first, p.second))
+        for pid in absent:
+            origins[pid] = "absent"
+            out.append(Pairing(round_no, len(out) + 1, pid, None))
+        return out
+
+    def _is_otb(self, spec: TournamentSpec, table: int) -> bool:
+        return spec.boards == "otb" or (spec.boards == "mixed" and table in spec.otb_tables)
 
     def _store_round(
         self,
@@ -788,13 +1201,18 @@ class Director:
         schedule: Schedule,
         upcoming: list[Pairing],
         withdrawn: set[str],
+        origins: dict[str, str] | None = None,
     ) -> None:
+        origins = origins or {}
         rows = []
         for p in upcoming:
             result: str | None = None
             score: float | None = None
             kind: ResultKind | None = None
-            if p.second is None:
+            origin = origins.get(p.first or "", "")
+            if p.second is None and origin == "absent":
+                result, score, kind = "bye", 0.0, "bye"  # absent: a zero-point bye
+            elif p.second is None:
                 bye = schedule.bye_result(p)
                 result, score, kind = "bye", bye.score_first, "bye"
             elif p.first in withdrawn or p.second in withdrawn:
@@ -814,6 +1232,9 @@ class Director:
                     result,
                     score,
                     kind,
+                    table=None if p.second is None else p.board,
+                    otb=p.second is not None and self._is_otb(record.spec, p.board),
+                    origin=origin,
                 )
             )
         round_no = upcoming[0].round
@@ -843,6 +1264,8 @@ class Director:
         for p in waiting:
             key = (record.tournament_id, p.round, p.board, p.game_no)
             if p.game_id is not None or key in self._creating or p.first is None or not p.second:
+                continue
+            if p.otb:  # played on a physical board: the result comes from people
                 continue
             self._creating.add(key)
             self.host.create_game(

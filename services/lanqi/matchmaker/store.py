@@ -8,6 +8,7 @@ challenges are not stored: they are short-lived and players make them again.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import sqlite3
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from lanqi.protocol import TimeControl, TournamentSpec
+from lanqi.protocol import EntrantFields, TimeControl, TournamentSpec
 from lanqi.protocol.messages import TournamentStatus
 from lanqi.protocol.schema import struct_from_wire, struct_to_wire
 from lanqi.server.database import StoreOpenError, connect, explain
@@ -42,8 +43,11 @@ GameStatus = Literal["playing", "finished"]
 log = logging.getLogger(__name__)
 
 #: 1: one rating per player (columns of ``players``); 2: a rating per player and game
-#: (``ratings``), claim codes, ratings before/after per game, result seqs seen ahead
-SCHEMA_VERSION = 2
+#: (``ratings``), claim codes, ratings before/after per game, result seqs seen ahead;
+#: 3: the arbiter's tools: entrants' fields (federation rating, club, title, birth
+#: year), forbidden pairs, manual pairings, check-ins, table numbers and
+#: over-the-board games (their players' reported results) on pairings
+SCHEMA_VERSION = 3
 #: every variant a player has a rating in
 RATED_VARIANTS = ("xiangqi", "gomoku")
 
@@ -106,6 +110,10 @@ CREATE TABLE IF NOT EXISTS entrants (
     seed INTEGER NOT NULL,
     joined_round INTEGER NOT NULL DEFAULT 0,
     withdrawn INTEGER NOT NULL DEFAULT 0,
+    fed_rating REAL,
+    club TEXT,
+    title TEXT,
+    birth_year INTEGER,
     PRIMARY KEY (tournament_id, player_id)
 );
 CREATE TABLE IF NOT EXISTS pairings (
@@ -119,7 +127,32 @@ CREATE TABLE IF NOT EXISTS pairings (
     result TEXT,
     score_first REAL,
     kind TEXT,
+    table_no INTEGER,
+    otb INTEGER NOT NULL DEFAULT 0,
+    origin TEXT NOT NULL DEFAULT '',
+    report_first TEXT,
+    report_second TEXT,
     PRIMARY KEY (tournament_id, round, board, game_no)
+);
+CREATE TABLE IF NOT EXISTS forbidden_pairs (
+    tournament_id TEXT NOT NULL REFERENCES tournaments(tournament_id),
+    a TEXT NOT NULL,
+    b TEXT NOT NULL,
+    PRIMARY KEY (tournament_id, a, b)
+);
+CREATE TABLE IF NOT EXISTS manual_pairings (
+    tournament_id TEXT NOT NULL REFERENCES tournaments(tournament_id),
+    round INTEGER NOT NULL,
+    board INTEGER NOT NULL,
+    first TEXT NOT NULL,
+    second TEXT NOT NULL,
+    PRIMARY KEY (tournament_id, round, board)
+);
+CREATE TABLE IF NOT EXISTS checkins (
+    tournament_id TEXT NOT NULL REFERENCES tournaments(tournament_id),
+    round INTEGER NOT NULL,
+    player_id TEXT NOT NULL,
+    PRIMARY KEY (tournament_id, round, player_id)
 );
 CREATE TABLE IF NOT EXISTS referee_cursors (
     referee TEXT PRIMARY KEY,
@@ -173,6 +206,23 @@ ALTER TABLE players ADD COLUMN claim_hash TEXT;
 ALTER TABLE games ADD COLUMN ratings_before TEXT;
 ALTER TABLE games ADD COLUMN ratings_after TEXT;
 """
+
+#: schema 2 -> 3: columns added to existing tables (see ``_add_columns``)
+_ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "entrants": (
+        ("fed_rating", "REAL"),
+        ("club", "TEXT"),
+        ("title", "TEXT"),
+        ("birth_year", "INTEGER"),
+    ),
+    "pairings": (
+        ("table_no", "INTEGER"),
+        ("otb", "INTEGER NOT NULL DEFAULT 0"),
+        ("origin", "TEXT NOT NULL DEFAULT ''"),
+        ("report_first", "TEXT"),
+        ("report_second", "TEXT"),
+    ),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +295,8 @@ class EntrantRecord:
     seed: int
     joined_round: int
     withdrawn: bool
+    #: what the director entered: federation rating, club, title, birth year
+    fields: EntrantFields = field(default_factory=EntrantFields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +311,41 @@ class PairingRecord:
     result: str | None = None
     score_first: float | None = None
     kind: ResultKind | None = None
+    #: the table the game is played at (None: a bye)
+    table: int | None = None
+    #: played on a physical board: the result comes from the director or the players
+    otb: bool = False
+    #: ``manual`` (the director paired it), ``absent`` (not checked in: a zero-point
+    #: bye) or empty (the pairing engine)
+    origin: str = ""
+    #: what each player reported of an over-the-board game (first, second)
+    reports: tuple[str | None, str | None] = (None, None)
+
+
+#: the columns of ``pairings`` in the order :func:`_pairing_row` gives them
+_PAIRING_COLUMNS = (
+    "tournament_id, round, board, game_no, first, second, game_id, result, score_first, "
+    "kind, table_no, otb, origin, report_first, report_second"
+)
+
+
+def _pairing_row(p: PairingRecord) -> tuple[Any, ...]:
+    return (
+        p.tournament_id,
+        p.round,
+        p.board,
+        p.game_no,
+        p.first,
+        p.second,
+        p.game_id,
+        p.result,
+        p.score_first,
+        p.kind,
+        p.table,
+        int(p.otb),
+        p.origin,
+        *p.reports,
+    )
 
 
 def _game(row: sqlite3.Row) -> GameRecord:
@@ -301,6 +388,10 @@ def _pairing(row: sqlite3.Row) -> PairingRecord:
         result=row["result"],
         score_first=row["score_first"],
         kind=row["kind"],
+        table=row["table_no"],
+        otb=bool(row["otb"]),
+        origin=row["origin"],
+        reports=(row["report_first"], row["report_second"]),
     )
 
 
@@ -340,6 +431,7 @@ class MatchmakerStore:
             self._migrate_from_1()
         self._conn.execute("PRAGMA foreign_keys=ON")
         self._conn.executescript(_SCHEMA)
+        self._add_columns(_ADDED_COLUMNS)
         columns = {r[1] for r in self._conn.execute("PRAGMA table_info(games)")}
         if "clocks" not in columns:  # a store from before games kept their clock readings
             self._conn.execute("ALTER TABLE games ADD COLUMN clocks TEXT NOT NULL DEFAULT '[]'")
@@ -347,6 +439,15 @@ class MatchmakerStore:
         if "engine" not in columns:  # a store from before bots named their engines
             self._conn.execute("ALTER TABLE players ADD COLUMN engine TEXT")
         self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _add_columns(self, added: dict[str, tuple[tuple[str, str], ...]]) -> None:
+        """Schema 2 -> 3: the columns a store from before them lacks (the new tables
+        come with ``_SCHEMA``); existing rows get the defaults."""
+        for table, columns in added.items():
+            have = {r[1] for r in self._conn.execute(f"PRAGMA table_info({table})")}
+            for name, decl in columns:
+                if name not in have:
+                    self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
 
     def _migrate_from_1(self) -> None:
         """Schema 1 -> 2 in one transaction (see ``_MIGRATE_1_TO_2``)."""
@@ -556,22 +657,7 @@ class MatchmakerStore:
             if row is None or row["status"] == "finished":
                 return False
             player_ids: list[str] = json.loads(row["player_ids"])
-            before, after = [], []
-            if ratings and all(pid in ratings for pid in player_ids):
-                for pid in player_ids:
-                    old = conn.execute(
-                        "SELECT rating FROM ratings WHERE player_id = ? AND variant = ?",
-                        (pid, row["variant"]),
-                    ).fetchone()
-                    new = ratings[pid]
-                    before.append(float(old[0]) if old else self.default_rating.rating)
-                    after.append(new.rating)
-                    conn.execute(
-                        "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, 1) "
-                        "ON CONFLICT(player_id, variant) DO UPDATE SET rating = excluded.rating, "
-                        "rd = excluded.rd, volatility = excluded.volatility, games = games + 1",
-                        (pid, row["variant"], new.rating, new.rd, new.volatility),
-                    )
+            before, after = self._rate(conn, row["variant"], player_ids, ratings)
             conn.execute(
                 "UPDATE games SET status = 'finished', result = ?, termination = ?, moves = ?, "
                 "ended_ms = ?, ratings_before = ?, ratings_after = ?, clocks = ? WHERE game_id = ?",
@@ -603,6 +689,109 @@ class MatchmakerStore:
                     ),
                 )
             return True
+
+    def _rate(
+        self,
+        conn: sqlite3.Connection,
+        variant: str,
+        player_ids: list[str],
+        ratings: dict[str, Glicko2] | None,
+    ) -> tuple[list[float], list[float]]:
+        """Store the players' new ratings; their ratings before and after, by seat."""
+        before: list[float] = []
+        after: list[float] = []
+        if ratings and all(pid in ratings for pid in player_ids):
+            for pid in player_ids:
+                old = conn.execute(
+                    "SELECT rating FROM ratings WHERE player_id = ? AND variant = ?",
+                    (pid, variant),
+                ).fetchone()
+                new = ratings[pid]
+                before.append(float(old[0]) if old else self.default_rating.rating)
+                after.append(new.rating)
+                conn.execute(
+                    "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, 1) "
+                    "ON CONFLICT(player_id, variant) DO UPDATE SET rating = excluded.rating, "
+                    "rd = excluded.rd, volatility = excluded.volatility, games = games + 1",
+                    (pid, variant, new.rating, new.rd, new.volatility),
+                )
+        return before, after
+
+    def record_board_result(
+        self,
+        game: GameRecord,
+        *,
+        score: GameScore,
+        ratings: dict[str, Glicko2] | None = None,
+    ) -> bool:
+        """Record an over-the-board game once: ``game`` (finished, with its result;
+        its referee is ``otb``), its pairing's result and the players' new ratings;
+        False if the pairing has a result already."""
+        assert game.tournament_id is not None and game.result is not None
+        with self._tx() as conn:
+            cur = conn.execute(
+                "UPDATE pairings SET result = ?, score_first = ?, kind = ?, game_id = ? "
+                "WHERE tournament_id = ? AND round = ? AND board = ? AND game_no = ? "
+                "AND result IS NULL",
+                (
+                    game.result,
+                    score.score_first,
+                    score.kind,
+                    game.game_id,
+                    game.tournament_id,
+                    game.round,
+                    game.board,
+                    game.game_no,
+                ),
+            )
+            if cur.rowcount == 0:
+                return False
+            before, after = self._rate(conn, game.variant, game.player_ids, ratings)
+            conn.execute(
+                "INSERT INTO games (game_id, referee, variant, options, time_control, "
+                "player_ids, names, tokens, rated, tournament_id, round, board, game_no, "
+                "status, result, termination, start_fen, created_ms, ended_ms, "
+                "ratings_before, ratings_after) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?, ?, ?, 'finished', ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game.game_id,
+                    game.referee,
+                    game.variant,
+                    json.dumps(game.options),
+                    json.dumps(struct_to_wire(game.time_control)),
+                    json.dumps(game.player_ids),
+                    json.dumps(game.names),
+                    int(game.rated),
+                    game.tournament_id,
+                    game.round,
+                    game.board,
+                    game.game_no,
+                    game.result,
+                    game.termination,
+                    game.start_fen,
+                    game.created_ms,
+                    game.ended_ms,
+                    json.dumps(before),
+                    json.dumps(after),
+                ),
+            )
+            return True
+
+    def set_report(
+        self, tournament_id: str, round_no: int, board: int, seat: int, result: str | None
+    ) -> None:
+        """What the player of ``seat`` (0 first, 1 second) says an over-the-board game
+        ended (None: forget both players' words, after the director decided)."""
+        with self._tx() as conn:
+            where = "WHERE tournament_id = ? AND round = ? AND board = ? AND game_no = 0"
+            args = (tournament_id, round_no, board)
+            if result is None:
+                conn.execute(
+                    f"UPDATE pairings SET report_first = NULL, report_second = NULL {where}", args
+                )
+            else:
+                column = "report_first" if seat == 0 else "report_second"
+                conn.execute(f"UPDATE pairings SET {column} = ? {where}", (result, *args))
 
     # The referee numbers its results 1, 2, 3...  The cursor is the last seq up to
     # which every result has been recorded; a result heard ahead of a gap is kept in
@@ -725,29 +914,103 @@ class MatchmakerStore:
             )
             return cur.rowcount > 0
 
-    def add_entrant(self, tournament_id: str, player_id: str, joined_round: int) -> bool:
+    def add_entrant(
+        self,
+        tournament_id: str,
+        player_id: str,
+        joined_round: int,
+        fields: EntrantFields | None = None,
+    ) -> bool:
         """Enter a player (again, if withdrawn); False if already in."""
         with self._tx() as conn:
-            row = conn.execute(
-                "SELECT withdrawn FROM entrants WHERE tournament_id = ? AND player_id = ?",
+            return self._enter(conn, tournament_id, player_id, joined_round, fields)
+
+    @staticmethod
+    def _enter(
+        conn: sqlite3.Connection,
+        tournament_id: str,
+        player_id: str,
+        joined_round: int,
+        fields: EntrantFields | None,
+    ) -> bool:
+        row = conn.execute(
+            "SELECT withdrawn FROM entrants WHERE tournament_id = ? AND player_id = ?",
+            (tournament_id, player_id),
+        ).fetchone()
+        if row is not None:
+            if not row[0]:
+                return False
+            conn.execute(
+                "UPDATE entrants SET withdrawn = 0 WHERE tournament_id = ? AND player_id = ?",
                 (tournament_id, player_id),
-            ).fetchone()
-            if row is not None:
-                if not row[0]:
-                    return False
-                conn.execute(
-                    "UPDATE entrants SET withdrawn = 0 WHERE tournament_id = ? AND player_id = ?",
-                    (tournament_id, player_id),
-                )
-                return True
+            )
+        else:
             seed = conn.execute(
                 "SELECT COUNT(*) FROM entrants WHERE tournament_id = ?", (tournament_id,)
             ).fetchone()[0]
             conn.execute(
-                "INSERT INTO entrants VALUES (?, ?, ?, ?, 0)",
+                "INSERT INTO entrants (tournament_id, player_id, seed, joined_round, withdrawn) "
+                "VALUES (?, ?, ?, ?, 0)",
                 (tournament_id, player_id, seed + 1, joined_round),
             )
-            return True
+        if fields is not None:
+            MatchmakerStore._write_fields(conn, tournament_id, player_id, fields)
+        return True
+
+    @staticmethod
+    def _write_fields(
+        conn: sqlite3.Connection, tournament_id: str, player_id: str, fields: EntrantFields
+    ) -> None:
+        conn.execute(
+            "UPDATE entrants SET fed_rating = ?, club = ?, title = ?, birth_year = ? "
+            "WHERE tournament_id = ? AND player_id = ?",
+            (
+                fields.rating,
+                fields.club,
+                fields.title,
+                fields.birth_year,
+                tournament_id,
+                player_id,
+            ),
+        )
+
+    def set_entrant_fields(self, tournament_id: str, player_id: str, fields: EntrantFields) -> None:
+        """Replace an entrant's fields (federation rating, club, title, birth year)."""
+        with self._tx() as conn:
+            self._write_fields(conn, tournament_id, player_id, fields)
+
+    def import_entrants(
+        self,
+        tournament_id: str,
+        new_players: list[tuple[PlayerRecord, str]],
+        entries: list[tuple[str, EntrantFields]],
+        joined_round: int,
+        created_ms: int,
+    ) -> None:
+        """In one transaction: add the new players (roster entries: record and claim
+        hash) and enter every player of ``entries`` with its fields."""
+        d = self.default_rating
+        with self._tx() as conn:
+            for player, claim in new_players:
+                conn.execute(
+                    "INSERT INTO players VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        player.player_id,
+                        player.name,
+                        player.kind,
+                        player.session,
+                        created_ms,
+                        claim,
+                        None,
+                    ),
+                )
+                conn.executemany(
+                    "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, 0)",
+                    [(player.player_id, v, d.rating, d.rd, d.volatility) for v in RATED_VARIANTS],
+                )
+            for player_id, fields in entries:
+                if not self._enter(conn, tournament_id, player_id, joined_round, fields):
+                    raise sqlite3.IntegrityError(f"{player_id} is entered already")
 
     def set_seeds(self, tournament_id: str, player_ids: list[str]) -> None:
         """Seed the entrants in this order (1 = top seed); the rest follow."""
@@ -774,11 +1037,20 @@ class MatchmakerStore:
     def entrants(self, tournament_id: str) -> list[EntrantRecord]:
         """The tournament's entrants (withdrawn ones included) in seed order."""
         rows = self._conn.execute(
-            "SELECT player_id, seed, joined_round, withdrawn FROM entrants "
-            "WHERE tournament_id = ? ORDER BY seed",
+            "SELECT player_id, seed, joined_round, withdrawn, fed_rating, club, title, "
+            "birth_year FROM entrants WHERE tournament_id = ? ORDER BY seed",
             (tournament_id,),
         ).fetchall()
-        return [EntrantRecord(r[0], r[1], r[2], bool(r[3])) for r in rows]
+        return [
+            EntrantRecord(
+                r[0],
+                r[1],
+                r[2],
+                bool(r[3]),
+                EntrantFields(rating=r[4], club=r[5], title=r[6], birth_year=r[7]),
+            )
+            for r in rows
+        ]
 
     def start_round(
         self,
@@ -796,20 +1068,9 @@ class MatchmakerStore:
             if round_no <= current:
                 return False
             conn.executemany(
-                "INSERT INTO pairings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO pairings ({_PAIRING_COLUMNS}) VALUES ({', '.join('?' * 15)})",
                 [
-                    (
-                        tournament_id,
-                        p.round,
-                        p.board,
-                        p.game_no,
-                        p.first,
-                        p.second,
-                        p.game_id,
-                        p.result,
-                        p.score_first,
-                        p.kind,
-                    )
+                    _pairing_row(dataclasses.replace(p, tournament_id=tournament_id))
                     for p in pairings
                 ],
             )
@@ -823,22 +1084,9 @@ class MatchmakerStore:
         """Extra games in the current round (knockout tie-breaks)."""
         with self._tx() as conn:
             conn.executemany(
-                "INSERT OR IGNORE INTO pairings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        p.tournament_id,
-                        p.round,
-                        p.board,
-                        p.game_no,
-                        p.first,
-                        p.second,
-                        p.game_id,
-                        p.result,
-                        p.score_first,
-                        p.kind,
-                    )
-                    for p in pairings
-                ],
+                f"INSERT OR IGNORE INTO pairings ({_PAIRING_COLUMNS}) "
+                f"VALUES ({', '.join('?' * 15)})",
+                [_pairing_row(p) for p in pairings],
             )
 
     def pairings(self, tournament_id: str, round_no: int | None = None) -> list[PairingRecord]:
@@ -849,3 +1097,62 @@ class MatchmakerStore:
             args.append(round_no)
         sql += " ORDER BY round, board, game_no"
         return [_pairing(row) for row in self._conn.execute(sql, args).fetchall()]
+
+    def set_spec(self, tournament_id: str, spec: TournamentSpec) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE tournaments SET spec = ? WHERE tournament_id = ?",
+                (json.dumps(struct_to_wire(spec)), tournament_id),
+            )
+
+    # ------------------------------------------------------------ the arbiter's tools
+
+    def forbid(self, tournament_id: str, a: str, b: str) -> None:
+        """Keep two players apart (a Swiss never pairs them unless it must)."""
+        first, second = sorted((a, b))
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO forbidden_pairs VALUES (?, ?, ?)",
+                (tournament_id, first, second),
+            )
+
+    def forbidden(self, tournament_id: str) -> set[frozenset[str]]:
+        rows = self._conn.execute(
+            "SELECT a, b FROM forbidden_pairs WHERE tournament_id = ?", (tournament_id,)
+        ).fetchall()
+        return {frozenset((r[0], r[1])) for r in rows}
+
+    def set_manual(self, tournament_id: str, round_no: int, pairs: list[tuple[str, str]]) -> None:
+        """The director's pairings of a round that has not started (replacing any)."""
+        with self._tx() as conn:
+            conn.execute(
+                "DELETE FROM manual_pairings WHERE tournament_id = ? AND round = ?",
+                (tournament_id, round_no),
+            )
+            conn.executemany(
+                "INSERT INTO manual_pairings VALUES (?, ?, ?, ?, ?)",
+                [(tournament_id, round_no, i, a, b) for i, (a, b) in enumerate(pairs, 1)],
+            )
+
+    def manual(self, tournament_id: str, round_no: int) -> list[tuple[str, str]]:
+        rows = self._conn.execute(
+            "SELECT first, second FROM manual_pairings WHERE tournament_id = ? AND round = ? "
+            "ORDER BY board",
+            (tournament_id, round_no),
+        ).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def check_in(self, tournament_id: str, round_no: int, player_ids: list[str]) -> None:
+        with self._tx() as conn:
+            conn.executemany(
+                "INSERT OR IGNORE INTO checkins VALUES (?, ?, ?)",
+                [(tournament_id, round_no, pid) for pid in player_ids],
+            )
+
+    def checked_in(self, tournament_id: str, round_no: int) -> set[str]:
+        """Who is checked in for a round (empty: nobody, so check-in is not used)."""
+        rows = self._conn.execute(
+            "SELECT player_id FROM checkins WHERE tournament_id = ? AND round = ?",
+            (tournament_id, round_no),
+        ).fetchall()
+        return {r[0] for r in rows}

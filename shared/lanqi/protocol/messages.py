@@ -1046,6 +1046,12 @@ class TournamentSpec(Struct):
     #: tie-breaks in order (keys, FIDE codes or a preset such as ``cxa``); empty: the
     #: format's default chain
     tiebreaks: list[str] = field(default_factory=list, metadata=limit(8, item_len=24))
+    #: where the games are played: ``screen`` (the referee), ``otb`` (physical boards:
+    #: results come from the director or the two players) or ``mixed`` (``otb_tables``)
+    boards: str = field(default="screen", metadata=limit(8))
+    otb_tables: list[int] = field(default_factory=list, metadata=limit(256))
+    #: a Swiss keeps players of the same club apart up to this round (0: never)
+    same_club_until: int = field(default=0, metadata=limit(max_value=99))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -1074,6 +1080,10 @@ class PairingInfo(Struct):
     second: str | None = field(default=None, metadata=NAME)
     game_id: str | None = field(default=None, metadata=ID)
     result: str | None = field(default=None, metadata=limit(8))
+    table: int | None = None
+    otb: bool = False
+    manual: bool = False
+    note: str | None = field(default=None, metadata=limit(200))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -1106,6 +1116,31 @@ class TournamentCreated(Reply):
     tournament_id: str = field(metadata=ID)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EntrantFields(Struct):
+    """What the director knows of an entrant: a rating from a federation list, club
+    or school, title, year of birth (each ``None`` when not given)."""
+
+    rating: float | None = field(default=None, metadata=limit(min_value=0, max_value=4000))
+    club: str | None = field(default=None, metadata=limit(60))
+    title: str | None = field(default=None, metadata=limit(8))
+    birth_year: int | None = field(default=None, metadata=limit(min_value=1900, max_value=2100))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EntryRow(Struct):
+    """One player of a ``tour_import``: a name and its fields."""
+
+    player: str = field(metadata=NAME)
+    fields: EntrantFields = field(default_factory=EntrantFields)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EntryCode(Struct):
+    player: str = field(metadata=NAME)
+    code: str = field(metadata=limit(16))
+
+
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class JoinTournament(Request):
@@ -1115,6 +1150,84 @@ class JoinTournament(Request):
     tournament_id: str = field(metadata=ID)
     player: str | None = field(default=None, metadata=NAME)
     director_key: str | None = field(default=None, metadata=TOKEN)
+    fields: EntrantFields | None = None
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ImportEntrants(_DirectorAction):
+    """Enter many players at once (a CSV list): all of them, or none on any error."""
+
+    T = "tour_import"
+    rows: list[EntryRow] = field(metadata=limit(256))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Imported(Reply):
+    """``tour_import`` done: how many entered, and the claim code of each new name."""
+
+    T = "imported"
+    entered: int
+    codes: list[EntryCode] = field(default_factory=list, metadata=limit(256))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ForbidPair(_DirectorAction):
+    """Keep two players apart in a Swiss (family, same club: ``players``), and/or
+    keep players of the same club apart up to a round (``same_club_until``)."""
+
+    T = "tour_forbid"
+    players: list[str] = field(default_factory=list, metadata=limit(2))
+    same_club_until: int | None = field(default=None, metadata=limit(max_value=99))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PairRound(_DirectorAction):
+    """The director pairs (part of) a Swiss round before it starts: each of
+    ``pairs`` is [first, second]; the others are paired as usual."""
+
+    T = "tour_pair"
+    round: int = field(metadata=limit(min_value=1, max_value=999))
+    pairs: list[list[str]] = field(metadata=limit(128))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckIn(_DirectorAction):
+    """Players present for a Swiss round (``round`` 0: the next one); once anyone
+    is checked in for a round, those who are not are absent: not paired, a
+    zero-point bye."""
+
+    T = "tour_checkin"
+    round: int = field(default=0, metadata=limit(max_value=999))
+    players: list[str] = field(metadata=limit(256))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReportResult(Request):
+    """The result of an over-the-board game: from the director (``director_key``:
+    decides) or from one of its two players (their session: both must agree)."""
+
+    T = "tour_result"
+    tournament_id: str = field(metadata=ID)
+    round: int = field(metadata=limit(min_value=1, max_value=999))
+    table: int = field(metadata=limit(min_value=1, max_value=999))
+    result: str = field(metadata=limit(8))
+    director_key: str | None = field(default=None, metadata=TOKEN)
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResultNoted(Reply):
+    """``tour_result`` taken: ``recorded`` (it counts), ``waiting`` (for the other
+    player's word) or ``disputed`` (the players disagree: the director decides)."""
+
+    T = "result_noted"
+    status: str = field(metadata=limit(16))
 
 
 @register
@@ -1238,6 +1351,7 @@ class ExportTournament(Request):
     T = "tour_export"
     tournament_id: str = field(metadata=ID)
     format: str = field(metadata=limit(8))
+    round: int = field(default=0, metadata=limit(max_value=999))
     notation: str = field(default="wxf", metadata=limit(16))
     site: str | None = field(default=None, metadata=limit(80))
     clocks: bool = True
@@ -1349,6 +1463,15 @@ class TourResult(_TourPairings):
 
     KIND = "result"
     standings: list[StandingInfo] = field(metadata=limit(256))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourReported(_TourPairings):
+    """``reported``: a player reported an over-the-board result that does not count
+    yet (waiting for the other player, or disputed); ``pairings`` is the round."""
+
+    KIND = "reported"
 
 
 @register

@@ -36,9 +36,11 @@ __all__ = [
     "GameMoves",
     "MoveLine",
     "RoundLines",
+    "SheetLine",
     "date_span",
     "html_report",
     "readable_moves",
+    "round_sheet",
     "termination_text",
     "tiebreak_name",
     "time_control_text",
@@ -50,6 +52,7 @@ TERMINATIONS = {
     "agreement": "draw agreed",
     "abandoned": "abandoned (a player went silent)",
     "forbidden_move": "forbidden move (renju)",
+    "over_the_board": "over the board",
 }
 
 FORMAT_NAMES = {
@@ -121,6 +124,8 @@ class BoardLine:
     result: str
     termination: str = ""
     game: str | None = None
+    #: ``manual`` (paired by the director), ``absent``, ``over the board``...
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,12 +250,63 @@ def html_report(  # noqa: PLR0913 - the report's parts, each its own value
     )
 
 
+@dataclass(frozen=True, slots=True)
+class SheetLine:
+    """One table of a round sheet: the players (with what the director entered of
+    them, e.g. ``1850 · FM · Riverside``), the result if known, whether it is played
+    over the board and was paired by the director; a bye has ``second`` None and a
+    ``note`` (``bye``, ``absent``)."""
+
+    table: int | None
+    first: str
+    second: str | None
+    first_info: str = ""
+    second_info: str = ""
+    result: str = ""
+    otb: bool = True
+    manual: bool = False
+    note: str = ""
+
+
+def round_sheet(  # noqa: PLR0913 - the sheet's parts, each its own value
+    name: str,
+    round_no: int,
+    variant: str,
+    lines: Sequence[SheetLine],
+    *,
+    site: str = "",
+    date: str = "",
+) -> str:
+    """A round's sheet for the wall and the arbiter's table (table, the two players,
+    a result box) and a pairing card per over-the-board table, as one printable HTML
+    page (the cards from a new page)."""
+    seats = tuple(variant_spec(variant).seat_names)
+    tables = [line for line in lines if line.second is not None]
+    template = _environment().get_template("round_sheet.html.j2")
+    return template.render(
+        name=name,
+        round=round_no,
+        variant=variant,
+        site=site,
+        date=date,
+        seats=seats,
+        tables=tables,
+        byes=[line for line in lines if line.second is None],
+        cards=[line for line in tables if line.otb and not line.result],
+    )
+
+
+#: the page templates, beside this module
+TEMPLATES = ("report.html.j2", "round_sheet.html.j2")
+
+
 def _environment() -> jinja2.Environment:
     import jinja2  # noqa: PLC0415 - only when a report is made: the CLI starts without it
 
-    text = resources.files("lanqi.tournament").joinpath("report.html.j2").read_text("utf-8")
+    files = resources.files("lanqi.tournament")
+    texts = {n: files.joinpath(n).read_text("utf-8") for n in TEMPLATES}
     return jinja2.Environment(
-        loader=jinja2.DictLoader({"report.html.j2": text}),
+        loader=jinja2.DictLoader(texts),
         autoescape=True,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -116,14 +116,20 @@ class Schedule(ABC):
 
     @abstractmethod
     def next_round(
-        self, results: Collection[Result], *, withdrawn: Collection[str] = frozenset()
+        self,
+        results: Collection[Result],
+        *,
+        withdrawn: Collection[str] = frozenset(),
+        forbidden: Collection[frozenset[str]] = frozenset(),
     ) -> list[Pairing] | None:
         """The pairings to play next, or ``None`` when the event is complete.
 
         Call it when every pairing issued so far has a result. ``withdrawn`` players
         are left out of Swiss pairings; in the fixed formats their games stay in the
         table with a ``warning`` and the matchmaker records them as forfeits
-        (:meth:`Result.forfeit`).
+        (:meth:`Result.forfeit`). ``forbidden``: pairs of ids the director keeps
+        apart (same club, family); a Swiss pairs them only when nothing else is
+        possible (with a ``warning``), the fixed formats ignore them.
         """
 
     @abstractmethod
@@ -178,7 +184,11 @@ class _FixedSchedule(Schedule):
         return len(self.rounds)
 
     def next_round(
-        self, results: Collection[Result], *, withdrawn: Collection[str] = frozenset()
+        self,
+        results: Collection[Result],
+        *,
+        withdrawn: Collection[str] = frozenset(),
+        forbidden: Collection[frozenset[str]] = frozenset(),
     ) -> list[Pairing] | None:
         keys = {r.key for r in results}
         for rnd in self.rounds:
@@ -227,7 +237,11 @@ class _SwissSchedule(Schedule):
         return rounds
 
     def next_round(
-        self, results: Collection[Result], *, withdrawn: Collection[str] = frozenset()
+        self,
+        results: Collection[Result],
+        *,
+        withdrawn: Collection[str] = frozenset(),
+        forbidden: Collection[frozenset[str]] = frozenset(),
     ) -> list[Pairing] | None:
         last = max((r.round for r in results), default=0)
         if last >= self.planned_rounds:
@@ -242,6 +256,7 @@ class _SwissSchedule(Schedule):
             withdrawn=withdrawn,
             total_rounds=self.planned_rounds if self.options["look_ahead"] else None,
             points=self.points,
+            forbidden=forbidden,
         )
 
     def is_complete(self, results: Collection[Result]) -> bool:
@@ -269,7 +284,11 @@ class _KnockoutSchedule(Schedule):
         return knockout_next(self.bracket, results, games_per_match=games, tiebreak_games=tiebreak)
 
     def next_round(
-        self, results: Collection[Result], *, withdrawn: Collection[str] = frozenset()
+        self,
+        results: Collection[Result],
+        *,
+        withdrawn: Collection[str] = frozenset(),
+        forbidden: Collection[frozenset[str]] = frozenset(),
     ) -> list[Pairing] | None:
         state = self.state(results)
         if state.champion is not None:

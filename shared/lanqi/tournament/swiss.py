@@ -5,9 +5,10 @@ rule by rule, and a maximum-weight perfect matching (networkx, Edmonds' blossom
 algorithm) picks the round with the least total cost. The rules, most important first
 (a rule only decides between pairings equal on every rule above it):
 
-1. nobody plays the same opponent twice, and nobody gets a second bye while an active
-   player has had none (hard rules: broken only when nothing else is possible, and then
-   the pairing carries a ``warning``);
+1. nobody plays the same opponent twice, no forbidden pair meets (the director's
+   ``forbidden`` pairs: same club, family), and nobody gets a second bye while an
+   active player has had none (hard rules: broken only when nothing else is possible,
+   and then the pairing carries a ``warning``);
 2. every round must leave the rest of the event pairable without a rematch, a second
    bye or a colour difference beyond 2 (when the number of rounds is known, see
    ``total_rounds``; the look-ahead assumes the field does not change);
@@ -72,6 +73,7 @@ class _Standing:
     score: float = 0.0
     colours: list[int] = field(default_factory=list)  # +1 first, -1 second; played games
     met: set[str] = field(default_factory=set)
+    forbidden: set[str] = field(default_factory=set)  # ids the director keeps apart
     byes: int = 0
     rank: int = 0  # position in the current ranking (score, then order)
     group_index: int = 0  # position inside its score group
@@ -91,6 +93,7 @@ def swiss_pairings(
     withdrawn: Collection[str] = frozenset(),
     total_rounds: int | None = None,
     points: PointsSystem | str = DEFAULT_POINTS,
+    forbidden: Collection[frozenset[str]] = frozenset(),
 ) -> list[Pairing]:
     """The pairings of Swiss round ``round_no``, boards in order, the bye last.
 
@@ -103,6 +106,8 @@ def swiss_pairings(
     2/1/0 are those of 1/½/0; in 3/1/0 a win and a loss outscore two draws), and
     ``late_entries_score`` is in those points too. ``total_rounds``, when given, turns
     on the look-ahead that keeps the remaining rounds pairable without rematches.
+    ``forbidden`` pairs (two ids each) are kept apart like a rematch: this round and,
+    in the look-ahead, the rest.
 
     The same input always gives the same pairings. When no pairing without a rematch
     (or without a second bye) exists, the least bad one is returned and every pairing
@@ -114,6 +119,8 @@ def swiss_pairings(
     past = sorted((r for r in results_so_far if r.round < round_no), key=lambda r: r.key)
     active = [p for p in seeded_order(players) if p.id not in set(withdrawn)]
     table = _standings(active, past, round_no, late_entries_score, points_system(points))
+    for s in table:
+        s.forbidden = {pid for pair in forbidden if s.id in pair for pid in pair if pid != s.id}
     if not table:
         return []
     nodes = [s.id for s in table] + ([BYE] if len(table) % 2 else [])
@@ -240,7 +247,7 @@ def _cost(
         cost[_BYE] = len(table) - 1 - s.rank  # 0 for the lowest-ranked player
         return tuple(cost)
     sa, sb = by_id[a], by_id[b]
-    cost[_REMATCH] = int(b in sa.met)
+    cost[_REMATCH] = int(b in sa.met or b in sa.forbidden)
     colours = min(
         _pair_colour_cost(sa.history, sb.history, 1), _pair_colour_cost(sa.history, sb.history, -1)
     )
@@ -472,7 +479,9 @@ def _boards(
         board, colour = seats[a]
         first, second = (by_id[a], by_id[b]) if colour == 1 else (by_id[b], by_id[a])
         notes = []
-        if costs[(a, b)][_REMATCH]:
+        if b in by_id[a].forbidden:
+            notes.append(f"forbidden: {a} and {b} are kept apart")
+        elif costs[(a, b)][_REMATCH]:
             notes.append(f"rematch: {a} and {b} have met before")
         for s, c in ((first, 1), (second, -1)):
             abs_diff, streak, _, _ = _colour_cost(s.history, c)

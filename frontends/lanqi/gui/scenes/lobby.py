@@ -85,6 +85,11 @@ class LobbyScene(Scene):
         self.standings = ScrollList(row_height=22, columns=4, weights=(3, 2, 2, 1))
         self.buttons: list[Button] = []
         self.challenge_buttons: list[Button] = []
+        #: the result buttons of your game on a physical board, while it has none
+        self.result_buttons: list[Button] = []
+        #: that game: (tournament, round, table, opponent)
+        self.board_game: tuple[str, int, int, str] | None = None
+        self._standings_rect = pygame.Rect(0, 0, 0, 0)
         self.time_choice = "5+3"
         #: seeks and challenges are rated (change ratings, no takebacks) or casual
         self.rated = False
@@ -162,6 +167,9 @@ class LobbyScene(Scene):
             col_w,
             top + 24 + list_h - self.tournaments.rect.bottom - 6,
         )
+        self._standings_rect = self.standings.rect.copy()
+        self.board_game = None  # placed again by the next _board_result
+        self.result_buttons = []
         self.headers = {
             "players": (x1, top),
             "seeks": (x2, top),
@@ -387,7 +395,7 @@ class LobbyScene(Scene):
     # ------------------------------------------------------------ frames
 
     def handle_event(self, event: pygame.event.Event) -> None:
-        for button in self.challenge_buttons + self.buttons:
+        for button in self.result_buttons + self.challenge_buttons + self.buttons:
             if button.handle_event(event):
                 return
         for widget in (self.players, self.seeks, self.games, self.tournaments, self.standings):
@@ -397,7 +405,7 @@ class LobbyScene(Scene):
                 return
         if event.type == pygame.KEYDOWN:
             name = pygame.key.name(event.key)
-            for button in self.challenge_buttons + self.buttons:
+            for button in self.result_buttons + self.challenge_buttons + self.buttons:
                 if button.key == name and button.enabled:
                     button.on_click()
                     return
@@ -495,7 +503,53 @@ class LobbyScene(Scene):
                     )
                 )
         self.standings.set_rows(rows)
+        self._board_result(link)
         self._challenges(link)
+
+    def _own_board_game(self, link: LobbyLink) -> tuple[str, int, int, str] | None:
+        """Your game of the current round on a physical board in the tournament
+        picked, while it has no result: (tournament, round, table, opponent)."""
+        me = link.name.casefold()
+        for standing in link.state.standings:
+            t = standing.tournament
+            if t.tournament_id != self.selected_tournament:
+                continue
+            for p in standing.pairings:
+                seats = [(p.first or "").casefold(), (p.second or "").casefold()]
+                if p.round == t.round and p.otb and p.result is None and me in seats:
+                    other = p.second if seats[0] == me else p.first
+                    return t.tournament_id, p.round, p.table or p.board, other or ""
+        return None
+
+    def _board_result(self, link: LobbyLink) -> None:
+        """Three buttons under the standings (1-0, ½-½, 0-1) for your game on a
+        physical board, until its result counts."""
+        game = self._own_board_game(link)
+        if game == self.board_game:
+            return
+        self.board_game = game
+        self.result_buttons = []
+        full = self._standings_rect
+        self.standings.rect = full.copy()
+        if game is None:
+            return
+        self.standings.rect.height = max(40, full.height - 66)
+        third = (full.width - 16) // 3
+        y = self.standings.rect.bottom + 30
+        for i, (label, result) in enumerate((("1-0", "1-0"), ("½-½", "1/2-1/2"), ("0-1", "0-1"))):
+            self.result_buttons.append(
+                Button(
+                    label,
+                    functools.partial(self._report_result, game, result),
+                    rect=pygame.Rect(full.x + i * (third + 8), y, third, 32),
+                )
+            )
+
+    def _report_result(self, game: tuple[str, int, int, str], result: str) -> None:
+        link = self.link
+        if link is not None:
+            tournament_id, round_no, table, _ = game
+            link.send(commands.ReportBoardResult(tournament_id, round_no, table, result))
 
     def _challenges(self, link: LobbyLink) -> None:
         key = tuple(sorted(link.challenges))
@@ -581,7 +635,14 @@ class LobbyScene(Scene):
             draw_text(surface, titles[key], pos, 17, theme.TEXT)
         for widget in (self.players, self.seeks, self.games, self.tournaments, self.standings):
             widget.draw(surface)
-        for button in self.buttons + self.challenge_buttons:
+        if self.board_game is not None:
+            _, round_no, table, other = self.board_game
+            rect = self.standings.rect
+            text = tr("lobby.board_game", round=round_no, table=table, name=other)
+            size = fit_size(text, (15, 12), rect.width)
+            at = (rect.x, rect.bottom + 8)
+            draw_text(surface, text, at, size, theme.ACCENT, max_width=rect.width)
+        for button in self.buttons + self.challenge_buttons + self.result_buttons:
             button.draw(surface)
         if self.message:
             color = (
