@@ -76,6 +76,7 @@ from lanqi.protocol import (
 )
 from lanqi.protocol.endpoints import tour_topic
 from lanqi.tournament import export, report
+from lanqi.tournament.dutch import PAIRING_SYSTEMS
 from lanqi.tournament.model import Pairing, Player, Result, ResultKind, TournamentError
 from lanqi.tournament.schedule import Format, Schedule, make_schedule
 from lanqi.tournament.scoring import score_unplayed
@@ -222,7 +223,14 @@ class Director:
     def _options(self, spec: TournamentSpec) -> dict[str, object]:
         fmt = Format(spec.format)
         if fmt is Format.SWISS:
-            return {"rounds": spec.rounds} if spec.rounds else {}
+            # an event stored before the option existed keeps lanqi's own matching
+            swiss: dict[str, object] = {
+                "pairing": spec.pairing or "lanqi",
+                "acceleration": spec.acceleration,
+            }
+            if spec.rounds:
+                swiss["rounds"] = spec.rounds
+            return swiss
         if fmt is Format.KNOCKOUT:
             return {"games_per_match": spec.games_per_match}
         if fmt is Format.GAUNTLET:
@@ -331,6 +339,15 @@ class Director:
             raise _error("bad_request", f"unknown format {spec.format!r}") from None
         check_game(spec.variant, spec.options, spec.time_control)
         spec = dataclasses.replace(spec, time_control=_tournament_clock(spec.time_control))
+        if Format(spec.format) is Format.SWISS:
+            spec = dataclasses.replace(spec, pairing=spec.pairing or "dutch")
+            if spec.pairing not in PAIRING_SYSTEMS:
+                raise _error(
+                    "bad_request",
+                    f"pairing must be {', '.join(PAIRING_SYSTEMS)}, not {spec.pairing!r}",
+                )
+            if spec.acceleration not in ("none", "baku"):
+                raise _error("bad_request", "acceleration must be none or baku")
         tournament_id = uuid.uuid4().hex[:10]
         self.store.add_tournament(TournamentRecord(tournament_id, spec, "open", 0, int(now)))
         self._publish(TourCreated(tournament_id=tournament_id))

@@ -1041,6 +1041,11 @@ class TournamentSpec(Struct):
     rated: bool = True
     forfeit_after_s: int = field(default=120, metadata=limit(min_value=5, max_value=3600))
     champion: str | None = field(default=None, metadata=NAME)
+    #: swiss: ``dutch``, ``dutch-2017`` or ``lanqi``; empty in a request means
+    #: ``dutch``, and in an event stored before the option existed ``lanqi``
+    pairing: str = field(default="", metadata=limit(16))
+    #: swiss: ``none`` or ``baku`` (Baku acceleration, Dutch systems only)
+    acceleration: str = field(default="none", metadata=limit(8))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
