@@ -77,8 +77,13 @@ ACTIONS: dict[str, tuple[str, str]] = {
         "lanqi tournament pairings ID --round 2",
     ),
     "export": (
-        "write pgn, txt, csv or html (html: the whole report)",
+        "write pgn, txt, csv, html (the whole report) or trf (FIDE's report file)",
         "lanqi tournament export ID --format pgn --notation iccs --out club.pgn",
+    ),
+    "check": (
+        "re-pair every Swiss round from its history with the event's pairing system and "
+        "print each difference from what was played (exit 1 if any)",
+        "lanqi tournament check ID",
     ),
     "list": ("list tournaments", "lanqi tournament list --server 192.168.1.20"),
 }
@@ -152,6 +157,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     create.add_argument("--champion", default=None, help="gauntlet: the player facing the field")
     create.add_argument(
+        "--pairing",
+        choices=("dutch", "dutch-2017", "lanqi"),
+        default="dutch",
+        help="swiss: FIDE Dutch (rules from February 2026), the 2017 rules, or lanqi's "
+        "own matching (not FIDE) (default dutch)",
+    )
+    create.add_argument(
+        "--acceleration",
+        choices=("none", "baku"),
+        default="none",
+        help="swiss with a Dutch pairing: Baku acceleration for large fields (default none)",
+    )
+    create.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="game option"
     )
     for name in ("join", "withdraw"):
@@ -182,9 +200,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     export = actions["export"]
     export.add_argument(
         "--format",
-        choices=("pgn", "txt", "csv", "html"),
+        choices=("pgn", "txt", "csv", "html", "trf"),
         default="txt",
-        help="pgn: every game; html: the whole report (default txt)",
+        help="pgn: every game; html: the whole report; trf: FIDE's tournament report "
+        "file (default txt)",
     )
     export.add_argument(
         "--notation",
@@ -434,6 +453,8 @@ def run(args: argparse.Namespace) -> int:
                 rated=not args.casual,
                 forfeit_after_s=args.forfeit_after,
                 champion=args.champion,
+                pairing=args.pairing if args.format == "swiss" else "",
+                acceleration=args.acceleration,
             )
             created = client.call(
                 CreateTournament(director_key=director, spec=spec), TournamentCreated
@@ -502,6 +523,13 @@ def run(args: argparse.Namespace) -> int:
             else:
                 args.out.write_text(exported.text, encoding="utf-8")
                 print(f"wrote {args.out}")
+        elif args.action == "check":
+            checked = client.call(
+                ExportTournament(tournament_id=args.tournament_id, format="check"), Exported
+            )
+            sys.stdout.write(checked.text)
+            if not checked.text.rstrip().endswith(": 0 differences"):
+                return 1
         elif args.action == "list":
             print_list(client.call(ListTournaments(), TournamentsList).tournaments)
     except MatchmakerRefused as exc:

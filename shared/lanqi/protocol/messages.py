@@ -1230,7 +1230,7 @@ class Standings(Reply):
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ExportTournament(Request):
-    """``format``: ``pgn``, ``txt``, ``csv`` or ``html``.  ``notation`` (xiangqi
+    """``format``: ``pgn``, ``txt``, ``csv``, ``html``, ``trf`` or ``check``.  ``notation`` (xiangqi
     moves in ``pgn``): ``wxf``, ``iccs`` or ``chinese``; ``site`` fills PGN's
     ``Site`` and the report's site (default: the server's name); ``clocks``: PGN
     moves carry ``{[%clk h:mm:ss]}`` comments."""

@@ -30,11 +30,20 @@ from __future__ import annotations
 
 import logging
 import warnings
+from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 import networkx as nx
+from caissify_pairings.engines.dutch import DutchEngine as CaissifyDutch
+from py4swiss.engines import DutchEngine as Py4SwissDutch
+from py4swiss.engines.common import PairingError
+from py4swiss.trf import ParsedTrf
+from py4swiss.trf.codes import PlayerCode, TournamentCode, XCode
+from py4swiss.trf.exceptions import ParsingError
+from py4swiss.trf.sections import PlayerSection, TournamentSection, XSection
+from py4swiss.trf.trf_line import TrfLine
 
 from lanqi.tournament.model import Pairing, Player, Result, TournamentError, seeded_order
 from lanqi.tournament.trf import trf_text
@@ -99,7 +108,7 @@ class Entry:
         return -colour if strength == 3 else 0
 
 
-def history(
+def history(  # noqa: PLR0912 - one branch per kind of round
     players: Sequence[Player],
     results: Collection[Result],
     round_no: int,
@@ -257,7 +266,7 @@ def _check(
             raise TournamentError(f"the pairing engine broke an absolute rule: {a} - {b}")
 
 
-def dutch_pairings(
+def dutch_pairings(  # noqa: PLR0913 - keyword-only: the round's circumstances
     players: Sequence[Player],
     results_so_far: Collection[Result],
     round_no: int,
@@ -290,9 +299,7 @@ def dutch_pairings(
     )
     gone = set(withdrawn) | set(requested)
     ids = [pid for pid, _ in sorted(table.items(), key=lambda kv: kv[1].tpn) if pid not in gone]
-    top = _top_scorers(
-        {pid: table[pid] for pid in ids}, round_no == rounds, float(round_no - 1)
-    )
+    top = _top_scorers({pid: table[pid] for pid in ids}, round_no == rounds, float(round_no - 1))
     reason = pairable(table, ids, top)
     if reason is not None:
         raise NoValidPairingError(f"no valid pairing for round {round_no}: {reason}")
@@ -301,7 +308,9 @@ def dutch_pairings(
     elif system == "dutch":
         pairs = _caissify(table, ids, round_no, rounds, accelerated)
     else:
-        pairs = _py4swiss(players, results_so_far, round_no, rounds, ids, late_entries_score, accelerated)
+        pairs = _py4swiss(
+            players, results_so_far, round_no, rounds, ids, late_entries_score, accelerated
+        )
     _check(pairs, table, ids, top)
     games = [(a, b) for a, b in pairs if b is not None]
     games.sort(key=lambda ab: _board_key(table[ab[0]], table[ab[1]]))
@@ -328,8 +337,6 @@ def _board_key(a: Entry, b: Entry) -> tuple[float, float, int]:
 def _caissify(
     table: Mapping[str, Entry], ids: Sequence[str], round_no: int, rounds: int, accelerated: bool
 ) -> list[tuple[str, str | None]]:
-    from caissify_pairings.engines.dutch import DutchEngine
-
     number = {pid: table[pid].tpn for pid in ids}
     by_number = {n: pid for pid, n in number.items()}
     players = []
@@ -358,7 +365,7 @@ def _caissify(
     del accelerated
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        engine = DutchEngine(
+        engine = CaissifyDutch(
             players=players,
             previous_pairings=previous,
             round_number=round_no,
@@ -376,7 +383,7 @@ def _caissify(
     return pairs
 
 
-def _py4swiss(
+def _py4swiss(  # noqa: PLR0913, PLR0917 - the bridge's inputs, private
     players: Sequence[Player],
     results: Collection[Result],
     round_no: int,
@@ -385,9 +392,6 @@ def _py4swiss(
     late_entries_score: float,
     accelerated: bool,
 ) -> list[tuple[str, str | None]]:
-    from py4swiss.engines import DutchEngine
-    from py4swiss.engines.common import PairingError
-
     ordered = seeded_order(players)
     past = [r for r in results if r.round < round_no]
     # late entries: a zero-point absence for each round missed, plus their
@@ -416,7 +420,7 @@ def _py4swiss(
     )
     trf = _parse_trf(text)
     try:
-        found = DutchEngine.generate_pairings(trf)
+        found = Py4SwissDutch.generate_pairings(trf)
     except PairingError as exc:
         raise NoValidPairingError(f"no valid pairing for round {round_no}: {exc}") from None
     number = {i: p.id for i, p in enumerate(ordered, start=1)}
@@ -426,14 +430,6 @@ def _py4swiss(
 def _parse_trf(text: str) -> object:
     """py4swiss's parsed TRF from text (its parser reads files; this is the same
     steps on lines)."""
-    from collections import defaultdict
-
-    from py4swiss.trf import ParsedTrf
-    from py4swiss.trf.codes import PlayerCode, TournamentCode, XCode
-    from py4swiss.trf.exceptions import ParsingError
-    from py4swiss.trf.sections import PlayerSection, TournamentSection, XSection
-    from py4swiss.trf.trf_line import TrfLine
-
     lines: dict[object, list[TrfLine]] = defaultdict(list)
     for i, raw in enumerate(text.splitlines()):
         try:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
+from lanqi.tournament.dutch import DUTCH_SYSTEMS, PAIRING_SYSTEMS, dutch_pairings
 from lanqi.tournament.knockout import KnockoutState, knockout_bracket, knockout_next
 from lanqi.tournament.model import (
     SCORES,
@@ -42,7 +43,6 @@ from lanqi.tournament.standings import (
     crosstable,
     standings,
 )
-from lanqi.tournament.dutch import DUTCH_SYSTEMS, PAIRING_SYSTEMS, dutch_pairings
 from lanqi.tournament.swiss import swiss_pairings
 
 __all__ = [

@@ -67,7 +67,7 @@ def _points(value: float) -> str:
     return f"{value:4.1f}"
 
 
-def trf_text(
+def trf_text(  # noqa: PLR0913, PLR0912 - keyword-only: the file's optional parts
     players: Sequence[Player],
     results: Collection[Result],
     *,
@@ -137,10 +137,11 @@ def trf_text(
             + _field(str(ranks.get(p.id, len(ordered))), 4, right=True)
         )
         for rnd in range(1, played_rounds + 1):
-            r = by_player[p.id].get(rnd)
-            if r is None:
+            got = by_player[p.id].get(rnd)
+            if got is None:
                 cell = "0000 - Z"
             else:
+                r = got
                 other = r.opponent_of(p.id)
                 if other is None:
                     cell = "0000 - " + result_code(r, p.id)
@@ -152,7 +153,9 @@ def trf_text(
     lines.append(f"XXR {rounds}")
     lines.append("XXC white1")
     if zeroed:
-        lines.append("XXZ " + " ".join(str(number[z]) for z in sorted(zeroed, key=number.get)))
+        lines.append(
+            "XXZ " + " ".join(str(number[z]) for z in sorted(zeroed, key=number.__getitem__))
+        )
     for pid, virtual in sorted((accelerations or {}).items(), key=lambda kv: number[kv[0]]):
         if any(virtual):
             lines.append(f"XXA {number[pid]:4d} " + " ".join(_points(v) for v in virtual))
