@@ -306,7 +306,8 @@ def dutch_pairings(  # noqa: PLR0913 - keyword-only: the round's circumstances
     if len(ids) < 2:
         pairs: list[tuple[str, str | None]] = [(pid, None) for pid in ids]
     elif system == "dutch":
-        pairs = _caissify(table, ids, round_no, rounds, accelerated)
+        virtual = baku_points(seeded_order(players), round_no) if accelerated else {}
+        pairs = _caissify(table, ids, round_no, rounds, virtual)
     else:
         pairs = _py4swiss(
             players, results_so_far, round_no, rounds, ids, late_entries_score, accelerated
@@ -335,8 +336,15 @@ def _board_key(a: Entry, b: Entry) -> tuple[float, float, int]:
 
 
 def _caissify(
-    table: Mapping[str, Entry], ids: Sequence[str], round_no: int, rounds: int, accelerated: bool
+    table: Mapping[str, Entry],
+    ids: Sequence[str],
+    round_no: int,
+    rounds: int,
+    virtual: Mapping[str, float],
 ) -> list[tuple[str, str | None]]:
+    """Pairs by caissify-pairings, colours by :func:`allocate_colour`. ``virtual``:
+    the Baku points in the scores, taken out again and given to the engine as its own
+    acceleration option (its round 1 ignores scores otherwise)."""
     number = {pid: table[pid].tpn for pid in ids}
     by_number = {n: pid for pid, n in number.items()}
     players = []
@@ -347,7 +355,7 @@ def _caissify(
             {
                 "id": e.tpn,
                 "name": pid,
-                "score": e.score,
+                "score": e.score - virtual.get(pid, 0.0),
                 "rating": 0,
                 "pairing_number": e.tpn,
                 "starting_number": e.tpn,
@@ -360,9 +368,6 @@ def _caissify(
         for other in e.met:
             if other in number:
                 previous.add((min(e.tpn, number[other]), max(e.tpn, number[other])))
-    # the virtual points are already in the scores: the engine's own Baku option
-    # would add them a second time
-    del accelerated
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         engine = CaissifyDutch(
@@ -370,6 +375,7 @@ def _caissify(
             previous_pairings=previous,
             round_number=round_no,
             total_rounds=rounds,
+            accelerated=bool(virtual),
         )
         raw = engine.generate_pairings()
     pairs: list[tuple[str, str | None]] = []
