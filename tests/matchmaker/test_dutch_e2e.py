@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from lanqi.protocol import Exported, ExportTournament, TournamentSpec
-from lanqi.tournament.dutch import _parse_trf
 from lanqi.protocol.schema import struct_from_wire
+from lanqi.tournament.dutch import _parse_trf
 
 from .test_tournament_cli_e2e import cli
 
@@ -79,7 +79,10 @@ def test_dutch_swiss_of_seven_bots_trf_and_check(
     assert checked.returncode == 1
     out = checked.stdout.splitlines()
     assert out[-1].startswith("4 rounds checked by dutch: ") and out[-1] != out[0]
-    assert [line.split(":")[0] for line in out[:2]] == [f"round 3 board {b1}", f"round 3 board {b2}"]
+    assert [line.split(":")[0] for line in out[:2]] == [
+        f"round 3 board {b1}",
+        f"round 3 board {b2}",
+    ]
     assert all("the engine pairs" in line for line in out[:2])
 
 
