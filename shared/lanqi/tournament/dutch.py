@@ -8,7 +8,8 @@ itself.
   (its ``dutch`` engine, cross-checked by its authors against bbpPairings); colours
   by :func:`allocate_colour` below, lanqi's own implementation of the colour
   allocation rules, because the package's ranks players by pairing number alone
-  where the rules rank by score first (measured: other colours in 13 % of rounds).
+  where the rules rank by score first (issue 22 measured other colours in 13 % of
+  rounds).
 - ``dutch-2017``: the rules of 2017 (in force until 31 January 2026), pairs and
   colours by py4swiss, which reads the history as a TRF (see :mod:`lanqi.tournament.trf`).
 
