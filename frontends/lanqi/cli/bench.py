@@ -3,7 +3,8 @@
 ``lanqi bench movegen`` times perft (see lanqi.bench.movegen); ``lanqi bench referee``
 loads a referee process with many concurrent games (see lanqi.bench.referee);
 ``lanqi bench tournament`` plays a round robin of random bots through a real server
-(see lanqi.bench.tournament); ``lanqi bench gui-idle`` reads what an untouched GUI
+(see lanqi.bench.tournament); ``lanqi bench pairing`` times one Swiss round of each
+pairing system (see lanqi.bench.pairing); ``lanqi bench gui-idle`` reads what an untouched GUI
 window costs (see lanqi.bench.gui_idle).
 """
 
@@ -17,6 +18,7 @@ EXAMPLES = """examples:
   lanqi bench movegen
   lanqi bench referee --curve             # what CURVE encryption costs the referee
   lanqi bench tournament --players 8
+  lanqi bench pairing --sizes 16,64,128
   lanqi bench gui-idle --seconds 10
 """
 
@@ -135,6 +137,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     _configure_flood(referee)
     _configure_tournament(sub)
+    _configure_pairing(sub)
     _configure_gui_idle(sub)
 
 
@@ -173,13 +176,16 @@ def run(args: argparse.Namespace) -> int:
         return _run_strength(args)
     if args.bench == "tournament":
         return _run_tournament(args)
+    if args.bench == "pairing":
+        return _run_pairing(args)
     if args.bench == "referee":
         return _run_referee(args)
     if args.bench == "gui-idle":
         return _run_gui_idle(args)
     if args.bench != "movegen":
         print(
-            "lanqi bench: name a benchmark: movegen, referee, tournament, strength, gui-idle",
+            "lanqi bench: name a benchmark: movegen, referee, tournament, pairing, strength, "
+            "gui-idle",
             file=sys.stderr,
         )
         return 2
@@ -272,6 +278,50 @@ def _run_referee(args: argparse.Namespace) -> int:
     report = run_referee_bench(config, progress)
     print(format_report(report))
     return 0 if report.ok else 1
+
+
+def _configure_pairing(sub: Any) -> None:
+    pairing = sub.add_parser(
+        "pairing",
+        help="seconds per Swiss round of each pairing system (dutch, dutch-2017, lanqi)",
+        description="Play random Swiss events in memory and time one round's pairing by "
+        "each system, side by side, on the same histories.  See docs/bench.md.",
+    )
+    pairing.add_argument(
+        "--sizes",
+        default="16,64,128,256",
+        help="field sizes, comma separated (default 16,64,128,256)",
+    )
+    pairing.add_argument(
+        "--systems", default="dutch,dutch-2017,lanqi", help="systems, comma separated (default all)"
+    )
+    pairing.add_argument("--rounds", type=int, default=5, help="rounds per event, 2-20 (default 5)")
+    pairing.add_argument("--seed", type=int, default=1, help="seed of the results (default 1)")
+
+
+def _run_pairing(args: argparse.Namespace) -> int:
+    from lanqi.bench.pairing import SYSTEMS, format_report, run_pairing_bench
+
+    try:
+        sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
+    except ValueError:
+        print("lanqi bench pairing: --sizes takes numbers, e.g. 16,64", file=sys.stderr)
+        return 2
+    systems = [x.strip() for x in args.systems.split(",") if x.strip()]
+    unknown = [s for s in systems if s not in SYSTEMS]
+    if unknown or not systems:
+        print(f"lanqi bench pairing: --systems from {', '.join(SYSTEMS)}", file=sys.stderr)
+        return 2
+    if not sizes or any(not 4 <= n <= 1000 for n in sizes) or not 2 <= args.rounds <= 20:
+        print("lanqi bench pairing: sizes 4-1000 and rounds 2-20", file=sys.stderr)
+        return 2
+
+    def progress(line: str) -> None:
+        print(f"  {line}", file=sys.stderr, flush=True)
+
+    report = run_pairing_bench(sizes, systems, args.rounds, args.seed, progress)
+    print(format_report(report))
+    return 0
 
 
 def _configure_tournament(sub: Any) -> None:

@@ -96,9 +96,14 @@ ACTIONS: dict[str, tuple[str, str]] = {
         "lanqi tournament pairings ID --round 2",
     ),
     "export": (
-        "write pgn, txt, csv, html (the whole report) or sheet (a round's sheet and "
-        "pairing cards, to print)",
+        "write pgn, txt, csv, html (the whole report), sheet (a round's sheet and "
+        "pairing cards, to print) or trf (FIDE's report file)",
         "lanqi tournament export ID --format pgn --notation iccs --out club.pgn",
+    ),
+    "check": (
+        "re-pair every Swiss round from its history with the event's pairing system and "
+        "print each difference from what was played (exit 1 if any)",
+        "lanqi tournament check ID",
     ),
     "list": ("list tournaments", "lanqi tournament list --server 192.168.1.20"),
 }
@@ -186,6 +191,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="tie-breaks in order, comma-separated: FIDE codes (BH-C1,BH,SB,DE,PS,WIN,BPG,BWG), "
         "keys, or a preset: cxa (round robin: 小分,胜局,直胜,后走局数; swiss: 对手分,胜局,后走局数,"
         "后胜局) or cxa-progressive (swiss, 累进分 first); default: the format's",
+    )
+    create.add_argument(
+        "--pairing",
+        choices=("dutch", "dutch-2017", "lanqi"),
+        default="dutch",
+        help="swiss: FIDE Dutch (rules from February 2026), the 2017 rules, or lanqi's "
+        "own matching (not FIDE) (default dutch)",
+    )
+    create.add_argument(
+        "--acceleration",
+        choices=("none", "baku"),
+        default="none",
+        help="swiss with a Dutch pairing: Baku acceleration for large fields (default none)",
     )
     create.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="game option"
@@ -283,10 +301,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     export = actions["export"]
     export.add_argument(
         "--format",
-        choices=("pgn", "txt", "csv", "html", "sheet"),
+        choices=("pgn", "txt", "csv", "html", "sheet", "trf"),
         default="txt",
         help="pgn: every game; html: the whole report; sheet: a round's sheet and pairing "
-        "cards (default txt)",
+        "cards; trf: FIDE's tournament report file (default txt)",
     )
     export.add_argument(
         "--round",
@@ -694,6 +712,8 @@ def run(args: argparse.Namespace) -> int:
                 boards=args.board,
                 otb_tables=args.otb_tables,
                 same_club_until=args.same_club_until,
+                pairing=args.pairing if args.format == "swiss" else "",
+                acceleration=args.acceleration,
             )
             if args.board == "mixed" and not args.otb_tables:
                 raise CliError("a mixed event names its tables on boards: --otb-tables 1-4")
@@ -835,6 +855,13 @@ def run(args: argparse.Namespace) -> int:
             else:
                 args.out.write_text(exported.text, encoding="utf-8")
                 print(f"wrote {args.out}")
+        elif args.action == "check":
+            checked = client.call(
+                ExportTournament(tournament_id=args.tournament_id, format="check"), Exported
+            )
+            sys.stdout.write(checked.text)
+            if not checked.text.rstrip().endswith(": 0 differences"):
+                return 1
         elif args.action == "list":
             print_list(client.call(ListTournaments(), TournamentsList).tournaments)
     except MatchmakerRefused as exc:

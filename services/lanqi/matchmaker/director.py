@@ -87,10 +87,13 @@ from lanqi.protocol import (
 )
 from lanqi.protocol.endpoints import tour_topic
 from lanqi.tournament import export, report
+from lanqi.tournament.check import check_pairings
+from lanqi.tournament.dutch import PAIRING_SYSTEMS
 from lanqi.tournament.model import Pairing, Player, Result, ResultKind, TournamentError
 from lanqi.tournament.schedule import Format, Schedule, make_schedule
 from lanqi.tournament.scoring import DEFAULT_POINTS, GameScore, points_system, score_unplayed
 from lanqi.tournament.standings import Crosstable, StandingRow, resolve_tiebreaks
+from lanqi.tournament.trf import trf_text
 
 __all__ = ["Director", "TournamentHost"]
 
@@ -256,8 +259,12 @@ class Director:
         options: dict[str, object] = {"points": spec.points}
         if spec.tiebreaks:
             options["tiebreaks"] = tuple(spec.tiebreaks)
-        if fmt is Format.SWISS and spec.rounds:
-            options["rounds"] = spec.rounds
+        if fmt is Format.SWISS:
+            # an event stored before the option existed keeps lanqi's own matching
+            options["pairing"] = spec.pairing or "lanqi"
+            options["acceleration"] = spec.acceleration
+            if spec.rounds:
+                options["rounds"] = spec.rounds
         elif fmt is Format.KNOCKOUT:
             options["games_per_match"] = spec.games_per_match
         elif fmt is Format.GAUNTLET:
@@ -394,6 +401,15 @@ class Director:
         spec = dataclasses.replace(
             spec, time_control=_tournament_clock(spec.time_control), points=system.name
         )
+        if Format(spec.format) is Format.SWISS:
+            spec = dataclasses.replace(spec, pairing=spec.pairing or "dutch")
+            if spec.pairing not in PAIRING_SYSTEMS:
+                raise _error(
+                    "bad_request",
+                    f"pairing must be {', '.join(PAIRING_SYSTEMS)}, not {spec.pairing!r}",
+                )
+            if spec.acceleration not in ("none", "baku"):
+                raise _error("bad_request", "acceleration must be none or baku")
         tournament_id = uuid.uuid4().hex[:10]
         self.store.add_tournament(TournamentRecord(tournament_id, spec, "open", 0, int(now)))
         self._publish(TourCreated(tournament_id=tournament_id))
@@ -871,8 +887,10 @@ class Director:
             raise _error("bad_request", f"notation must be {', '.join(EXPORT_NOTATIONS)}")
         if fmt == "pgn":
             return self._games_text(record, notation, site or self.site, clocks=clocks)
+        if fmt in ("trf", "check"):
+            return self._trf_or_check(record, players, fmt)
         if fmt not in ("txt", "csv", "html"):
-            raise _error("bad_request", "format must be pgn, txt, csv, html or sheet")
+            raise _error("bad_request", "format must be pgn, txt, csv, html, sheet, trf or check")
         rows: list[StandingRow] = []
         table: Crosstable | None = None
         if len(players) >= 2:
@@ -943,6 +961,41 @@ class Director:
             site=site,
             date=time.strftime("%Y-%m-%d"),
         )
+
+    def _trf_or_check(self, record: TournamentRecord, players: list[Player], fmt: str) -> str:
+        """``trf``: FIDE's tournament report file; ``check``: every Swiss round re-paired
+        by the event's pairing system and compared with what was played, one line per
+        difference and a last line that counts them."""
+        if len(players) < 2:
+            raise _error("bad_request", "the event has fewer than two players")
+        try:
+            schedule, _ = self._schedule(record)
+        except TournamentError as exc:
+            raise _error("bad_request", str(exc)) from None
+        stored = self.store.pairings(record.tournament_id)
+        results = self._results(stored)
+        if fmt == "trf":
+            ranks = {row.player.id: row.rank for row in schedule.standings(results)}
+            return trf_text(
+                players,
+                results,
+                name=record.spec.name,
+                rounds=schedule.planned_rounds,
+                points=record.spec.points,
+                ranks=ranks,
+            )
+        if Format(record.spec.format) is not Format.SWISS:
+            raise _error("bad_request", "only a Swiss event is paired round by round")
+        played = [
+            Pairing(p.round, p.board, p.first, p.second, p.game_no)
+            for p in stored
+            if p.first is not None
+        ]
+        lines = check_pairings(schedule, results, played)
+        system = schedule.options.get("pairing")
+        rounds = len({p.round for p in played})
+        lines.append(f"{rounds} rounds checked by {system}: {len(lines)} differences")
+        return "\n".join(lines) + "\n"
 
     def _finished_games(self, record: TournamentRecord) -> list[GameRecord]:
         games = self.store.games(tournament_id=record.tournament_id)

@@ -1052,6 +1052,11 @@ class TournamentSpec(Struct):
     otb_tables: list[int] = field(default_factory=list, metadata=limit(256))
     #: a Swiss keeps players of the same club apart up to this round (0: never)
     same_club_until: int = field(default=0, metadata=limit(max_value=99))
+    #: swiss: ``dutch``, ``dutch-2017`` or ``lanqi``; empty in a request means
+    #: ``dutch``, and in an event stored before the option existed ``lanqi``
+    pairing: str = field(default="", metadata=limit(16))
+    #: swiss: ``none`` or ``baku`` (Baku acceleration, Dutch systems only)
+    acceleration: str = field(default="none", metadata=limit(8))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -1343,7 +1348,7 @@ class Standings(Reply):
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ExportTournament(Request):
-    """``format``: ``pgn``, ``txt``, ``csv`` or ``html``.  ``notation`` (xiangqi
+    """``format``: ``pgn``, ``txt``, ``csv``, ``html``, ``trf`` or ``check``.  ``notation`` (xiangqi
     moves in ``pgn``): ``wxf``, ``iccs`` or ``chinese``; ``site`` fills PGN's
     ``Site`` and the report's site (default: the server's name); ``clocks``: PGN
     moves carry ``{[%clk h:mm:ss]}`` comments."""

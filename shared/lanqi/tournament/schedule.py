@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
+from lanqi.tournament.dutch import DUTCH_SYSTEMS, PAIRING_SYSTEMS, dutch_pairings
 from lanqi.tournament.knockout import KnockoutState, knockout_bracket, knockout_next
 from lanqi.tournament.model import (
     Pairing,
@@ -248,6 +249,19 @@ class _SwissSchedule(Schedule):
             return None
         late = self.options["late_entries_score"]
         assert isinstance(late, float)
+        system = self.options["pairing"]
+        if system in DUTCH_SYSTEMS:
+            assert isinstance(system, str)
+            return dutch_pairings(
+                self.players,
+                results,
+                last + 1,
+                system=system,
+                total_rounds=self.planned_rounds,
+                withdrawn=withdrawn,
+                late_entries_score=late,
+                accelerated=self.options["acceleration"] == "baku",
+            )
         return swiss_pairings(
             self.players,
             results,
@@ -379,6 +393,19 @@ FORMATS: dict[Format, FormatInfo] = {
                 "pairing score a late entry starts with, in the event's points",
             ),
             OptionSpec("look_ahead", bool, True, "keep the remaining rounds pairable"),
+            OptionSpec(
+                "pairing",
+                str,
+                "dutch",
+                "dutch (FIDE Dutch, rules from February 2026), dutch-2017 (the 2017 "
+                "rules) or lanqi (lanqi's own matching, not FIDE)",
+            ),
+            OptionSpec(
+                "acceleration",
+                str,
+                "none",
+                "none, or baku: the top half has a virtual point in rounds 1-2 (Dutch only)",
+            ),
             _tiebreaks_option(SWISS_TIEBREAKS, _SWISS_PRESETS),
         ),
         _SwissSchedule,
@@ -463,6 +490,12 @@ def _validate(
         assert isinstance(late, float)
         if late < 0:
             raise OptionError("swiss: late_entries_score cannot be negative")
+        if options["pairing"] not in PAIRING_SYSTEMS:
+            raise OptionError(
+                f"swiss: pairing must be {', '.join(PAIRING_SYSTEMS)}, not {options['pairing']!r}"
+            )
+        if options["acceleration"] not in ("none", "baku"):
+            raise OptionError("swiss: acceleration must be none or baku")
     elif info.format is Format.KNOCKOUT:
         at_least("games_per_match", 1)
         at_least("tiebreak_games", 0)
