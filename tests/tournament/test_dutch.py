@@ -288,3 +288,18 @@ def test_new_swiss_events_default_to_dutch_and_lanqi_stays_selectable() -> None:
     assert lanqi.next_round([]) is not None
     with pytest.raises(ValueError, match="pairing must be dutch, dutch-2017, lanqi"):
         make_schedule("swiss", players, {"rounds": 3, "pairing": "monrad"})
+
+
+@pytest.mark.parametrize("system", ["dutch", "dutch-2017"])
+def test_forbidden_pairs_are_never_paired(system: str) -> None:
+    """Issue 22, item 4: a forbidden pair (same club, family) is kept apart by both Dutch
+    systems as if the two had met; round 1 would pair 1-4 and 2-5 otherwise."""
+    players = [Player(f"p{i}", f"P{i}", 2000.0 - i) for i in range(1, 7)]
+    free = dutch_pairings(players, [], 1, system=system, total_rounds=3)
+    pairs = {frozenset((p.first, p.second)) for p in free if p.second is not None}
+    forbidden = {next(iter(pairs))}
+    kept = dutch_pairings(players, [], 1, system=system, total_rounds=3, forbidden=forbidden)
+    assert not forbidden & {frozenset((p.first, p.second)) for p in kept if p.second}
+    assert sorted(pid for p in kept for pid in (p.first, p.second) if pid) == sorted(
+        p.id for p in players
+    )

@@ -242,7 +242,7 @@ def pairable(
     if bye is not None and not eligible:
         return "every player has had a bye or a forfeit win, and the count is odd"
     return (
-        "every pairing needs a rematch or breaks an absolute colour rule "
+        "every pairing needs a rematch or a forbidden pair, or breaks an absolute colour rule "
         f"(cannot place {', '.join(left) or 'the bye'})"
     )
 
@@ -278,9 +278,13 @@ def dutch_pairings(  # noqa: PLR0913 - keyword-only: the round's circumstances
     requested_byes: Mapping[str, float] | None = None,
     late_entries_score: float = 0.0,
     accelerated: bool = False,
+    forbidden: Collection[frozenset[str]] = frozenset(),
 ) -> list[Pairing]:
     """The pairings of round ``round_no`` by the FIDE Dutch ``system`` (``dutch`` or
     ``dutch-2017``), boards in the published order, byes last.
+
+    ``forbidden`` pairs (two ids each: same club, family) are never paired, as if the
+    two had met: the pairing programs' forbidden pairs (TRF ``XXP``) work so.
 
     ``requested_byes`` maps players who asked before the round not to be paired to
     the points of their bye (0.5 or 0): they get a bye pairing marked ``requested
@@ -298,6 +302,11 @@ def dutch_pairings(  # noqa: PLR0913 - keyword-only: the round's circumstances
         late_entries_score=late_entries_score,
         accelerated=accelerated,
     )
+    for pair in forbidden:
+        if len(pair) == 2 and pair <= table.keys():
+            one, other = sorted(pair)
+            table[one].met.add(other)
+            table[other].met.add(one)
     gone = set(withdrawn) | set(requested)
     ids = [pid for pid, _ in sorted(table.items(), key=lambda kv: kv[1].tpn) if pid not in gone]
     top = _top_scorers({pid: table[pid] for pid in ids}, round_no == rounds, float(round_no - 1))
@@ -311,7 +320,14 @@ def dutch_pairings(  # noqa: PLR0913 - keyword-only: the round's circumstances
         pairs = _caissify(table, ids, round_no, rounds, virtual)
     else:
         pairs = _py4swiss(
-            players, results_so_far, round_no, rounds, ids, late_entries_score, accelerated
+            players,
+            results_so_far,
+            round_no,
+            rounds,
+            ids,
+            late_entries_score,
+            accelerated,
+            forbidden,
         )
     _check(pairs, table, ids, top)
     games = [(a, b) for a, b in pairs if b is not None]
@@ -378,6 +394,12 @@ def _caissify(
             total_rounds=rounds,
             accelerated=bool(virtual),
         )
+        if round_no == 1 and previous:
+            # caissify's round 1 is the plain top-half/bottom-half split, blind to
+            # forbidden pairs (given as previous pairings); its bracket matching,
+            # the path an accelerated round 1 takes, honours them. The flag is read
+            # only there once the engine is built (virtual points are added at build)
+            engine.accelerated = True
         raw = engine.generate_pairings()
     pairs: list[tuple[str, str | None]] = []
     for p in raw:
@@ -398,6 +420,7 @@ def _py4swiss(  # noqa: PLR0913, PLR0917 - the bridge's inputs, private
     ids: Sequence[str],
     late_entries_score: float,
     accelerated: bool,
+    forbidden: Collection[frozenset[str]],
 ) -> list[tuple[str, str | None]]:
     ordered = seeded_order(players)
     past = [r for r in results if r.round < round_no]
@@ -426,6 +449,12 @@ def _py4swiss(  # noqa: PLR0913, PLR0917 - the bridge's inputs, private
         accelerations=accelerations,
     )
     trf = _parse_trf(text)
+    tpn = {p.id: i for i, p in enumerate(ordered, start=1)}
+    trf.x_section.forbidden_pairs = {  # type: ignore[attr-defined]
+        (tpn[a], tpn[b])
+        for a, b in (sorted(pair) for pair in forbidden if len(pair) == 2)
+        if a in tpn and b in tpn
+    }
     try:
         found = Py4SwissDutch.generate_pairings(trf)
     except PairingError as exc:

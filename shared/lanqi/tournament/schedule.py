@@ -261,6 +261,7 @@ class _SwissSchedule(Schedule):
                 withdrawn=withdrawn,
                 late_entries_score=late,
                 accelerated=self.options["acceleration"] == "baku",
+                forbidden=forbidden,
             )
         return swiss_pairings(
             self.players,
