@@ -134,3 +134,8 @@ def test_a_210_xiangqi_swiss_with_cxa_tiebreaks_to_its_end(
     pgn = export("pgn")
     assert pgn.count('[Result "') == len(games)  # a game's result, never its points
     assert '[Result "2-0"]' not in pgn
+    # FIDE's report file: the 162 declaration and every player's total in 2/1/0
+    trf = export("trf").splitlines()
+    assert any(line.startswith("162") and "W 2.0" in line and "D 1.0" in line for line in trf)
+    totals = sorted(float(line[80:84]) for line in trf if line.startswith("001"))
+    assert totals == sorted(row.points for row in final.rows)
