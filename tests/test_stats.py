@@ -172,14 +172,16 @@ def test_trinomial_llr_is_fishtests_gsprt() -> None:
     )
 
 
-def test_known_fishtest_figures() -> None:
-    """Figures fishtest's stat_util prints for its own examples, rounded as shown:
-    the logistic bounds [0.2, 0.9] and normalized [0.764, 3.439] are the same test
-    for this pentanomial, so both LLRs agree."""
+def test_fishtests_paired_example_agrees_across_models() -> None:
+    """fishtest's stat_util self-test runs [39, 2226, 31451, 2412, 40] once with the
+    logistic bounds [0.2, 0.9] and once with the normalized bounds [0.764, 3.439]:
+    the same test expressed in two models, so the two LLRs must agree (2.16, the
+    value the dual computation above gives too)."""
     counts = [39, 2226, 31451, 2412, 40]
     assert llr_logistic(0.2, 0.9, counts) == pytest.approx(2.16, abs=0.005)
     assert llr_normalized(0.764, 3.439, counts) == pytest.approx(2.16, abs=0.005)
-    assert llr_logistic(-3, 1, [10789, 19328, 33806, 19402, 10543]) == pytest.approx(2.13, abs=0.005)
+    big = [10789, 19328, 33806, 19402, 10543]
+    assert llr_logistic(-3, 1, big) == pytest.approx(2.13, abs=0.005)
 
 
 def _trinomial_llr_normalized(counts: list[int], nelo0: float, nelo1: float) -> float:
@@ -262,7 +264,8 @@ def test_pentanomial_elo_interval_and_nelo_match_fishtests_formulas() -> None:
     assert est.high == pytest.approx(elo_from_score(m + Z95 * sd / math.sqrt(n)), abs=0.02)
     assert est.nelo == pytest.approx(800 / math.log(10) * (m - 0.5) / (math.sqrt(2) * sd))
     assert est.nelo_margin == pytest.approx(Z95 * 800 / math.log(10) / math.sqrt(2 * n))
-    assert est.los == pytest.approx(0.5 * math.erfc(-(m - 0.5) / (sd / math.sqrt(n)) / math.sqrt(2)), abs=1e-3)
+    z = (m - 0.5) / (sd / math.sqrt(n))
+    assert est.los == pytest.approx(0.5 * math.erfc(-z / math.sqrt(2)), abs=1e-3)
     # by hand: m = 0.498887, Elo -0.77 [-2.05, +0.50], nElo -0.95 ± 1.57
     assert round(est.elo, 2) == -0.77 and round(est.nelo, 2) == -0.95
     assert format_nelo(est) == "-1.0 ± 1.6"
@@ -319,9 +322,7 @@ BASE = [0.05, 0.2, 0.5, 0.2, 0.05]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("model", "runs"), [("logistic", 1000), ("normalized", 200)]
-)
+@pytest.mark.parametrize(("model", "runs"), [("logistic", 1000), ("normalized", 200)])
 def test_sprt_error_rates_hold_in_simulation(model: str, runs: int) -> None:
     """Pairs drawn from a pentanomial whose true Elo (or nElo) is exactly elo0, then
     exactly elo1: the SPRT checked after every pair must accept the wrong

@@ -227,10 +227,10 @@ def format_nelo(est: Estimate) -> str:
     """``+52.3 ± 61.8`` (normalized Elo and half its 95% interval).
 
     >>> format_nelo(pentanomial([1, 2, 4, 2, 1]))
-    '+0.0 ± 175.3'
+    '+0.0 ± 152.3'
     """
     margin = "inf" if math.isinf(est.nelo_margin) else f"{est.nelo_margin:.1f}"
-    return f"{est.nelo + 0.0:+.1f} ± {margin}"
+    return f"{round(est.nelo, 1) + 0.0:+.1f} ± {margin}"
 
 
 def trinomial(wins: int, draws: int, losses: int, *, z: float = Z95) -> Estimate:
