@@ -286,7 +286,7 @@ def _mle_with_t(
     ``probs`` most likely.  The constraint is linearised around the current guess
     (its gradient is ``a - t (a - mean)^2 / (2 sigma)`` up to a constant), the
     linear problem solved exactly, and the guess updated until it stands still."""
-    guess = list(probs)  # the fixed point does not depend on the start; this one is close
+    guess = [1.0 / len(values)] * len(values)  # (starting at ``probs`` can leave no root)
     for _ in range(100):
         _, mean, var = _moments(guess, values)
         sigma = math.sqrt(var)
