@@ -16,6 +16,20 @@ a zero-width interval, and the interval never leaves 0..1 (so a sweep's upper
 Elo bound is infinite, as it should be).  For large matches it agrees with the
 usual normal approximation.
 
+Normalized Elo (nElo) scales the mean score's distance from 1/2 by its standard
+deviation per game, ``nElo = 800 / ln 10 * (mean - 1/2) / sigma_per_game``, so
+that a given nElo costs the same number of games to detect whatever the draw
+rate; its interval is ``± z * 800 / ln 10 / sqrt(games)``.  Like fishtest and
+fastchess it is computed with an empty category counted as 1/1000.
+
+The SPRT is the generalized SPRT fishtest runs: the log-likelihood ratio of the
+observed counts under the most likely distribution whose expected score is that
+of ``elo1`` against the most likely one whose score is that of ``elo0``
+(``model="logistic"``), or whose t-value ``(mean - 1/2) / sigma`` is that of the
+bounds (``model="normalized"``, bounds in nElo).  The constrained maxima are
+found exactly (a one-dimensional root of the secular equation), not by the
+normal approximation.
+
 >>> est = trinomial(60, 30, 10)
 >>> round(est.elo), round(est.low), round(est.high)
 (191, 130, 252)
@@ -34,13 +48,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "NELO_PER_T",
     "PAIR_SCORES",
+    "SPRT_MODELS",
     "Estimate",
     "Sprt",
     "SprtState",
     "elo_from_score",
     "estimate",
     "format_elo",
+    "format_nelo",
+    "llr_logistic",
+    "llr_normalized",
     "los",
     "pentanomial",
     "score_from_elo",
@@ -53,6 +72,9 @@ _GAME_SCORES: tuple[float, ...] = (0.0, 0.5, 1.0)
 Z95 = 1.959963984540054
 _PSEUDO = 0.5
 _EDGE = 1e-9  # a bound this close to 0 or 1 is 0 or 1 (rounding)
+#: normalized Elo per unit of t-value per game: 800 / ln 10
+NELO_PER_T = 800.0 / math.log(10.0)
+_EMPTY = 1e-3  # fishtest's and fastchess's weight of an empty category (nElo, SPRT)
 
 
 def elo_from_score(score: float) -> float:
@@ -110,12 +132,23 @@ class Estimate:
     low: float  # 95% interval
     high: float
     los: float  # likelihood that the first player is the stronger one
-    variance: float  # per unit, regularised (what the SPRT uses)
+    variance: float  # per unit, regularised
+    #: normalized Elo and its 95% interval (``nelo ± nelo_margin``)
+    nelo: float = 0.0
+    nelo_margin: float = math.inf
+    #: the counts and the score of each category they came from (what the SPRT reads)
+    counts: tuple[int, ...] = ()
+    values: tuple[float, ...] = ()
 
     @property
     def margin(self) -> float:
         """Half the interval's width in Elo (``inf`` when it is open on one side)."""
         return (self.high - self.low) / 2.0
+
+    @property
+    def games(self) -> int:
+        """Games behind the estimate: two per pair when the unit is a pair."""
+        return 2 * self.units if len(self.values) == 5 else self.units
 
 
 def estimate(counts: Sequence[int], values: Sequence[float], *, z: float = Z95) -> Estimate:
@@ -125,8 +158,9 @@ def estimate(counts: Sequence[int], values: Sequence[float], *, z: float = Z95) 
     if any(c < 0 for c in counts):
         raise ValueError("counts cannot be negative")
     n = sum(counts)
+    kept = (tuple(counts), tuple(values))
     if n == 0:
-        return Estimate(0, 0.5, 0.0, -math.inf, math.inf, 0.5, 0.25)
+        return Estimate(0, 0.5, 0.0, -math.inf, math.inf, 0.5, 0.25, 0.0, math.inf, *kept)
     _, mean, _ = _moments(counts, values)
     _, reg_mean, reg_var = _moments([c + _PSEUDO for c in counts], values)
     ratio = min(1.0, reg_var / (reg_mean * (1.0 - reg_mean)))
@@ -147,7 +181,31 @@ def estimate(counts: Sequence[int], values: Sequence[float], *, z: float = Z95) 
         high=elo_from_score(high) if high < 1.0 - _EDGE else math.inf,
         los=_normal_cdf((mean - 0.5) / sigma),
         variance=variance,
+        nelo=_nelo(counts, values),
+        nelo_margin=z * NELO_PER_T / math.sqrt(_games_per_unit(values) * n),
+        counts=kept[0],
+        values=kept[1],
     )
+
+
+def _games_per_unit(values: Sequence[float]) -> int:
+    """2 for pairs (five categories), else 1."""
+    return 2 if len(values) == 5 else 1
+
+
+def _distribution(counts: Sequence[int]) -> tuple[float, list[float]]:
+    """(n, probabilities) with an empty category weighing :data:`_EMPTY`."""
+    weights = [float(c) if c > 0 else _EMPTY for c in counts]
+    n = sum(weights)
+    return n, [w / n for w in weights]
+
+
+def _nelo(counts: Sequence[int], values: Sequence[float]) -> float:
+    """Normalized Elo: ``800 / ln 10 * (mean - 1/2) / sigma_per_game``."""
+    _, probs = _distribution(counts)
+    _, mean, var = _moments(probs, values)
+    sigma_per_game = math.sqrt(_games_per_unit(values) * var)
+    return NELO_PER_T * (mean - 0.5) / sigma_per_game
 
 
 def format_elo(est: Estimate) -> str:
@@ -165,6 +223,16 @@ def format_elo(est: Estimate) -> str:
     return f"{one(est.elo)} [{one(est.low)}, {one(est.high)}]"
 
 
+def format_nelo(est: Estimate) -> str:
+    """``+52.3 ± 61.8`` (normalized Elo and half its 95% interval).
+
+    >>> format_nelo(pentanomial([1, 2, 4, 2, 1]))
+    '+0.0 ± 152.3'
+    """
+    margin = "inf" if math.isinf(est.nelo_margin) else f"{est.nelo_margin:.1f}"
+    return f"{round(est.nelo, 1) + 0.0:+.1f} ± {margin}"
+
+
 def trinomial(wins: int, draws: int, losses: int, *, z: float = Z95) -> Estimate:
     """Per-game estimate from wins, draws and losses."""
     return estimate([losses, draws, wins], _GAME_SCORES, z=z)
@@ -178,6 +246,101 @@ def pentanomial(counts: Sequence[int], *, z: float = Z95) -> Estimate:
     return estimate(counts, PAIR_SCORES, z=z)
 
 
+def _secular_root(probs: Sequence[float], shifts: Sequence[float]) -> float:
+    """The ``x`` with ``sum p_i c_i / (1 + x c_i) = 0`` and every ``1 + x c_i > 0``.
+
+    The left side falls strictly with ``x`` between the poles ``-1 / max c`` and
+    ``-1 / min c``, so Newton steps kept inside a shrinking bracket converge."""
+    if not (min(shifts) < 0.0 < max(shifts)):
+        raise ValueError("the hypothesis lies outside what the outcomes can score")
+    low, high = -1.0 / max(shifts), -1.0 / min(shifts)
+    x = 0.0
+    for _ in range(200):
+        value = slope = 0.0
+        for p, c in zip(probs, shifts, strict=True):
+            term = c / (1.0 + x * c)
+            value += p * term
+            slope -= p * term * term
+        if value > 0.0:
+            low = x
+        else:
+            high = x
+        if abs(value) < 1e-15 or high - low < 1e-15 * max(1.0, abs(x)):
+            break
+        step = x - value / slope
+        x = step if low < step < high else (low + high) / 2.0
+    return x
+
+
+def _mle_with_mean(probs: Sequence[float], values: Sequence[float], s: float) -> list[float]:
+    """The distribution on ``values`` with mean ``s`` that makes ``probs`` most likely."""
+    shifts = [a - s for a in values]
+    x = _secular_root(probs, shifts)
+    return [p / (1.0 + x * c) for p, c in zip(probs, shifts, strict=True)]
+
+
+def _mle_with_t(
+    probs: Sequence[float], values: Sequence[float], ref: float, t: float
+) -> list[float]:
+    """The distribution on ``values`` with ``(mean - ref) / sigma = t`` that makes
+    ``probs`` most likely.  The constraint is linearised around the current guess
+    (its gradient is ``a - t (a - mean)^2 / (2 sigma)`` up to a constant), the
+    linear problem solved exactly, and the guess updated until it stands still."""
+    guess = [1.0 / len(values)] * len(values)  # (starting at ``probs`` can leave no root)
+    for _ in range(100):
+        _, mean, var = _moments(guess, values)
+        sigma = math.sqrt(var)
+        shifts = [a - ref - t * (sigma * sigma + (a - mean) ** 2) / (2.0 * sigma) for a in values]
+        x = _secular_root(probs, shifts)
+        new = [p / (1.0 + x * c) for p, c in zip(probs, shifts, strict=True)]
+        moved = max(abs(a - b) for a, b in zip(new, guess, strict=True))
+        guess = new
+        if moved < 1e-11:
+            break
+    return guess
+
+
+def _llr(counts: Sequence[int], h0: Sequence[float], h1: Sequence[float]) -> float:
+    n, probs = _distribution(counts)
+    return n * sum(p * math.log(q1 / q0) for p, q0, q1 in zip(probs, h0, h1, strict=True))
+
+
+def _values_of(counts: Sequence[int]) -> tuple[float, ...]:
+    if len(counts) == 3:
+        return _GAME_SCORES
+    if len(counts) == 5:
+        return PAIR_SCORES
+    raise ValueError("counts are a trinomial [L, D, W] or a pentanomial [LL, LD, DD+WL, WD, WW]")
+
+
+def llr_logistic(elo0: float, elo1: float, counts: Sequence[int]) -> float:
+    """The GSPRT log-likelihood ratio of ``elo1`` against ``elo0`` (logistic Elo) for
+    trinomial counts ``[L, D, W]`` or pentanomial ``[LL, LD, DD+WL, WD, WW]``.
+
+    >>> round(llr_logistic(0, 5, [38, 194, 372, 207, 44]), 3)
+    0.429
+    """
+    if sum(counts) == 0:
+        return 0.0
+    values = _values_of(counts)
+    _, probs = _distribution(counts)
+    h0, h1 = (_mle_with_mean(probs, values, score_from_elo(e)) for e in (elo0, elo1))
+    return _llr(counts, h0, h1)
+
+
+def llr_normalized(nelo0: float, nelo1: float, counts: Sequence[int]) -> float:
+    """The GSPRT log-likelihood ratio of ``nelo1`` against ``nelo0`` (normalized Elo)."""
+    if sum(counts) == 0:
+        return 0.0
+    values = _values_of(counts)
+    _, probs = _distribution(counts)
+    per_unit = math.sqrt(_games_per_unit(values))  # a pair's t-value is sqrt(2) a game's
+    h0, h1 = (
+        _mle_with_t(probs, values, 0.5, nelo / NELO_PER_T * per_unit) for nelo in (nelo0, nelo1)
+    )
+    return _llr(counts, h0, h1)
+
+
 @dataclass(frozen=True, slots=True)
 class SprtState:
     llr: float
@@ -187,14 +350,17 @@ class SprtState:
     decision: str
 
 
+SPRT_MODELS = ("logistic", "normalized")
+
+
 @dataclass(frozen=True, slots=True)
 class Sprt:
-    """A sequential probability ratio test of ``elo0`` against ``elo1`` (logistic Elo).
+    """A sequential probability ratio test of ``elo0`` against ``elo1``: logistic Elo
+    (``model="logistic"``) or normalized Elo (``model="normalized"``).
 
-    The log-likelihood ratio is the generalised SPRT's normal approximation:
-    ``n * ((m - s0)^2 - (m - s1)^2) / (2 var)`` with the observed mean ``m`` and
-    per-unit variance ``var`` (regularised as for the interval), ``s0``/``s1`` the
-    scores of ``elo0``/``elo1``.  The test stops below ``log(beta / (1 - alpha))``
+    The log-likelihood ratio is fishtest's GSPRT (:func:`llr_logistic`,
+    :func:`llr_normalized`) on the estimate's counts: pentanomial on pairs,
+    trinomial on single games.  The test stops below ``log(beta / (1 - alpha))``
     (H0) or above ``log((1 - beta) / alpha)`` (H1).
     """
 
@@ -202,12 +368,15 @@ class Sprt:
     elo1: float
     alpha: float = 0.05
     beta: float = 0.05
+    model: str = "logistic"
 
     def __post_init__(self) -> None:
         if not (0.0 < self.alpha < 1.0 and 0.0 < self.beta < 1.0):
             raise ValueError("SPRT alpha and beta must be between 0 and 1")
         if self.elo0 >= self.elo1:
             raise ValueError("SPRT elo0 must be below elo1")
+        if self.model not in SPRT_MODELS:
+            raise ValueError("SPRT model must be logistic or normalized")
 
     @property
     def lower(self) -> float:
@@ -217,14 +386,15 @@ class Sprt:
     def upper(self) -> float:
         return math.log((1.0 - self.beta) / self.alpha)
 
-    def llr(self, est: Estimate) -> float:
-        if est.units == 0:
-            return 0.0
-        s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
-        m = est.score
-        return est.units * ((m - s0) ** 2 - (m - s1) ** 2) / (2.0 * est.variance)
+    def llr(self, est: Estimate | Sequence[int]) -> float:
+        """From an estimate of :func:`trinomial` or :func:`pentanomial`, or their counts
+        (``[L, D, W]`` or ``[LL, LD, DD+WL, WD, WW]``)."""
+        counts = est.counts if isinstance(est, Estimate) else est
+        if self.model == "normalized":
+            return llr_normalized(self.elo0, self.elo1, counts)
+        return llr_logistic(self.elo0, self.elo1, counts)
 
-    def state(self, est: Estimate) -> SprtState:
+    def state(self, est: Estimate | Sequence[int]) -> SprtState:
         llr = self.llr(est)
         decision = "H1" if llr >= self.upper else "H0" if llr <= self.lower else ""
         return SprtState(llr, self.lower, self.upper, decision)

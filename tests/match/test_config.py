@@ -309,3 +309,13 @@ def test_cli_help_and_one_line_start_errors(capsys: pytest.CaptureFixture[str]) 
     )  # fmt: skip
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "did not start" in err
+
+
+def test_sprt_model_is_logistic_unless_normalized_is_asked() -> None:
+    two = ["-engine", "name=A", "proto=builtin", "-engine", "name=B", "proto=builtin"]
+    config = parse_args([*two, "-sprt", "elo0=0", "elo1=2"])
+    assert config.sprt is not None and config.sprt.model == "logistic"
+    config = parse_args([*two, "-sprt", "elo0=0", "elo1=2", "model=normalized"])
+    assert config.sprt is not None and config.sprt.model == "normalized"
+    with pytest.raises(MatchConfigError, match="model must be logistic or normalized"):
+        parse_args([*two, "-sprt", "elo0=0", "elo1=2", "model=bayeselo"])

@@ -60,6 +60,17 @@ def test_a_failing_engine_loses_with_the_reason(
         assert outcome == "loss" and re.fullmatch(termination, reason), games
     assert summary.tallies[(0, 1)].losses == 2
     assert any(line.startswith("Score of Faulty vs AI: 0 - 2 - 0") for line in lines)
+    # the report counts the games lost on time and by disconnects, with the engine
+    on_time = 2 if termination == "time forfeit" else 0
+    disconnected = 2 if termination in ("crash", "hang") else 0
+    assert dict(summary.time_losses) == ({0: 2} if on_time else {})
+    assert dict(summary.disconnects) == ({0: 2} if disconnected else {})
+
+    def counted(n: int) -> str:
+        return f"{n} (Faulty {n})" if n else "0"
+
+    assert f"Time losses: {counted(on_time)}, disconnects: {counted(disconnected)}" in lines
+    assert "Pairs: 1, Ptnml(0-2): [1, 0, 0, 0, 0]" in lines
 
 
 def test_a_crashed_engine_that_restarts_too_slowly_loses_the_next_game(

@@ -66,6 +66,18 @@ def test_fairy_stockfish_against_the_builtin_ai_with_ten_openings(
     assert final.endswith(" 20") and f"{tally.wins} - {tally.losses} - {tally.draws}" in final
     assert any(line.startswith("Elo difference:") and "pentanomial, 10 pairs" in line
                for line in lines)  # fmt: skip
+    # the final report, fastchess's way: W-D-L, Elo and nElo, LOS, pentanomial, failures
+    report = lines[lines.index("Results of SF vs AI:") - 1 :]
+    assert report[0] == "-" * 50 and report[-2] == "-" * 50 and report[-1] == "Finished match"
+    assert report[2].startswith(
+        f"Games: 20, Wins: {tally.wins}, Losses: {tally.losses}, Draws: {tally.draws}, Points: "
+    )
+    est = summary.estimate()
+    assert report[3].startswith(f"Elo: {est.elo:+.1f} [")
+    assert "(95%, pentanomial), nElo: " in report[3]
+    assert report[4].startswith(f"LOS: {100 * est.los:.2f} %, DrawRatio: ")
+    assert report[5] == f"Pairs: 10, Ptnml(0-2): [{', '.join(map(str, summary.pairs))}]"
+    assert report[6].startswith("Time losses: ")
 
 
 def test_sprt_stops_the_match_by_itself(fsf: str, tmp_path: Path, run_match: Runner) -> None:
@@ -83,9 +95,16 @@ def test_sprt_stops_the_match_by_itself(fsf: str, tmp_path: Path, run_match: Run
     )  # fmt: skip
     assert summary.stopped_by_sprt and summary.sprt is not None
     assert summary.sprt.decision == "H1" and summary.sprt.llr >= summary.sprt.upper
-    assert len(summary.games) < 40
+    # fishtest's GSPRT gains log(s1 / s0) = log(0.5715 / 0.5) = 0.134 per won pair when
+    # every pair is won: 23 pairs (46 games) reach 2.944; the old normal
+    # approximation, overconfident on sweeps, stopped before 40
+    assert len(summary.games) < 60
     assert any("H1 accepted" in line for line in lines)
     assert "SPRT stopped the match: H1 accepted" in lines
+    llr = [line for line in lines if line.startswith("LLR: ")]
+    assert llr == [
+        f"LLR: {summary.sprt.llr:.2f} (-2.94, 2.94) [0.00, 50.00] logistic - H1 accepted"
+    ]
 
 
 def test_gomocup_brain_against_the_builtin_gomoku_ai_with_openings(

@@ -431,6 +431,7 @@ def _apply(config: MatchConfig, data: Mapping[str, Any], each: dict[str, Any]) -
                     elo1=float(value.get("elo1", 5)),
                     alpha=float(value.get("alpha", 0.05)),
                     beta=float(value.get("beta", 0.05)),
+                    model=str(value.get("model", "logistic")),
                 )
             except ValueError as exc:
                 raise MatchConfigError(f"-sprt: {exc}") from None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import logging
+import math
 import secrets
 import tempfile
 import threading
@@ -31,7 +32,7 @@ from lanqi.match.config import EngineConfig, MatchConfig
 from lanqi.match.game import GameSpec, MatchSeat, Played, RefereeLink, play_game
 from lanqi.match.openings import Opening, load_openings
 from lanqi.match.records import extra_record, record_text, termination_text
-from lanqi.stats import Estimate, SprtState, format_elo, pentanomial, trinomial
+from lanqi.stats import Estimate, SprtState, format_elo, format_nelo, pentanomial, trinomial
 
 __all__ = ["EngineStartError", "Match", "MatchSummary"]
 
@@ -39,6 +40,8 @@ log = logging.getLogger(__name__)
 
 STOPPED = "match stopped"  # the termination of games cut short by an interrupt: not scored
 IDLE_WAIT_S = 5.0  # after a game, how long an engine may take to finish its last search
+#: terminations that count as an engine's disconnect (it crashed, hung or its runner vanished)
+DISCONNECTS = frozenset({"crash", "hang", "abandoned"})
 
 
 class EngineStartError(RuntimeError):
@@ -67,6 +70,9 @@ class MatchSummary:
     endings: Counter[str] = field(default_factory=Counter)
     sprt: SprtState | None = None
     stopped_by_sprt: bool = False
+    #: engine index -> games it lost on time / by a disconnect (:data:`DISCONNECTS`)
+    time_losses: Counter[int] = field(default_factory=Counter)
+    disconnects: Counter[int] = field(default_factory=Counter)
 
     def estimate(self, a: int = 0, b: int = 1) -> Estimate:
         """Pentanomial on the finished colour-reversed pairs when there are any (and
@@ -279,6 +285,11 @@ class Match:
         a, b = played.spec.seats
         score = played.score_of(0) if played.termination != STOPPED else None
         if score is not None:
+            loser = a if score == 0.0 else b if score == 1.0 else None
+            if loser is not None and played.termination == "timeout":
+                summary.time_losses[loser] += 1
+            if loser is not None and played.termination in DISCONNECTS:
+                summary.disconnects[loser] += 1
             for me, other, points in ((a, b, score), (b, a, 1.0 - score)):
                 tally = summary.tallies.setdefault((me, other), _Tally())
                 tally.wins += points == 1.0
@@ -317,19 +328,83 @@ class Match:
         model = f"pentanomial, {est.units} pairs" if sum(summary.pairs) else "trinomial"
         self.say(
             f"Elo difference: {format_elo(est)} (95%, {model}), LOS: {100 * est.los:.1f} %, "
-            f"DrawRatio: {100 * tally.draws / n if n else 0:.1f} %"
+            f"DrawRatio: {100 * tally.draws / n if n else 0:.1f} %, nElo: {format_nelo(est)}"
         )
+        self.say(f"{self._pairs_text()}, {self._failures_text()}")
         if config.sprt is not None:
             state = config.sprt.state(est)
             summary.sprt = state
             self.say(
                 f"SPRT: llr {state.llr:.2f} ({100 * state.llr / state.upper:.1f}%), "
-                f"lbound {state.lower:.2f}, ubound {state.upper:.2f}"
+                f"lbound {state.lower:.2f}, ubound {state.upper:.2f} {self._hypotheses()}"
                 + (f" - {state.decision} accepted" if state.decision else "")
             )
             if state.decision and not self.stop.is_set():
                 summary.stopped_by_sprt = True
                 self.stop_scheduling()
+
+    def _pairs_text(self) -> str:
+        """``Pairs: 10, Ptnml(0-2): [0, 1, 4, 3, 2]`` (LL, LD, DD+WL, WD, WW), or
+        ``Pairs: 0`` when the games are not played in colour-reversed pairs."""
+        pairs = self.summary.pairs
+        if not sum(pairs):
+            return "Pairs: 0"
+        return f"Pairs: {sum(pairs)}, Ptnml(0-2): [{', '.join(map(str, pairs))}]"
+
+    def _failures_text(self) -> str:
+        """``time losses: 1 (AI), disconnects: 0``: games lost on time or by a crash,
+        hang or vanished runner, with the engines that lost them."""
+
+        def one(counts: Counter[int]) -> str:
+            total = sum(counts.values())
+            if not total:
+                return "0"
+            names = self.config.engines
+            who = ", ".join(f"{names[i].name} {c}" for i, c in sorted(counts.items()))
+            return f"{total} ({who})"
+
+        summary = self.summary
+        return f"time losses: {one(summary.time_losses)}, disconnects: {one(summary.disconnects)}"
+
+    def _hypotheses(self) -> str:
+        """``[0.00, 5.00] logistic``: the SPRT's elo0, elo1 and Elo model."""
+        sprt = self.config.sprt
+        if sprt is None:
+            return ""
+        return f"[{sprt.elo0:.2f}, {sprt.elo1:.2f}] {sprt.model}"
+
+    def report(self) -> list[str]:
+        """The final report of a two-engine match, as fastchess prints it: games and
+        W-D-L, Elo and nElo with 95% intervals, LOS, draw ratio, the pentanomial,
+        the SPRT's LLR with its bounds and decision, time losses and disconnects."""
+        config, summary = self.config, self.summary
+        tally = summary.tallies.get((0, 1), _Tally())
+        n = tally.games
+        points = tally.wins + tally.draws / 2
+        est = summary.estimate()
+        model = "pentanomial" if sum(summary.pairs) else "trinomial"
+        a, b = config.engines[0].name, config.engines[1].name
+        rule = "-" * 50
+        lines = [
+            rule,
+            f"Results of {a} vs {b}:",
+            f"Games: {n}, Wins: {tally.wins}, Losses: {tally.losses}, Draws: {tally.draws}, "
+            f"Points: {points:g} ({100 * points / n if n else 0:.2f} %)",
+            f"Elo: {_elo1(est.elo)} [{_elo1(est.low)}, {_elo1(est.high)}] (95%, {model}), "
+            f"nElo: {format_nelo(est)}",
+            f"LOS: {100 * est.los:.2f} %, DrawRatio: {100 * tally.draws / n if n else 0:.2f} %",
+            self._pairs_text(),
+        ]
+        if config.sprt is not None and summary.sprt is not None:
+            state = summary.sprt
+            verdict = f" - {state.decision} accepted" if state.decision else ""
+            lines.append(
+                f"LLR: {state.llr:.2f} ({state.lower:.2f}, {state.upper:.2f}) "
+                f"{self._hypotheses()}{verdict}"
+            )
+        failures = self._failures_text()
+        lines += [failures[0].upper() + failures[1:], rule]
+        return lines
 
     def stop_scheduling(self) -> None:
         """No new games; the running ones finish and count."""
@@ -361,6 +436,9 @@ class Match:
         if len(self.config.engines) > 2:
             for line in self.table():
                 self.say(line)
+        else:
+            for line in self.report():
+                self.say(line)
         self.say("Finished match")
 
     def table(self) -> list[str]:
@@ -385,6 +463,13 @@ class Match:
                 f"{100 * est.score:>6.1f}% {100 * t.draws / max(1, t.games):>5.1f}%"
             )
         return lines
+
+
+def _elo1(elo: float) -> str:
+    """``+124.0``, ``-3.5``, ``+inf``."""
+    if math.isinf(elo):
+        return "+inf" if elo > 0 else "-inf"
+    return f"{elo + 0.0:+.1f}"
 
 
 def _width(text: str) -> int:
