@@ -103,8 +103,8 @@ class Guard:
         if strikes is not None and now < strikes.until:
             raise MatchmakerError(
                 "locked_out",
-                f"too many wrong claim codes from {address}; wait"
-                f" {_wait_s(strikes.until, now)} s or ask the director (lanqi lobby unlock {address})",
+                f"too many wrong claim codes from {address}; wait {_wait_s(strikes.until, now)}"
+                f" s or ask the director (lanqi lobby unlock {address})",
                 retry_s=_wait_s(strikes.until, now),
             )
 

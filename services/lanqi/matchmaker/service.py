@@ -410,7 +410,7 @@ class MatchmakerService:
         except ProtocolError as exc:
             return error_for(exc)
         except MatchmakerError as exc:
-            return ErrorReply(re=request_id, code=exc.code, msg=exc.msg[:500], retry_s=exc.retry_s)
+            return ErrorReply(re=request_id, code=exc.code, msg=exc.msg[:500])
         except TournamentError as exc:  # the pairing rules refused (options, players)
             return ErrorReply(re=request_id, code="bad_request", msg=str(exc)[:500])
         except Exception:  # a bug must cost one request, never the service

@@ -485,9 +485,6 @@ class ErrorReply(Reply):
     T = "error"
     code: str = field(metadata=limit(32))
     msg: str = field(default="", metadata=limit(500))
-    #: ``locked_out``, ``too_many_names``, ``rate_limited`` from the matchmaker: the
-    #: whole seconds to wait before asking again
-    retry_s: int | None = field(default=None, metadata=limit(min_value=0, max_value=86_400))
 
 
 @register
