@@ -108,8 +108,12 @@ class Guard:
                 retry_s=_wait_s(strikes.until, now),
             )
 
-    def claim_failed(self, name: str, address: str, now: float) -> None:
-        _strike(self.names.setdefault(name.casefold(), Strikes()), CLAIM_TRIES_PER_NAME, now)
+    def claim_failed(self, name: str | None, address: str, now: float) -> None:
+        """A wrong code for ``name`` (None: a name nobody has, which is not kept, so
+        that made-up names cannot fill the table) from ``address``."""
+        if name is not None:
+            strikes = self.names.setdefault(name.casefold(), Strikes())
+            _strike(strikes, CLAIM_TRIES_PER_NAME, now)
         if self.limited(address):
             strikes = self.addresses.setdefault(address, Strikes())
             _strike(strikes, CLAIM_TRIES_PER_ADDRESS, now)

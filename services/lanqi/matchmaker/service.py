@@ -547,7 +547,7 @@ class MatchmakerService:
                 existing.player_id, claim_hash(existing.player_id, code), session
             )
         ):
-            self.guard.claim_failed(name, self._peer, now)
+            self.guard.claim_failed(existing.name if existing else None, self._peer, now)
             raise MatchmakerError(
                 "bad_claim",
                 f"wrong or used claim code for {name!r}; ask the director for a new one "
