@@ -25,18 +25,34 @@ EXAMPLES = """examples:
   lanqi lobby remove troll           # out of the lobby; --off lets troll back
 """
 
-ACTIONS = ("lockouts", "unlock", "mute", "remove")
+#: action -> (what it does, an example)
+ACTIONS = {
+    "lockouts": (
+        "the names and addresses with wrong claim codes: TARGET KIND FAILURES LOCKS WAIT_S",
+        "lanqi lobby lockouts",
+    ),
+    "unlock": ("forget the wrong claim codes of a name or an address", "lanqi lobby unlock ann"),
+    "mute": ("no seeks or challenges from a player (--off: again)", "lanqi lobby mute troll"),
+    "remove": (
+        "sign a player out and refuse their hello (--off: let them back)",
+        "lanqi lobby remove troll",
+    ),
+}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     _common(parser)
-    parser.add_argument("action", choices=ACTIONS, help="what to do")
-    parser.add_argument(
-        "target", nargs="?", metavar="NAME", help="a player's name (unlock: or an IP address)"
-    )
-    parser.add_argument(
-        "--off", action="store_true", help="mute, remove: undo (unmute, let back in)"
-    )
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    for name, (text, example) in ACTIONS.items():
+        action = sub.add_parser(
+            name, help=text, description=text, epilog=f"example:\n  {example}\n"
+        )
+        _common(action)
+        if name == "unlock":
+            action.add_argument("target", metavar="NAME|ADDRESS", help="as lockouts lists it")
+        elif name != "lockouts":
+            action.add_argument("target", metavar="NAME", help="the player's name (any case)")
+            action.add_argument("--off", action="store_true", help="undo")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,8 +68,9 @@ def run(args: argparse.Namespace) -> int:
     )
     from lanqi.security import KnownServers, NoServerKey
 
-    if args.action != "lockouts" and not args.target:
-        raise CliError(f"lanqi lobby {args.action} needs a NAME (see lanqi lobby --help)", 2)
+    if args.action not in ACTIONS:
+        raise CliError("name an action: lockouts, unlock, mute, remove (see --help)")
+    off = getattr(args, "off", False)
     server = server_endpoint(args)
     director = _key(args)  # a missing key is said before any connection is tried
     request: Request
@@ -62,9 +79,9 @@ def run(args: argparse.Namespace) -> int:
     elif args.action == "unlock":
         request = Unlock(target=args.target, director_key=director)
     elif args.action == "mute":
-        request = MutePlayer(player=args.target, muted=not args.off, director_key=director)
+        request = MutePlayer(player=args.target, muted=not off, director_key=director)
     else:
-        request = RemovePlayer(player=args.target, removed=not args.off, director_key=director)
+        request = RemovePlayer(player=args.target, removed=not off, director_key=director)
     unreachable = CliError(
         f"no answer from {server}: is the server running? (name it with --server or $LANQI_SERVER)",
         1,
@@ -81,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{row.target} {row.kind} {row.failures} {row.locks} {row.retry_s}")
         else:
             client.call(request, Ok)
-            print(f"{args.action}{' --off' if args.off else ''} {args.target}: done", flush=True)
+            print(f"{args.action}{' --off' if off else ''} {args.target}: done", flush=True)
     except MatchmakerRefused as exc:
         raise CliError(f"refused: {exc}", 1) from None
     except MatchmakerTimeout:
