@@ -53,7 +53,7 @@ NAME_WINDOW_MS = 600_000.0
 POSTS_PER_ADDRESS = 20
 POST_WINDOW_MS = 10_000.0
 #: this machine: the web gateway and the director's tools, many people behind one address
-LOCAL_ADDRESSES = frozenset({"127.0.0.1", "::1"})
+LOCAL_ADDRESSES = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
 
 
 @dataclass(slots=True)
