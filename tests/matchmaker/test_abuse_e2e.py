@@ -44,6 +44,7 @@ from lanqi.protocol import (
     CreateSeek,
     GameAssigned,
     ListLockouts,
+    ListSeeks,
     Lockout,
     LockoutsList,
     MutePlayer,
@@ -53,6 +54,7 @@ from lanqi.protocol import (
     RemovePlayer,
     Seek,
     SeekCreated,
+    SeeksList,
     TimeControl,
     Unlock,
 )
@@ -270,6 +272,8 @@ def test_director_mutes_and_removes_a_player(
     troll.call(CreateSeek(seek=seek), SeekCreated)
 
     director.call(MutePlayer(player="troll", director_key=DIRECTOR_KEY), Ok)
+    # the seek troll had open is withdrawn with the mute
+    assert [s.player for s in director.call(ListSeeks(), SeeksList).seeks] == []
     with pytest.raises(MatchmakerRefused, match="muted"):
         troll.call(CreateSeek(seek=seek), SeekCreated)
     director.call(MutePlayer(player="troll", muted=False, director_key=DIRECTOR_KEY), Ok)
