@@ -46,6 +46,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "lanqi.cli.reclaim",
         "a claim code that gives a player back their name after a lost session (director)",
     ),
+    "lobby": (
+        "lanqi.cli.lobby",
+        "keep order in the lobby: claim code lock-outs, mute or remove a player (director)",
+    ),
     "result": (
         "lanqi.cli.result",
         "give the result of your game on a physical board (over-the-board events)",

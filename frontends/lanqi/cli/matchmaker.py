@@ -60,6 +60,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--referee-admin-key", default=None, help="admin key the referees were started with"
     )
+    parser.add_argument(
+        "--trust-address",
+        action="append",
+        default=[],
+        metavar="IP",
+        help="a client address limited per name only, not as one person (a web gateway on"
+        " another machine); this machine's 127.0.0.1 and ::1 always are; repeat for several",
+    )
     add_security_flags(
         parser,
         key_port_help="the key port, which tells clients the matchmaker's public key"
@@ -92,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         insecure=args.insecure,
         key_port=args.key_port,
         name=args.name or "",
+        trusted_addresses=tuple(args.trust_address),
     )
     service = MatchmakerService(config)
     try:

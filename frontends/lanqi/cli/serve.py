@@ -34,6 +34,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_network_flags(parser, announces=True)
     parser.add_argument("--port", type=int, default=MATCHMAKER_PORT, help="matchmaker requests")
     parser.add_argument("--pub-port", type=int, default=MATCHMAKER_PUB_PORT, help="lobby events")
+    parser.add_argument(
+        "--trust-address",
+        action="append",
+        default=[],
+        metavar="IP",
+        help="a client address limited per name only, not as one person (a web gateway on"
+        " another machine); this machine's 127.0.0.1 and ::1 always are; repeat for several",
+    )
     parser.add_argument("--referee-port", type=int, default=REFEREE_PORT, help="referee requests")
     parser.add_argument(
         "--referee-pub-port", type=int, default=REFEREE_PUB_PORT, help="game events"
@@ -94,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         key_port=args.key_port,
         referee_key_port=args.referee_key_port,
         name=args.name or "",
+        trusted_addresses=tuple(args.trust_address),
     )
     try:
         server.start()

@@ -6,7 +6,9 @@ __all__ = ["MatchmakerError"]
 
 
 class MatchmakerError(Exception):
-    def __init__(self, code: str, msg: str) -> None:
+    def __init__(self, code: str, msg: str, *, retry_s: int | None = None) -> None:
         super().__init__(msg)
         self.code = code
         self.msg = msg
+        #: seconds to wait before asking again (a lock-out, a rate limit)
+        self.retry_s = retry_s

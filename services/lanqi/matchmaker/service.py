@@ -32,6 +32,7 @@ import zmq
 from lanqi.matchmaker.claims import claim_hash
 from lanqi.matchmaker.director import Director, TournamentHost
 from lanqi.matchmaker.errors import MatchmakerError
+from lanqi.matchmaker.guard import Guard
 from lanqi.matchmaker.lobby import (
     COLORS,
     OpenChallenge,
@@ -71,6 +72,7 @@ from lanqi.protocol import (
     Hello,
     ImportEntrants,
     JoinTournament,
+    ListLockouts,
     ListPlayers,
     ListSeeks,
     ListTournaments,
@@ -79,7 +81,10 @@ from lanqi.protocol import (
     LobbyPresence,
     LobbySeekAdded,
     LobbySeekRemoved,
+    Lockout,
+    LockoutsList,
     Message,
+    MutePlayer,
     Ok,
     PairRound,
     PauseTournament,
@@ -91,6 +96,7 @@ from lanqi.protocol import (
     ReclaimName,
     ReclaimTournament,
     RefereeEndpoints,
+    RemovePlayer,
     ReportResult,
     ResultsList,
     ResumeTournament,
@@ -100,6 +106,7 @@ from lanqi.protocol import (
     SeeksList,
     ServerInfo,
     StartTournament,
+    Unlock,
     Welcome,
     WithdrawTournament,
     decode_payload,
@@ -167,6 +174,9 @@ class MatchmakerConfig:
     known: KnownServers | None = None
     #: the event's name, told by the key port
     name: str = ""
+    #: client addresses limited per name only, not per address (besides this
+    #: machine's): a web gateway on another machine speaks for many people
+    trusted_addresses: tuple[str, ...] = ()
 
     @property
     def db_path(self) -> Path:
@@ -209,6 +219,10 @@ class MatchmakerService:
         self.by_identity: dict[bytes, str] = {}  # router identity -> player id
         self.seeks: dict[str, OpenSeek] = {}
         self.challenges: dict[str, OpenChallenge] = {}
+        self.guard = Guard()
+        self.guard.trusted = self.guard.trusted | frozenset(config.trusted_addresses)
+        #: the address of the client whose request is being handled ("" unknown)
+        self._peer = ""
         self.director = Director(
             self.store,
             config.director_key,
@@ -242,6 +256,10 @@ class MatchmakerService:
             AcceptChallenge: self._accept_challenge,
             DeclineChallenge: self._decline_challenge,
             CancelChallenge: self._cancel_challenge,
+            ListLockouts: self._lockouts,
+            Unlock: self._unlock,
+            MutePlayer: self._mute,
+            RemovePlayer: self._remove,
             CreateTournament: self.director.create,
             JoinTournament: self.director.join,
             ReclaimTournament: self.director.reclaim,
@@ -367,18 +385,21 @@ class MatchmakerService:
         assert self.router is not None
         for _ in range(MAX_BATCH):
             try:
-                frames = self.router.recv_multipart(zmq.NOBLOCK)
+                parts = self.router.recv_multipart(zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 return
-            if len(frames) < 2:
+            if len(parts) < 2:
                 continue
+            frames = [part.bytes for part in parts]
             identity = frames[0]
-            reply = self.handle(identity, frames[1:])
+            reply = self.handle(identity, frames[1:], str(parts[-1].get("Peer-Address") or ""))
             self.router.send_multipart([identity, *encode(reply)])
 
-    def handle(self, identity: bytes, frames: list[bytes]) -> Message:
-        """Decode and dispatch one client request; never raises for bad input."""
+    def handle(self, identity: bytes, frames: list[bytes], address: str = "") -> Message:
+        """Decode and dispatch one client request from ``address`` (its IP address;
+        "" unknown); never raises for bad input."""
         request_id: int | None = None
+        self._peer = address
         try:
             request = decode_request(frames, self._handlers, "matchmaker")
             request_id = getattr(request, "id", None)
@@ -457,7 +478,7 @@ class MatchmakerService:
             raise MatchmakerError("bad_request", "an engine name must be printable")
         record = None
         if request.claim is not None:
-            record = self._claim(name, request.claim)
+            record = self._claim(name, request.claim, now)
         elif request.session is not None:
             record = self.store.player_by_session(request.session)
             if record is None:
@@ -476,6 +497,7 @@ class MatchmakerService:
                     f"{existing.name!r} is taken; if it is yours, ask the director for a claim"
                     f" code (lanqi reclaim {existing.name}) and say hello with it",
                 )
+            self.guard.new_name(self._peer, now)
             record = PlayerRecord(
                 player_id=uuid.uuid4().hex[:12],
                 name=name,
@@ -484,6 +506,10 @@ class MatchmakerService:
                 engine=engine,
             )
             self.store.add_player(record, _wall_ms())
+        if record.player_id in self.guard.removed:
+            raise MatchmakerError(
+                "removed", f"the director removed {record.name!r} from the lobby; ask them"
+            )
         if (record.kind, record.engine) != (request.kind, engine):
             self.store.set_kind(record.player_id, request.kind, engine)
         old = self.clients.get(record.player_id)
@@ -508,8 +534,10 @@ class MatchmakerService:
             games=games,
         )
 
-    def _claim(self, name: str, code: str) -> PlayerRecord:
-        """Take over a roster entry with its claim code (used up here)."""
+    def _claim(self, name: str, code: str, now: float) -> PlayerRecord:
+        """Take over a roster entry with its claim code (used up here); a name or an
+        address with too many wrong codes is locked out for a while (:mod:`guard`)."""
+        self.guard.check_claim(name, self._peer, now)
         existing = self.store.player_by_name(name)
         session = secrets.token_urlsafe(18)
         if (
@@ -519,11 +547,13 @@ class MatchmakerService:
                 existing.player_id, claim_hash(existing.player_id, code), session
             )
         ):
+            self.guard.claim_failed(existing.name if existing else None, self._peer, now)
             raise MatchmakerError(
                 "bad_claim",
                 f"wrong or used claim code for {name!r}; ask the director for a new one "
                 "(lanqi tournament reclaim ID NAME)",
             )
+        self.guard.claimed(name)
         self.sign_out(existing.player_id)
         log.info("player %s claimed with a code", existing.name)
         return dataclasses.replace(existing, session=session, claimable=False)
@@ -578,8 +608,16 @@ class MatchmakerService:
         options = check_game(seek.variant, seek.options, seek.time_control)
         return dataclasses.replace(seek, options=options)
 
-    def _seek(self, request: CreateSeek, identity: bytes, now: float) -> Message:
+    def _poster(self, identity: bytes, now: float) -> PlayerRecord:
+        """The player posting a seek or challenge: not muted, not flooding."""
         player = self.player_of(identity)
+        if player.player_id in self.guard.muted:
+            raise MatchmakerError("muted", "the director muted you in the lobby; ask them")
+        self.guard.post(self._peer, now)
+        return player
+
+    def _seek(self, request: CreateSeek, identity: bytes, now: float) -> Message:
+        player = self._poster(identity, now)
         request = dataclasses.replace(request, seek=self._check_seek(request.seek))
         for open_seek in list(self.seeks.values()):
             if open_seek.player_id != player.player_id and compatible(open_seek.seek, request.seek):
@@ -630,7 +668,7 @@ class MatchmakerService:
         return SeeksList(re=request.id, seeks=seeks[:1000])
 
     def _challenge(self, request: Challenge, identity: bytes, now: float) -> Message:
-        player = self.player_of(identity)
+        player = self._poster(identity, now)
         target = self.store.player_by_name(request.to)
         if target is None:
             raise MatchmakerError("unknown_player", f"no player named {request.to!r}")
@@ -701,6 +739,80 @@ class MatchmakerService:
         challenge = self._challenge_for(request.challenge_id, player.player_id, target=False)
         self._close_challenge(challenge, "cancelled")
         return Ok(re=request.id)
+
+    # ------------------------------------------------------------ the director's guard
+
+    def _authorise(self, key: str) -> None:
+        if not secrets.compare_digest(key.encode(), self.config.director_key.encode()):
+            raise MatchmakerError("unauthorized", "this needs the tournament director's key")
+
+    def _lockouts(self, request: ListLockouts, identity: bytes, now: float) -> Message:
+        self._authorise(request.director_key)
+        return LockoutsList(
+            re=request.id,
+            lockouts=[
+                Lockout(
+                    kind=kind,
+                    target=target[:64],
+                    failures=s.failures,
+                    locks=s.locks,
+                    retry_s=s.retry_s(now),
+                )
+                for kind, target, s in self.guard.lockouts(now)
+            ][:1000],
+        )
+
+    def _unlock(self, request: Unlock, identity: bytes, now: float) -> Message:
+        self._authorise(request.director_key)
+        if not self.guard.unlock(request.target):
+            raise MatchmakerError(
+                "not_locked", f"no wrong claim codes held against {request.target!r}"
+            )
+        log.info("director unlocked %s", request.target)
+        return Ok(re=request.id)
+
+    def _director_target(self, name: str) -> PlayerRecord:
+        record = self.store.player_by_name(name)
+        if record is None:
+            raise MatchmakerError("unknown_player", f"no player named {name!r}")
+        return record
+
+    def _mute(self, request: MutePlayer, identity: bytes, now: float) -> Message:
+        self._authorise(request.director_key)
+        record = self._director_target(request.player)
+        if request.muted:
+            self.guard.muted.add(record.player_id)
+            self._drop_lobby_posts(record.player_id)
+        else:
+            self.guard.muted.discard(record.player_id)
+        log.info("director %s %s", "muted" if request.muted else "unmuted", record.name)
+        return Ok(re=request.id)
+
+    def _remove(self, request: RemovePlayer, identity: bytes, now: float) -> Message:
+        self._authorise(request.director_key)
+        record = self._director_target(request.player)
+        if request.removed:
+            self.guard.removed.add(record.player_id)
+            self._drop_lobby_posts(record.player_id)
+            client = self.clients.get(record.player_id)
+            self.sign_out(record.player_id)
+            if client is not None and client.online:
+                self.publish(TOPIC_LOBBY, LobbyPresence(player=record.name, online=False))
+        else:
+            self.guard.removed.discard(record.player_id)
+        log.info("director %s %s", "removed" if request.removed else "readmitted", record.name)
+        return Ok(re=request.id)
+
+    def _drop_lobby_posts(self, player_id: str) -> None:
+        """Withdraw a player's open seeks and challenges (a mute, a removal)."""
+        name = self._name(player_id)
+        for seek in [s for s in self.seeks.values() if s.player_id == player_id]:
+            del self.seeks[seek.seek_id]
+            self.publish(TOPIC_LOBBY, LobbySeekRemoved(seek_id=seek.seek_id, player=name))
+        for challenge in [
+            c for c in self.challenges.values() if player_id in (c.challenger, c.target)
+        ]:
+            self._close_challenge(challenge, "cancelled", "the director stepped in")
 
     # ------------------------------------------------------------ games
 

@@ -55,6 +55,7 @@ class EmbeddedServer:
         key_port: int | None = None,
         referee_key_port: int | None = None,
         name: str = "",
+        trusted_addresses: tuple[str, ...] = (),
         context: zmq.Context[Any] | None = None,
     ) -> None:
         self.context = context or zmq.Context.instance()
@@ -86,6 +87,7 @@ class EmbeddedServer:
             keys=self.keys,
             key_port=key_port,
             name=name,
+            trusted_addresses=trusted_addresses,
         )
         self.advertise = advertise
         self.matchmaker: MatchmakerService | None = None

@@ -66,6 +66,7 @@ __all__ = [
     "Join",
     "JoinTournament",
     "ListGames",
+    "ListLockouts",
     "ListPlayers",
     "ListSeeks",
     "ListTournaments",
@@ -75,9 +76,12 @@ __all__ = [
     "LobbyPresence",
     "LobbySeekAdded",
     "LobbySeekRemoved",
+    "Lockout",
+    "LockoutsList",
     "MoveAccepted",
     "MoveMade",
     "MoveRequest",
+    "MutePlayer",
     "OfferDraw",
     "Ok",
     "PairingInfo",
@@ -91,6 +95,7 @@ __all__ = [
     "ReclaimName",
     "ReclaimTournament",
     "RefereeEndpoints",
+    "RemovePlayer",
     "Reply",
     "Request",
     "RequestTakeback",
@@ -130,6 +135,7 @@ __all__ = [
     "TournamentSpec",
     "TournamentStatus",
     "TournamentsList",
+    "Unlock",
     "Welcome",
     "WithdrawTournament",
 ]
@@ -1268,6 +1274,70 @@ class ReclaimName(Request):
 
     T = "reclaim"
     player: str = field(metadata=NAME)
+    director_key: str = field(metadata=TOKEN)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Lockout(Struct):
+    """Wrong claim codes held against a name or a client address."""
+
+    #: ``name`` (a player's name) or ``address`` (a client's IP address)
+    kind: str = field(metadata=limit(8))
+    target: str = field(metadata=limit(64))
+    #: wrong codes since the last lock-out (or since the first)
+    failures: int = field(metadata=limit(min_value=0))
+    #: lock-outs so far (each one twice as long as the last)
+    locks: int = field(metadata=limit(min_value=0))
+    #: seconds until codes are taken again (0: not locked now)
+    retry_s: int = field(metadata=limit(min_value=0))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListLockouts(Request):
+    """The director: names and addresses with wrong claim codes held against them."""
+
+    T = "lockouts"
+    director_key: str = field(metadata=TOKEN)
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LockoutsList(Reply):
+    T = "lockouts_list"
+    lockouts: list[Lockout] = field(default_factory=list, metadata=limit(1000))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unlock(Request):
+    """The director forgets the wrong claim codes of a name or an address."""
+
+    T = "unlock"
+    target: str = field(metadata=limit(64))
+    director_key: str = field(metadata=TOKEN)
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MutePlayer(Request):
+    """The director mutes a player in the lobby (no seeks, no challenges), or not."""
+
+    T = "mute"
+    player: str = field(metadata=NAME)
+    muted: bool = True
+    director_key: str = field(metadata=TOKEN)
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RemovePlayer(Request):
+    """The director removes a player from the lobby (signed out, seeks and challenges
+    gone, ``hello`` refused), or lets them back in."""
+
+    T = "remove"
+    player: str = field(metadata=NAME)
+    removed: bool = True
     director_key: str = field(metadata=TOKEN)
 
 
