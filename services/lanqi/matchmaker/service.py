@@ -92,6 +92,7 @@ from lanqi.protocol import (
     ReclaimTournament,
     RefereeEndpoints,
     ReportResult,
+    RequestBye,
     ResultsList,
     ResumeTournament,
     Seek,
@@ -260,6 +261,7 @@ class MatchmakerService:
             PairRound: self.director.pair_round,
             CheckIn: self.director.check_in,
             ReportResult: self.director.report_result,
+            RequestBye: self.director.request_bye,
         }
 
     # ------------------------------------------------------------ lifecycle
