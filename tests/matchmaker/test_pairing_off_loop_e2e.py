@@ -14,7 +14,6 @@ the standings' note, ``tournament pairings``, the watch's line).
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -67,9 +66,8 @@ def test_the_server_answers_while_a_round_is_paired(
     tour: Any,
     names: Callable[..., list[str]],
     monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
 ) -> None:
-    gate = tmp_path / "let-pairing-go"
+    gate = lanqi.data_dir("gate") / "let-pairing-go"
     monkeypatch.setenv(PAIRING_GATE_ENV, str(gate))
     server = lanqi.serve()
     client = mm(server)
@@ -108,9 +106,8 @@ def test_a_kill_while_a_round_is_paired_pairs_it_once_after_the_restart(
     tour: Any,
     names: Callable[..., list[str]],
     monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
 ) -> None:
-    gate = tmp_path / "let-pairing-go"
+    gate = lanqi.data_dir("gate") / "let-pairing-go"
     monkeypatch.setenv(PAIRING_GATE_ENV, str(gate))
     server = lanqi.serve()
     client = mm(server)
@@ -149,7 +146,9 @@ def test_a_round_that_cannot_be_paired_is_told_to_the_director(
     stuck = wait_event(client, lambda e: isinstance(e, TourStuck), "the stuck event")
     assert isinstance(stuck, TourStuck) and stuck.round == 1
     assert stuck.note.startswith("no valid pairing for round 1: ")
-    assert stuck.note.endswith("(pair it by hand with `lanqi tournament pair`, or finish the event)")
+    assert stuck.note.endswith(
+        "(pair it by hand with `lanqi tournament pair`, or finish the event)"
+    )
     assert "\n" not in stuck.note
     standings = tour.standings(client, tid)
     assert standings.note == stuck.note
