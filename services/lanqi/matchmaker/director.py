@@ -116,6 +116,8 @@ OFF_LOOP_PLAYERS = 24
 #: test only: a file path; when set, every Swiss round is paired off the loop and the
 #: pairing waits until that file exists (a slow pairing the test controls)
 PAIRING_GATE_ENV = "LANQI_TEST_PAIRING_GATE"
+#: the longest note a ``tour_event`` carries
+MAX_NOTE = 300
 #: the notations a tournament's PGN can be written in (ICCS is what most other
 #: xiangqi tools read; WXF and Chinese are for people)
 EXPORT_NOTATIONS = ("wxf", "iccs", "chinese")
@@ -263,8 +265,11 @@ def _pair_in_worker(
             time.sleep(0.02)
     try:
         pairings = _engine_round(schedule, inputs)
-    except BaseException as exc:  # handed to the loop, which reports it
+    except TournamentError as exc:  # no valid pairing: the loop tells the director
         done.set_exception(exc)
+    except Exception:  # a bug must cost this round's pairing, never the service loop
+        log.exception("pairing round %d failed", inputs.round_no)
+        done.set_exception(TournamentError("internal error while pairing; see the server log"))
     else:
         done.set_result(pairings)
 
@@ -1413,7 +1418,10 @@ class Director:
         the note of the standings) and the event waits for them."""
         round_no = record.round + 1
         said = reason if "round" in reason else f"round {round_no} cannot be paired: {reason}"
-        text = f"{said} (pair it by hand with `lanqi tournament pair`, or finish the event)"
+        todo = " (pair it by hand with `lanqi tournament pair`, or finish the event)"
+        if len(said) + len(todo) > MAX_NOTE:  # a long list of players: cut it, keep the advice
+            said = said[: MAX_NOTE - len(todo) - 3] + "..."
+        text = said + todo
         log.warning("tournament %s cannot continue: %s", record.tournament_id, reason)
         self._notes[record.tournament_id] = text
         self._publish(TourStuck(tournament_id=record.tournament_id, round=round_no, note=text))
