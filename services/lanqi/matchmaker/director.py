@@ -234,7 +234,9 @@ class _RoundInputs:
     off the loop is applied only if these are still what the store says."""
 
     round_no: int
-    players: tuple[Player, ...]
+    #: the players in seeded order (what the engines take from them; a rating that
+    #: moves meanwhile, from a game elsewhere, does not make the pairing stale)
+    order: tuple[str, ...]
     options: Mapping[str, object]
     results: tuple[Result, ...]
     #: withdrawn, paired by hand, absent
@@ -1353,7 +1355,7 @@ class Director:
         ]
         inputs = _RoundInputs(
             round_no=round_no,
-            players=schedule.players,
+            order=tuple(p.id for p in schedule.players),
             options=schedule.options,
             results=tuple(results),
             left_out=frozenset(withdrawn | fixed | set(absent)),
