@@ -181,3 +181,18 @@ def test_registry_describes_every_format() -> None:
         assert "tiebreaks" in {o.name for o in info.options}
         schedule = make_schedule(info.format, field(4))
         assert set(schedule.options) == {o.name for o in info.options}
+
+
+@pytest.mark.parametrize("pairing", ["dutch", "dutch-2017", "lanqi"])
+def test_a_swiss_schedule_takes_requested_byes_with_every_engine(pairing: str) -> None:
+    schedule = make_schedule("swiss", field(6), {"rounds": 3, "pairing": pairing})
+    got = schedule.next_round([], withdrawn={"p6"}, requested_byes={"p2": 0.5, "p5": 0.0})
+    assert got is not None
+    games = [p for p in got if p.second is not None]
+    allocated = [p.first for p in got if p.second is None and not p.warning]
+    # three left to pair (p6 withdrew, p2 and p5 asked for byes): a game and the bye
+    assert len(games) == 1 and len(allocated) == 1
+    assert {*games[0].players(), *allocated} == {"p1", "p3", "p4"}
+    asked = {p.first: p.warning for p in got if p.warning.startswith("requested bye")}
+    assert asked == {"p2": "requested bye (0.5 point)", "p5": "requested bye (0 point)"}
+    assert [p.board for p in got] == list(range(1, len(got) + 1))

@@ -69,6 +69,11 @@ ACTIONS: dict[str, tuple[str, str]] = {
         "(not paired, a zero-point bye) (director)",
         "lanqi tournament checkin ID Alice Bob Carol",
     ),
+    "bye": (
+        "a requested bye in the next Swiss round, asked before it is paired: half a point "
+        "(default), --zero, or --none to take it back (director)",
+        "lanqi tournament bye ID Alice --half",
+    ),
     "result": (
         "the result of an over-the-board game: 1-0, 0-1, 1/2-1/2; forfeits +-, -+, -- (director)",
         "lanqi tournament result ID 2 5 1-0",
@@ -271,6 +276,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     checkin.add_argument(
         "--round", type=int_in(1, 999), default=0, help="the round (default: the next one)"
     )
+    bye = actions["bye"]
+    bye.add_argument("player", metavar="NAME")
+    worth = bye.add_mutually_exclusive_group()
+    for flag, value, text in (
+        ("--half", "half", "a half-point bye (a draw's points: 1 in 2-1-0) (default)"),
+        ("--zero", "zero", "a zero-point bye"),
+        ("--none", "none", "take the request back"),
+    ):
+        worth.add_argument(flag, dest="bye", action="store_const", const=value, help=text)
+    bye.set_defaults(bye="half")
+    bye.add_argument(
+        "--round", type=int_in(1, 999), default=0, help="the round (default: the next one)"
+    )
     result = actions["result"]
     result.add_argument("round", type=int_in(1, 999), metavar="ROUND")
     result.add_argument("table", type=int_in(1, 999), metavar="TABLE")
@@ -460,6 +478,7 @@ DIRECTOR_ACTIONS = frozenset(
         "forbid",
         "pair",
         "checkin",
+        "bye",
         "result",
     )
 )
@@ -656,6 +675,7 @@ def run(args: argparse.Namespace) -> int:
         PauseTournament,
         ReclaimTournament,
         ReportResult,
+        RequestBye,
         ResultNoted,
         ResumeTournament,
         Standings,
@@ -819,6 +839,20 @@ def run(args: argparse.Namespace) -> int:
                 Ok,
             )
             print(f"checkin: {len(args.players)} players")
+        elif args.action == "bye":
+            client.call(
+                RequestBye(
+                    tournament_id=args.tournament_id,
+                    director_key=director,
+                    round=args.round,
+                    player=args.player,
+                    bye=args.bye,
+                ),
+                Ok,
+            )
+            which = "no bye" if args.bye == "none" else f"a {args.bye}-point bye"
+            when = f"round {args.round}" if args.round else "the next round"
+            print(f"bye: {args.player} has {which} in {when}")
         elif args.action == "result":
             noted = client.call(
                 ReportResult(
@@ -838,6 +872,8 @@ def run(args: argparse.Namespace) -> int:
         elif args.action == "pairings":
             reply = client.call(GetStandings(tournament_id=args.tournament_id), Standings)
             print(format_pairings(reply, args.round), flush=True)
+            if reply.note:  # the next round: being paired, or why it cannot be
+                print(reply.note, flush=True)
         elif args.action == "export":
             exported = client.call(
                 ExportTournament(

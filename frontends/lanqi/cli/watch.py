@@ -134,6 +134,8 @@ class EventState:
     terminations: dict[str, str] = field(default_factory=dict)
     recent: list[str] = field(default_factory=list)
     live: dict[str, LiveGame] = field(default_factory=dict)
+    #: the matchmaker's word on the next round (being paired, or why it cannot be)
+    note: str = ""
 
     @property
     def finished(self) -> bool:
@@ -181,6 +183,9 @@ class EventState:
                 if p.result and (old is None or not old.result):
                     lines.append(self._result(p, termination_of))
         self.round, self.status = t.round, t.status
+        if standings.note and standings.note != self.note:
+            lines.append(standings.note)
+        self.note = standings.note
         if self.finished and not first:
             lines.append(f"{self.name} finished after {self.round} rounds")
         return lines
@@ -349,6 +354,8 @@ def dashboard(state: EventState, now: float | None = None, note: str = "") -> Re
     ]
     rounds = f"round {state.round}" if state.round else "no round paired yet"
     parts: list[RenderableType] = [head, Panel(boards, title=rounds, title_align="left"), *below]
+    if state.note:
+        parts.insert(1, Text(state.note, style="yellow"))
     if note:
         parts.append(Text(note, style="yellow"))
     return Group(*parts)

@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import secrets
 import socket
+import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
+from pathlib import Path
 
 from lanqi.games.registry import restore_game, variant_spec
 from lanqi.matchmaker.claims import claim_hash, new_code
@@ -60,6 +64,7 @@ from lanqi.protocol import (
     ReclaimName,
     ReclaimTournament,
     ReportResult,
+    RequestBye,
     ResultNoted,
     ResumeTournament,
     StandingInfo,
@@ -76,12 +81,14 @@ from lanqi.protocol import (
     TournamentInfo,
     TournamentsList,
     TournamentSpec,
+    TourPairing,
     TourPaused,
     TourReported,
     TourResult,
     TourResumed,
     TourRound,
     TourStarted,
+    TourStuck,
     TourWithdrawn,
     WithdrawTournament,
 )
@@ -103,6 +110,14 @@ MAX_TIEBREAKS = 8
 log = logging.getLogger(__name__)
 
 RETRY_MS = 5_000.0
+#: a Swiss round with at least this many players is paired off the service loop (a
+#: worker thread): the Dutch systems take seconds from about 64 players (docs/bench.md)
+OFF_LOOP_PLAYERS = 24
+#: test only: a file path; when set, every Swiss round is paired off the loop and the
+#: pairing waits until that file exists (a slow pairing the test controls)
+PAIRING_GATE_ENV = "LANQI_TEST_PAIRING_GATE"
+#: the longest note a ``tour_event`` carries
+MAX_NOTE = 300
 #: the notations a tournament's PGN can be written in (ICCS is what most other
 #: xiangqi tools read; WXF and Chinese are for people)
 EXPORT_NOTATIONS = ("wxf", "iccs", "chinese")
@@ -213,6 +228,64 @@ def _pgn_time_control(tc: TimeControl) -> str:
     return "-"
 
 
+@dataclass(frozen=True)
+class _RoundInputs:
+    """Everything a Swiss round's engine pairing is computed from: a pairing made
+    off the loop is applied only if these are still what the store says."""
+
+    round_no: int
+    #: the players in seeded order (what the engines take from them; a rating that
+    #: moves meanwhile, from a game elsewhere, does not make the pairing stale)
+    order: tuple[str, ...]
+    options: Mapping[str, object]
+    results: tuple[Result, ...]
+    #: withdrawn, paired by hand, absent
+    left_out: frozenset[str]
+    forbidden: frozenset[frozenset[str]]
+    #: requested byes: (player id, points as a result), by id
+    requested: tuple[tuple[str, float], ...]
+
+
+def _engine_round(schedule: Schedule, inputs: _RoundInputs) -> list[Pairing]:
+    """The engine's part of a Swiss round (pure: runs on the loop or in a worker)."""
+    return (
+        schedule.next_round(
+            list(inputs.results),
+            withdrawn=inputs.left_out,
+            forbidden=inputs.forbidden,
+            requested_byes=dict(inputs.requested),
+        )
+        or []
+    )
+
+
+def _pair_in_worker(
+    schedule: Schedule, inputs: _RoundInputs, done: Future[list[Pairing]], gate: str
+) -> None:
+    if gate:  # test only: hold the pairing until the test lets it go
+        while not Path(gate).exists():
+            time.sleep(0.02)
+    try:
+        pairings = _engine_round(schedule, inputs)
+    except TournamentError as exc:  # no valid pairing: the loop tells the director
+        done.set_exception(exc)
+    except Exception:  # a bug must cost this round's pairing, never the service loop
+        log.exception("pairing round %d failed", inputs.round_no)
+        done.set_exception(TournamentError("internal error while pairing; see the server log"))
+    else:
+        done.set_result(pairings)
+
+
+@dataclass
+class _PairingJob:
+    inputs: _RoundInputs
+    done: Future[list[Pairing]]
+
+
+class _StillPairingError(Exception):
+    """The round is being paired off the loop; the director carries on when it is done."""
+
+
 class Director:
     """The tournament side of the matchmaker: its store, its key and a narrow host."""
 
@@ -230,6 +303,11 @@ class Director:
         self._key = director_key
         self._creating: set[tuple[str, int, int, int]] = set()
         self._retry_at: dict[str, float] = {}
+        #: Swiss rounds being paired off the loop, by tournament
+        self._pairing: dict[str, _PairingJob] = {}
+        #: what the director should know about the next round: ``pairing round N...``
+        #: while it is paired off the loop, or why it cannot be paired
+        self._notes: dict[str, str] = {}
 
     # ------------------------------------------------------------ helpers
 
@@ -322,6 +400,8 @@ class Director:
         words on an over-the-board game that does not count yet."""
         if p.origin == "absent":
             return "absent"
+        if p.origin == "requested":
+            return "requested bye, " + ("half point" if p.score_first else "zero point")
         if p.result is not None or not any(p.reports):
             return None
         said = [
@@ -665,6 +745,29 @@ class Director:
         )
         return Ok(re=request.id)
 
+    def request_bye(self, request: RequestBye, identity: bytes, now: float) -> Message:
+        """A player's bye for the next Swiss round, asked before it is paired: half a
+        point (a draw's points) or none; ``none`` takes it back."""
+        self._authorise(request.director_key)
+        record = self._tournament(request.tournament_id)
+        self._swiss_only(record, "a requested bye")
+        scores = {"half": 0.5, "zero": 0.0, "none": None}
+        if request.bye not in scores:
+            raise _error("bad_request", f"a bye is half, zero or none, not {request.bye!r}")
+        round_no = self._next_round(record, request.round)
+        if round_no > 1 and not self._swiss_rounds_left(record):
+            raise _error("not_allowed", "the event has played all its rounds")
+        (player_id,) = self._entrant_ids(record, [request.player])
+        self.store.request_bye(record.tournament_id, round_no, player_id, scores[request.bye])
+        log.info(
+            "tournament %s: %s bye for %s in round %d",
+            record.tournament_id,
+            request.bye,
+            request.player,
+            round_no,
+        )
+        return Ok(re=request.id)
+
     def report_result(self, request: ReportResult, identity: bytes, now: float) -> Message:
         """An over-the-board result: the director's decides; a player's counts when
         the other player says the same."""
@@ -822,6 +925,8 @@ class Director:
         if record.status == "finished":
             raise _error("not_allowed", "the tournament is already finished")
         self.store.set_tournament_status(record.tournament_id, "finished")
+        self._pairing.pop(record.tournament_id, None)  # a round being paired is dropped
+        self._notes.pop(record.tournament_id, None)
         self._publish(
             TourFinished(
                 tournament_id=record.tournament_id,
@@ -856,6 +961,7 @@ class Director:
             tournament=self._info(record),
             rows=self._standing_rows(record),
             pairings=pairings[-4096:],
+            note=self.note(record.tournament_id),
         )
 
     def export(self, request: ExportTournament, identity: bytes, now: float) -> Message:
@@ -1101,11 +1207,19 @@ class Director:
                 self.advance(record.tournament_id, 0.0)
 
     def tick(self, now: float) -> None:
-        """Retry tournaments whose game creation failed."""
+        """Retry tournaments whose game creation failed; apply rounds paired off the loop."""
         for tournament_id, when in list(self._retry_at.items()):
             if now >= when:
                 del self._retry_at[tournament_id]
                 self.advance(tournament_id, now)
+        for tournament_id, job in list(self._pairing.items()):
+            if job.done.done():
+                self.advance(tournament_id, now)
+
+    def note(self, tournament_id: str) -> str:
+        """``pairing round N...`` while a round is paired off the loop, the one-line
+        reason when the next round cannot be paired, else empty."""
+        return self._notes.get(tournament_id, "")
 
     def result_recorded(self, tournament_id: str) -> None:
         record = self.store.tournament(tournament_id)
@@ -1150,13 +1264,15 @@ class Director:
             "tournament %s: game could not be created (%s); will retry", order.tournament_id, why
         )
 
-    def advance(self, tournament_id: str, now: float) -> None:
+    def advance(self, tournament_id: str, now: float) -> None:  # noqa: PLR0911 - one per wait
         """Create missing games; when a round is complete, pair the next one (or finish)."""
         if not self.host.reconciled():
             return  # results may still come in from the referees: decide nothing yet
         for _ in range(1000):  # rounds of only byes/forfeits follow at once
             record = self.store.tournament(tournament_id)
             if record is None or record.status != "running":
+                self._pairing.pop(tournament_id, None)  # paused, finished: pair on resume
+                self._notes.pop(tournament_id, None)
                 return
             current = self.store.pairings(tournament_id, record.round) if record.round else []
             waiting = [p for p in current if p.result is None]
@@ -1165,19 +1281,22 @@ class Director:
                 return
             schedule, withdrawn = self._schedule(record)
             results = self._results(self.store.pairings(tournament_id))
-            origins: dict[str, str] = {}  # player id -> "manual" / "absent"
+            origins: dict[str, str] = {}  # player id -> "manual" / "absent" / "requested"
             upcoming: list[Pairing] | None
             try:
                 if schedule.format is Format.SWISS and not schedule.is_complete(results):
                     upcoming = self._swiss_round(record, schedule, results, withdrawn, origins)
                 else:
                     upcoming = schedule.next_round(results, withdrawn=withdrawn)
+            except _StillPairingError:
+                return  # tick() comes back when the worker is done
             except TournamentError as exc:
-                log.error("tournament %s cannot continue: %s", tournament_id, exc)
+                self._stuck(record, str(exc))
                 return
             if upcoming == []:
-                log.error("tournament %s cannot continue: nobody left to pair", tournament_id)
+                self._stuck(record, "nobody left to pair")
                 return
+            self._notes.pop(tournament_id, None)
             if upcoming is None:
                 self.store.set_tournament_status(tournament_id, "finished")
                 self._publish(
@@ -1222,28 +1341,92 @@ class Director:
             if not withdrawn.intersection(pair)
         ]
         fixed = {pid for pair in manual for pid in pair}
+        requested = {
+            pid: score
+            for pid, score in self.store.requested_byes(record.tournament_id, round_no).items()
+            if pid not in withdrawn and pid not in fixed
+        }
         present = self.store.checked_in(record.tournament_id, round_no)
         active = [e.player_id for e in self.store.entrants(record.tournament_id) if not e.withdrawn]
-        absent = [pid for pid in active if present and pid not in present and pid not in fixed]
-        engine = (
-            schedule.next_round(
-                results,
-                withdrawn=withdrawn | fixed | set(absent),
-                forbidden=self.forbidden_pairs(record, round_no),
-            )
-            or []
+        absent = [
+            pid
+            for pid in active
+            if present and pid not in present and pid not in fixed and pid not in requested
+        ]
+        inputs = _RoundInputs(
+            round_no=round_no,
+            order=tuple(p.id for p in schedule.players),
+            options=schedule.options,
+            results=tuple(results),
+            left_out=frozenset(withdrawn | fixed | set(absent)),
+            forbidden=frozenset(self.forbidden_pairs(record, round_no)),
+            requested=tuple(sorted(requested.items())),
         )
+        engine = self._engine_pairing(record, schedule, inputs)
         out = [Pairing(round_no, b, first, second) for b, (first, second) in enumerate(manual, 1)]
         for first, second in manual:
             origins[first] = origins[second] = "manual"
         games = [p for p in engine if p.second is not None]
-        byes = [p for p in engine if p.second is None]
+        byes = [p for p in engine if p.second is None and p.first not in requested]
         for p in [*games, *byes]:
             out.append(Pairing(round_no, len(out) + 1, p.first, p.second))
+        for pid, _score in inputs.requested:
+            origins[pid] = "requested"
+            out.append(Pairing(round_no, len(out) + 1, pid, None))
         for pid in absent:
             origins[pid] = "absent"
             out.append(Pairing(round_no, len(out) + 1, pid, None))
         return out
+
+    def _engine_pairing(
+        self, record: TournamentRecord, schedule: Schedule, inputs: _RoundInputs
+    ) -> list[Pairing]:
+        """The engine's pairing of ``inputs``: on the loop for a small field; else
+        from a worker thread, started here, whose answer is taken only while the
+        inputs are unchanged (else it is dropped and the round paired again).
+        Raises :class:`_StillPairingError` while the worker works."""
+        gate = os.environ.get(PAIRING_GATE_ENV, "")
+        if not gate and len(schedule.players) - len(inputs.left_out) < OFF_LOOP_PLAYERS:
+            return _engine_round(schedule, inputs)
+        tournament_id = record.tournament_id
+        job = self._pairing.get(tournament_id)
+        if job is not None and job.inputs == inputs:
+            if not job.done.done():
+                raise _StillPairingError
+            del self._pairing[tournament_id]
+            return job.done.result()  # the engine's TournamentError is raised here
+        if job is not None:
+            log.info(
+                "tournament %s: round %d changed while it was paired; pairing it again",
+                tournament_id,
+                inputs.round_no,
+            )
+        done: Future[list[Pairing]] = Future()
+        self._pairing[tournament_id] = _PairingJob(inputs, done)
+        worker = threading.Thread(
+            target=_pair_in_worker,
+            args=(schedule, inputs, done, gate),
+            name=f"pairing-{tournament_id}",
+            daemon=True,  # a stop never waits for it: nothing is stored until it is applied
+        )
+        worker.start()
+        text = f"pairing round {inputs.round_no}..."
+        self._notes[tournament_id] = text
+        self._publish(TourPairing(tournament_id=tournament_id, round=inputs.round_no, note=text))
+        raise _StillPairingError
+
+    def _stuck(self, record: TournamentRecord, reason: str) -> None:
+        """The next round cannot be paired: the director is told why (an event, and
+        the note of the standings) and the event waits for them."""
+        round_no = record.round + 1
+        said = reason if "round" in reason else f"round {round_no} cannot be paired: {reason}"
+        todo = " (pair it by hand with `lanqi tournament pair`, or finish the event)"
+        if len(said) + len(todo) > MAX_NOTE:  # a long list of players: cut it, keep the advice
+            said = said[: MAX_NOTE - len(todo) - 3] + "..."
+        text = said + todo
+        log.warning("tournament %s cannot continue: %s", record.tournament_id, reason)
+        self._notes[record.tournament_id] = text
+        self._publish(TourStuck(tournament_id=record.tournament_id, round=round_no, note=text))
 
     def _is_otb(self, spec: TournamentSpec, table: int) -> bool:
         return spec.boards == "otb" or (spec.boards == "mixed" and table in spec.otb_tables)
@@ -1265,6 +1448,9 @@ class Director:
             origin = origins.get(p.first or "", "")
             if p.second is None and origin == "absent":
                 result, score, kind = "bye", 0.0, "bye"  # absent: a zero-point bye
+            elif p.second is None and origin == "requested":
+                asked = self.store.requested_byes(record.tournament_id, p.round)
+                result, score, kind = "bye", asked.get(p.first or "", 0.0), "bye"
             elif p.second is None:
                 bye = schedule.bye_result(p)
                 result, score, kind = "bye", bye.score_first, "bye"

@@ -98,6 +98,7 @@ from lanqi.protocol import (
     RefereeEndpoints,
     RemovePlayer,
     ReportResult,
+    RequestBye,
     ResultsList,
     ResumeTournament,
     Seek,
@@ -278,6 +279,7 @@ class MatchmakerService:
             PairRound: self.director.pair_round,
             CheckIn: self.director.check_in,
             ReportResult: self.director.report_result,
+            RequestBye: self.director.request_bye,
         }
 
     # ------------------------------------------------------------ lifecycle

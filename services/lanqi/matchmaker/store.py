@@ -154,6 +154,13 @@ CREATE TABLE IF NOT EXISTS checkins (
     player_id TEXT NOT NULL,
     PRIMARY KEY (tournament_id, round, player_id)
 );
+CREATE TABLE IF NOT EXISTS requested_byes (
+    tournament_id TEXT NOT NULL REFERENCES tournaments(tournament_id),
+    round INTEGER NOT NULL,
+    player_id TEXT NOT NULL,
+    score REAL NOT NULL,
+    PRIMARY KEY (tournament_id, round, player_id)
+);
 CREATE TABLE IF NOT EXISTS referee_cursors (
     referee TEXT PRIMARY KEY,
     last_result_seq INTEGER NOT NULL
@@ -908,6 +915,7 @@ class MatchmakerStore:
             if started is not None:
                 return False
             conn.execute("DELETE FROM entrants WHERE tournament_id = ?", (tournament_id,))
+            conn.execute("DELETE FROM requested_byes WHERE tournament_id = ?", (tournament_id,))
             cur = conn.execute(
                 "DELETE FROM tournaments WHERE tournament_id = ? AND status = 'open'",
                 (tournament_id,),
@@ -1148,6 +1156,30 @@ class MatchmakerStore:
                 "INSERT OR IGNORE INTO checkins VALUES (?, ?, ?)",
                 [(tournament_id, round_no, pid) for pid in player_ids],
             )
+
+    def request_bye(
+        self, tournament_id: str, round_no: int, player_id: str, score: float | None
+    ) -> None:
+        """A player's bye of a round that has not been paired (``None``: taken back)."""
+        with self._tx() as conn:
+            conn.execute(
+                "DELETE FROM requested_byes WHERE tournament_id = ? AND round = ? "
+                "AND player_id = ?",
+                (tournament_id, round_no, player_id),
+            )
+            if score is not None:
+                conn.execute(
+                    "INSERT INTO requested_byes VALUES (?, ?, ?, ?)",
+                    (tournament_id, round_no, player_id, score),
+                )
+
+    def requested_byes(self, tournament_id: str, round_no: int) -> dict[str, float]:
+        """The byes asked for a round: player id -> points as a result (0.5 or 0)."""
+        rows = self._conn.execute(
+            "SELECT player_id, score FROM requested_byes WHERE tournament_id = ? AND round = ?",
+            (tournament_id, round_no),
+        ).fetchall()
+        return {r[0]: float(r[1]) for r in rows}
 
     def checked_in(self, tournament_id: str, round_no: int) -> set[str]:
         """Who is checked in for a round (empty: nobody, so check-in is not used)."""

@@ -123,11 +123,13 @@ __all__ = [
     "TourFinished",
     "TourGame",
     "TourJoined",
+    "TourPairing",
     "TourPaused",
     "TourResult",
     "TourResumed",
     "TourRound",
     "TourStarted",
+    "TourStuck",
     "TourWithdrawn",
     "TournamentCreated",
     "TournamentEvent",
@@ -1219,6 +1221,19 @@ class CheckIn(_DirectorAction):
 
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RequestBye(_DirectorAction):
+    """A player asks not to be paired in a Swiss round (``round`` 0: the next one)
+    and takes a bye worth ``bye``: ``half`` (a draw's points) or ``zero``; ``none``
+    takes the request back. Asked before the round is paired."""
+
+    T = "tour_bye"
+    round: int = field(default=0, metadata=limit(max_value=999))
+    player: str = field(metadata=NAME)
+    bye: str = field(default="half", metadata=limit(8))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ReportResult(Request):
     """The result of an over-the-board game: from the director (``director_key``:
     decides) or from one of its two players (their session: both must agree)."""
@@ -1413,6 +1428,8 @@ class Standings(Reply):
     tournament: TournamentInfo
     rows: list[StandingInfo] = field(default_factory=list, metadata=limit(256))
     pairings: list[PairingInfo] = field(default_factory=list, metadata=limit(4096))
+    #: ``pairing round N...`` while the next round is being paired; why it cannot be
+    note: str = field(default="", metadata=limit(300))
 
 
 @register
@@ -1457,6 +1474,7 @@ class TournamentEvent(Message):
         ("player", None),
         ("pairings", []),
         ("standings", []),
+        ("note", ""),
     )
     tournament_id: str = field(metadata=ID)
 
@@ -1547,6 +1565,30 @@ class TourReported(_TourPairings):
     yet (waiting for the other player, or disputed); ``pairings`` is the round."""
 
     KIND = "reported"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _TourNote(TournamentEvent):
+    round: int
+    note: str = field(metadata=limit(300))
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourPairing(_TourNote):
+    """``pairing``: round ``round`` is being paired (a large field takes a while);
+    ``note`` says so. A ``round`` follows, or a ``stuck``."""
+
+    KIND = "pairing"
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourStuck(_TourNote):
+    """``stuck``: round ``round`` cannot be paired; ``note`` is the one-line reason.
+    The event waits for the director (a pairing by hand, a withdrawal, the end)."""
+
+    KIND = "stuck"
 
 
 @register

@@ -122,6 +122,7 @@ class Schedule(ABC):
         *,
         withdrawn: Collection[str] = frozenset(),
         forbidden: Collection[frozenset[str]] = frozenset(),
+        requested_byes: Mapping[str, float] | None = None,
     ) -> list[Pairing] | None:
         """The pairings to play next, or ``None`` when the event is complete.
 
@@ -131,6 +132,11 @@ class Schedule(ABC):
         (:meth:`Result.forfeit`). ``forbidden``: pairs of ids the director keeps
         apart (same club, family); a Swiss pairs them only when nothing else is
         possible (with a ``warning``), the fixed formats ignore them.
+        ``requested_byes``: Swiss players who asked before the round not to be paired,
+        with the points of their bye (0.5 or 0, as a result: in 2/1/0 a 0.5 is a
+        draw's 1 point); they get a bye pairing whose ``warning`` says ``requested bye``.
+        The Dutch systems take them as the FIDE rules say; lanqi's own matching leaves
+        them out as if absent. The fixed formats ignore them.
         """
 
     @abstractmethod
@@ -190,6 +196,7 @@ class _FixedSchedule(Schedule):
         *,
         withdrawn: Collection[str] = frozenset(),
         forbidden: Collection[frozenset[str]] = frozenset(),
+        requested_byes: Mapping[str, float] | None = None,
     ) -> list[Pairing] | None:
         keys = {r.key for r in results}
         for rnd in self.rounds:
@@ -243,6 +250,7 @@ class _SwissSchedule(Schedule):
         *,
         withdrawn: Collection[str] = frozenset(),
         forbidden: Collection[frozenset[str]] = frozenset(),
+        requested_byes: Mapping[str, float] | None = None,
     ) -> list[Pairing] | None:
         last = max((r.round for r in results), default=0)
         if last >= self.planned_rounds:
@@ -250,6 +258,7 @@ class _SwissSchedule(Schedule):
         late = self.options["late_entries_score"]
         assert isinstance(late, float)
         system = self.options["pairing"]
+        requested = dict(requested_byes or {})
         if system in DUTCH_SYSTEMS:
             assert isinstance(system, str)
             return dutch_pairings(
@@ -259,20 +268,27 @@ class _SwissSchedule(Schedule):
                 system=system,
                 total_rounds=self.planned_rounds,
                 withdrawn=withdrawn,
+                requested_byes=requested,
                 late_entries_score=late,
                 accelerated=self.options["acceleration"] == "baku",
                 forbidden=forbidden,
             )
-        return swiss_pairings(
+        out = swiss_pairings(
             self.players,
             results,
             last + 1,
             late_entries_score=late,
-            withdrawn=withdrawn,
+            withdrawn=set(withdrawn) | set(requested),
             total_rounds=self.planned_rounds if self.options["look_ahead"] else None,
             points=self.points,
             forbidden=forbidden,
         )
+        order = {p.id: i for i, p in enumerate(self.players)}
+        for pid in sorted(requested, key=lambda p: order.get(p, len(order))):
+            if pid in order and pid not in withdrawn:
+                note = f"requested bye ({requested[pid]:g} point)"
+                out.append(Pairing(last + 1, len(out) + 1, pid, None, warning=note))
+        return out
 
     def is_complete(self, results: Collection[Result]) -> bool:
         return max((r.round for r in results), default=0) >= self.planned_rounds
@@ -304,6 +320,7 @@ class _KnockoutSchedule(Schedule):
         *,
         withdrawn: Collection[str] = frozenset(),
         forbidden: Collection[frozenset[str]] = frozenset(),
+        requested_byes: Mapping[str, float] | None = None,
     ) -> list[Pairing] | None:
         state = self.state(results)
         if state.champion is not None:
