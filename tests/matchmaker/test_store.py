@@ -121,3 +121,23 @@ def test_the_cursor_moves_only_over_results_it_has_recorded(tmp_path: Path) -> N
     reopened = MatchmakerStore(tmp_path / "matchmaker.sqlite3")  # and it is kept
     assert (reopened.referee_cursor(ref), reopened.results_ahead(ref)) == (9, 1)
     reopened.close()
+
+
+def test_an_open_tournament_is_deleted_with_what_the_director_set(tmp_path: Path) -> None:
+    """Forbidden pairs, a round paired by hand, check-ins and requested byes entered
+    before the start go with a deleted event (they used to block it: foreign keys)."""
+    store = _store(tmp_path)
+    spec = TournamentSpec(name="Club", format="swiss", variant="xiangqi", time_control=TC)
+    store.add_tournament(TournamentRecord("t1", spec, "open", 0, 5))
+    store.add_player(PlayerRecord("p3", "Cai", "bot", "s-p3"), 0)
+    for pid in ("p1", "p2", "p3"):
+        assert store.add_entrant("t1", pid, 0)
+    store.forbid("t1", "p1", "p2")
+    store.set_manual("t1", 1, [("p1", "p3")])
+    store.check_in("t1", 1, ["p1", "p3"])
+    store.request_bye("t1", 1, "p2", 0.5)
+    assert store.delete_tournament("t1")
+    assert store.tournament("t1") is None
+    assert store.forbidden("t1") == set() and store.manual("t1", 1) == []
+    assert store.checked_in("t1", 1) == set() and store.requested_byes("t1", 1) == {}
+    store.close()

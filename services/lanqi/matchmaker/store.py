@@ -914,8 +914,15 @@ class MatchmakerStore:
             ).fetchone()
             if started is not None:
                 return False
-            conn.execute("DELETE FROM entrants WHERE tournament_id = ?", (tournament_id,))
-            conn.execute("DELETE FROM requested_byes WHERE tournament_id = ?", (tournament_id,))
+            # what the director set before the start goes with it (foreign keys)
+            for table in (
+                "entrants",
+                "requested_byes",
+                "forbidden_pairs",
+                "manual_pairings",
+                "checkins",
+            ):
+                conn.execute(f"DELETE FROM {table} WHERE tournament_id = ?", (tournament_id,))
             cur = conn.execute(
                 "DELETE FROM tournaments WHERE tournament_id = ? AND status = 'open'",
                 (tournament_id,),
