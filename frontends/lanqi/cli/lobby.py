@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import argparse
 
-from lanqi.cli.common import CliError, server_endpoint
-from lanqi.cli.tournament import _common, _key
+from lanqi.cli.common import CliError
+from lanqi.cli.director import director_client, director_flags, director_key
 
 EXAMPLES = """examples:
   lanqi lobby lockouts               # ann name 0 1 27 (locked out for 27 s more)
@@ -41,13 +41,13 @@ ACTIONS = {
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    _common(parser)
+    director_flags(parser)
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     for name, (text, example) in ACTIONS.items():
         action = sub.add_parser(
             name, help=text, description=text, epilog=f"example:\n  {example}\n"
         )
-        _common(action)
+        director_flags(action)
         if name == "unlock":
             action.add_argument("target", metavar="NAME|ADDRESS", help="as lockouts lists it")
         elif name != "lockouts":
@@ -56,7 +56,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lanqi.client.matchmaker import MatchmakerClient, MatchmakerRefused, MatchmakerTimeout
     from lanqi.protocol import (
         ListLockouts,
         LockoutsList,
@@ -66,13 +65,11 @@ def run(args: argparse.Namespace) -> int:
         Request,
         Unlock,
     )
-    from lanqi.security import KnownServers, NoServerKey
 
     if args.action not in ACTIONS:
         raise CliError("name an action: lockouts, unlock, mute, remove (see --help)")
     off = getattr(args, "off", False)
-    server = server_endpoint(args)
-    director = _key(args)  # a missing key is said before any connection is tried
+    director = director_key(args)  # a missing key is said before any connection is tried
     request: Request
     if args.action == "lockouts":
         request = ListLockouts(director_key=director)
@@ -82,16 +79,7 @@ def run(args: argparse.Namespace) -> int:
         request = MutePlayer(player=args.target, muted=not off, director_key=director)
     else:
         request = RemovePlayer(player=args.target, removed=not off, director_key=director)
-    unreachable = CliError(
-        f"no answer from {server}: is the server running? (name it with --server or $LANQI_SERVER)",
-        1,
-    )
-    known = KnownServers.of(getattr(args, "data_dir", None))
-    try:
-        client = MatchmakerClient(server, getattr(args, "events", None), known=known)
-    except NoServerKey:  # its key port is silent: the server is not there
-        raise unreachable from None
-    try:
+    with director_client(args) as client:
         if isinstance(request, ListLockouts):
             listed = client.call(request, LockoutsList)
             for row in listed.lockouts:
@@ -99,10 +87,4 @@ def run(args: argparse.Namespace) -> int:
         else:
             client.call(request, Ok)
             print(f"{args.action}{' --off' if off else ''} {args.target}: done", flush=True)
-    except MatchmakerRefused as exc:
-        raise CliError(f"refused: {exc}", 1) from None
-    except MatchmakerTimeout:
-        raise unreachable from None
-    finally:
-        client.close()
     return 0

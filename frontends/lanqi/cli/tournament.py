@@ -8,21 +8,20 @@ file the server saved in its data directory.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lanqi.cli.common import (
     CliError,
-    add_server_flag,
     endpoint_arg,
     int_in,
     plain_table,
     print_table,
     server_endpoint,
 )
-from lanqi.protocol.endpoints import MATCHMAKER_PUB_PORT, REFEREE_PORT
+from lanqi.cli.director import director_flags, director_key, unreachable
+from lanqi.protocol.endpoints import REFEREE_PORT
 from lanqi.protocol.timecontrol import TIME_FORMS, parse_time_control
 
 if TYPE_CHECKING:
@@ -114,30 +113,6 @@ ACTIONS: dict[str, tuple[str, str]] = {
 }
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    """The flags every action takes, before or after the action's name."""
-    add_server_flag(parser)
-    parser.add_argument(
-        "--events",
-        type=endpoint_arg(MATCHMAKER_PUB_PORT),
-        default=argparse.SUPPRESS,
-        metavar="ADDRESS",
-        help="the matchmaker's event endpoint (default: the one the matchmaker names)",
-    )
-    parser.add_argument(
-        "--director-key",
-        default=argparse.SUPPRESS,
-        help="the director's secret (default: $LANQI_DIRECTOR_KEY, else the key file "
-        "in the server's data directory)",
-    )
-    parser.add_argument(
-        "--data-dir",
-        default=argparse.SUPPRESS,
-        help="where `lanqi serve` keeps director.key, to read it (default: $LANQI_DATA_DIR "
-        "or per-user)",
-    )
-
-
 def _time(text: str) -> Any:
     try:
         return parse_time_control(text)
@@ -146,14 +121,14 @@ def _time(text: str) -> Any:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    _common(parser)
+    director_flags(parser)
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     actions: dict[str, argparse.ArgumentParser] = {}
     for name, (text, example) in ACTIONS.items():
         action = sub.add_parser(
             name, help=text, description=text, epilog=f"example:\n  {example}\n"
         )
-        _common(action)
+        director_flags(action)
         actions[name] = action
         if name not in ("create", "list"):
             action.add_argument("tournament_id", metavar="ID")
@@ -484,24 +459,6 @@ DIRECTOR_ACTIONS = frozenset(
 )
 
 
-def _key(args: argparse.Namespace) -> str:
-    from lanqi.paths import data_dir
-
-    given = getattr(args, "director_key", None)
-    if given:
-        return str(given)
-    env = os.environ.get("LANQI_DIRECTOR_KEY")
-    if env:
-        return env
-    path = data_dir(getattr(args, "data_dir", None)) / "director.key"
-    if path.exists():
-        return path.read_text(encoding="utf-8").strip()
-    raise CliError(
-        "no director key: pass --director-key, set LANQI_DIRECTOR_KEY, "
-        f"or run on the server machine (looked in {path})"
-    )
-
-
 def _tiebreaks(row: Any) -> str:
     """The tie-breaks as people write them: ``Sonneborn-Berger (SB) 2.5, Wins 2``."""
     from lanqi.tournament.report import tiebreak_name
@@ -692,7 +649,7 @@ def run(args: argparse.Namespace) -> int:
     from lanqi.security import KnownServers, NoServerKey
 
     # the director key first: a missing one is said before any connection is tried
-    director = _key(args) if args.action in DIRECTOR_ACTIONS else ""
+    director = director_key(args) if args.action in DIRECTOR_ACTIONS else ""
     # and a bad file or pair before any connection too
     try:
         entries = read_entries(args.csv) if args.action == "join" and args.csv else None
@@ -705,15 +662,12 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     if args.action == "join" and not args.players and entries is None:
         raise CliError("name the players to enter, or --csv FILE")
-    unreachable = CliError(
-        f"no answer from {server}: is the server running? (name it with --server or $LANQI_SERVER)",
-        1,
-    )
+    no_answer = unreachable(server)
     known = KnownServers.of(getattr(args, "data_dir", None))
     try:
         client = MatchmakerClient(server, getattr(args, "events", None), known=known)
     except NoServerKey:  # its key port is silent: the server is not there
-        raise unreachable from None
+        raise no_answer from None
     try:
         if args.action == "create":
             spec = TournamentSpec(
@@ -903,7 +857,7 @@ def run(args: argparse.Namespace) -> int:
     except MatchmakerRefused as exc:
         raise CliError(f"refused: {exc}", 1) from None
     except MatchmakerTimeout:
-        raise unreachable from None
+        raise no_answer from None
     except ValueError as exc:
         raise CliError(str(exc)) from None
     finally:
