@@ -1,0 +1,6 @@
+"""The table port: the one seam through which a frontend plays or follows a game.
+
+:class:`~lanqi.table.port.Table` is the interface; ``LocalTable`` runs the referee's
+own ``GameSession`` in process (offline and vs-AI games, benches, tests) and
+``RemoteTable`` follows a game over the process's one connection to a server.
+"""
