@@ -796,3 +796,18 @@ class _Budget:
             end = self.node_limit - int(self.node_limit * reserve)
             node_limit = min(end, search.nodes + max(1, int(self.node_limit * share)))
         search.set_budget(deadline, node_limit)
+
+
+def builtin_ai(
+    *,
+    level: int,
+    seed: int | None = None,
+    time_ms: int | None = None,
+    depth: int | None = None,
+    nodes: int | None = None,
+) -> GomokuAI:
+    """The variant's built-in AI as its :class:`~lanqi.games.base.VariantSpec` names it
+    (``ai``): ``level`` already clamped by the spec; see
+    :func:`lanqi.bot.catalog.builtin_ai`."""
+    del depth  # the threat search has no depth limit: time and nodes bound it
+    return GomokuAI(level=level, seed=seed, time_ms=time_ms, node_limit=nodes)

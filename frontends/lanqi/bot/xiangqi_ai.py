@@ -50,7 +50,7 @@ from lanqi.games.xiangqi.core import (
     SearchBoard,
 )
 
-__all__ = ["LEVELS", "MATE", "Level", "SearchResult", "Searcher", "XiangqiAI"]
+__all__ = ["LEVELS", "MATE", "Level", "SearchResult", "Searcher", "XiangqiAI", "builtin_ai"]
 
 log = logging.getLogger(__name__)
 
@@ -718,3 +718,17 @@ class XiangqiAI(Bot):
             noise=settings.noise,
             rng=self.rng,
         )
+
+
+def builtin_ai(
+    *,
+    level: int,
+    seed: int | None = None,
+    time_ms: int | None = None,
+    depth: int | None = None,
+    nodes: int | None = None,
+) -> XiangqiAI:
+    """The variant's built-in AI as its :class:`~lanqi.games.base.VariantSpec` names it
+    (``ai``): ``level`` already clamped by the spec; see
+    :func:`lanqi.bot.catalog.builtin_ai`."""
+    return XiangqiAI(level=level, seed=seed, depth=depth, nodes=nodes, move_time_ms=time_ms)

@@ -467,13 +467,14 @@ def _seat_names(variant: str) -> tuple[str, str]:
 
 
 def _move_text(variant: str, start_fen: str | None, moves: list[str]) -> str:
-    """The last move as people read it (WXF for xiangqi, coordinates for gomoku)."""
+    """The last move as people read it: in the variant's record notation (WXF for
+    xiangqi), else as the game writes it (gomoku's coordinates)."""
     if not moves:
         return ""
     from lanqi.games.registry import variant_spec
 
     spec = variant_spec(variant)
-    write = spec.notations.get("WXF")
+    write = spec.notations.get(spec.record_notation or "")
     if write is None:
         return moves[-1]
     board = spec.create({"fen": start_fen} if start_fen else {})

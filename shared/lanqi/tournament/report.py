@@ -168,16 +168,17 @@ def readable_moves(
     are, for a variant with none (gomoku). ``options`` are the game's variant options
     (its move limit, ...), so the moves replay as they were played."""
     spec = variant_spec(variant)
-    if not spec.notations:
+    notations = [n for n in spec.notations.values() if n.for_people]
+    if not notations:
         return ("coordinates",), coordinate_moves(moves)
     # the game's own options: a longer move limit than the default lets it run on
     board = spec.create({**(options or {}), **({"fen": start_fen} if start_fen else {})})
     texts: list[tuple[str, ...]] = []
     for text in moves:
         move = board.parse_move(text)
-        texts.append(tuple(write(board, move) for write in spec.notations.values()))
+        texts.append(tuple(notation(board, move) for notation in notations))
         board.push(move)
-    return tuple(spec.notations), _pair_up(texts)
+    return tuple(notation.title for notation in notations), _pair_up(texts)
 
 
 def coordinate_moves(moves: Sequence[str]) -> list[MoveLine]:
