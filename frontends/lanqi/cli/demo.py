@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from lanqi.cli.common import RegistryChoices
 from lanqi.tournament.report import TERMINATIONS
 
 #: How the demo names the ways a game ends (the rest: the name with spaces), as the
@@ -54,7 +55,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bots", type=int, default=4, help=f"players (2-{len(FIELD)}, default 4)")
     parser.add_argument(
         "--variant",
-        choices=("both", "xiangqi", "gomoku"),
+        choices=RegistryChoices(first=("both",)),
         default="both",
         help="which tournaments to run (default both, at the same time)",
     )
@@ -242,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger().setLevel(logging.WARNING)  # the demo prints its own progress
     folder = args.data_dir or data_dir(None) / time.strftime("demo-%Y%m%d-%H%M%S")
     folder.mkdir(parents=True, exist_ok=True)
-    variants = ["xiangqi", "gomoku"] if args.variant == "both" else [args.variant]
+    variants = list(RegistryChoices()) if args.variant == "both" else [args.variant]
     field = FIELD[: args.bots]
     kind = args.format.replace("_", " ")
     print(

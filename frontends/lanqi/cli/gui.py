@@ -18,7 +18,14 @@ import os
 import sys
 from pathlib import Path
 
-from lanqi.cli.common import SERVER_ENV, CliError, endpoint_arg, int_in, resolve_server
+from lanqi.cli.common import (
+    SERVER_ENV,
+    CliError,
+    RegistryChoices,
+    ai_level,
+    endpoint_arg,
+    resolve_server,
+)
 from lanqi.protocol.endpoints import (
     ENDPOINT_FORMS,
     MATCHMAKER_PUB_PORT,
@@ -73,16 +80,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--offline",
-        choices=("xiangqi", "gomoku"),
+        choices=RegistryChoices(),
         default=None,
         help="play on this computer: two players, or against the AI with --ai",
     )
     parser.add_argument(
         "--ai",
-        type=int_in(1, 8),
+        type=ai_level,
         default=None,
         metavar="LEVEL",
-        help="built-in AI level (xiangqi 1-8, gomoku 1-5)",
+        help="built-in AI level, 1 (weak) up (each game's AI takes it up to its strongest)",
     )
     parser.add_argument(
         "--side",
