@@ -18,11 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from lanqi.cli.common import RegistryChoices
-from lanqi.tournament.report import TERMINATIONS
 
 #: How the demo names the ways a game ends (the rest: the name with spaces), as the
 #: live view and the event's report do.
-ENDINGS = TERMINATIONS
 
 #: The demo's clock and how long its bots think: the clock is a limit, the think time
 #: sets the pace.  What is left is headroom for a busy machine: loaded to three times
@@ -137,12 +135,10 @@ def ending(
     """One finished game in words: ``Tiger beat Crane: checkmate at move 40``."""
     from lanqi.games.base import winner_of
     from lanqi.games.registry import variant_spec
+    from lanqi.phrases import termination_words
 
-    spec = variant_spec(variant)
-    how = spec.termination_notes.get(termination) or ENDINGS.get(
-        termination, termination.replace("_", " ")
-    )
-    when = spec.ply_label(ply)
+    how = termination_words(termination, variant)
+    when = variant_spec(variant).ply_label(ply)
     winner = winner_of(result)
     if winner is None:
         who = f"{first} and {second} drew"
