@@ -18,6 +18,7 @@ import pytest
 from tests.referee.test_third_variant import SPEC, TakeAway
 
 from lanqi.bot.base import Bot, GameState
+from lanqi.bot.catalog import AISettings
 from lanqi.games.base import RecordGames
 from lanqi.games.registry import VARIANTS, variant_names
 
@@ -41,15 +42,8 @@ class ToyAI(Bot):
         return f"take{take}"
 
 
-def toy_ai(
-    *,
-    level: int,
-    seed: int | None = None,
-    time_ms: int | None = None,
-    depth: int | None = None,
-    nodes: int | None = None,
-) -> ToyAI:
-    return ToyAI(level)
+def toy_ai(ai: AISettings) -> ToyAI:
+    return ToyAI(ai.level)
 
 
 def _read(text: str) -> RecordGames:

@@ -17,29 +17,40 @@ from __future__ import annotations
 import importlib
 import shlex
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Protocol
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from lanqi.bot.base import Bot, GameState
 from lanqi.games.registry import VARIANTS, variant_spec
 
-__all__ = ["BuiltinBot", "MakeAI", "bot_factory", "bot_names", "builtin_ai", "variants_of"]
+__all__ = [
+    "AISettings",
+    "BuiltinBot",
+    "MakeAI",
+    "bot_factory",
+    "bot_names",
+    "builtin_ai",
+    "variants_of",
+]
 
 #: the bots named by a word, besides each variant's ``VARIANT-ai``
 _PLAIN_NAMES = ("builtin", "random", "greedy")
 
 
-class MakeAI(Protocol):
-    """A variant's built-in AI factory, named by its spec's ``ai`` (``module:function``)."""
+@dataclass(frozen=True, slots=True)
+class AISettings:
+    """What a built-in AI is made with: its level (clamped by the variant's spec), a
+    seed, and the limits a caller sets (ms per move, depth, nodes; None: the level's)."""
 
-    def __call__(
-        self,
-        *,
-        level: int,
-        seed: int | None = None,
-        time_ms: int | None = None,
-        depth: int | None = None,
-        nodes: int | None = None,
-    ) -> Bot: ...
+    level: int
+    seed: int | None = None
+    time_ms: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+
+
+#: a variant's built-in AI factory, named by its spec's ``ai`` (``module:function``)
+MakeAI = Callable[[AISettings], Bot]
 
 
 def _ai_variants() -> tuple[str, ...]:
@@ -80,7 +91,7 @@ def builtin_ai(
         raise ValueError(f"{variant} has no built-in AI")
     module_name, _, function = spec.ai.partition(":")
     make: MakeAI = getattr(importlib.import_module(module_name), function)
-    return make(level=spec.ai_level(level), seed=seed, time_ms=time_ms, depth=depth, nodes=nodes)
+    return make(AISettings(spec.ai_level(level), seed, time_ms, depth, nodes))
 
 
 class BuiltinBot(Bot):

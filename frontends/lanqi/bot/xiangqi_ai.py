@@ -32,7 +32,7 @@ import logging
 import random
 import time
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from lanqi.bot.base import Bot, GameState, think_time_ms
 from lanqi.bot.xiangqi_eval import Tables, build_tables, evaluate
@@ -49,6 +49,9 @@ from lanqi.games.xiangqi.core import (
     Board,
     SearchBoard,
 )
+
+if TYPE_CHECKING:
+    from lanqi.bot.catalog import AISettings
 
 __all__ = ["LEVELS", "MATE", "Level", "SearchResult", "Searcher", "XiangqiAI", "builtin_ai"]
 
@@ -720,15 +723,9 @@ class XiangqiAI(Bot):
         )
 
 
-def builtin_ai(
-    *,
-    level: int,
-    seed: int | None = None,
-    time_ms: int | None = None,
-    depth: int | None = None,
-    nodes: int | None = None,
-) -> XiangqiAI:
+def builtin_ai(ai: AISettings) -> XiangqiAI:
     """The variant's built-in AI as its :class:`~lanqi.games.base.VariantSpec` names it
-    (``ai``): ``level`` already clamped by the spec; see
-    :func:`lanqi.bot.catalog.builtin_ai`."""
-    return XiangqiAI(level=level, seed=seed, depth=depth, nodes=nodes, move_time_ms=time_ms)
+    (``ai``), made by :func:`lanqi.bot.catalog.builtin_ai` (the level already clamped)."""
+    return XiangqiAI(
+        level=ai.level, seed=ai.seed, depth=ai.depth, nodes=ai.nodes, move_time_ms=ai.time_ms
+    )
