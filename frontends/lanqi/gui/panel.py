@@ -16,6 +16,7 @@ from typing import Protocol
 
 import pygame
 
+from lanqi.games.registry import VARIANTS, notation_names
 from lanqi.gui import theme
 from lanqi.gui.board_view import BoardView
 from lanqi.gui.connection import away_text, opponent_away_line
@@ -32,8 +33,12 @@ __all__ = ["NOTATIONS", "PanelHost", "SidePanel"]
 
 log = logging.getLogger(__name__)
 
-NOTATIONS = ("chinese", "wxf", "iccs")
-NOTATION_LABELS = {"chinese": "中文", "wxf": "WXF", "iccs": "ICCS"}
+#: the move notations a player can switch between, by their one name (the registry's)
+NOTATIONS = notation_names()
+#: each notation's label on the move list's switch
+NOTATION_LABELS = {
+    name: notation.label for spec in VARIANTS.values() for name, notation in spec.notations.items()
+}
 #: the actions drawn as primary buttons (and every ``accept_...``)
 PRIMARY = ("rematch",)
 #: answers to an offer or a challenge: they have their own row of buttons
