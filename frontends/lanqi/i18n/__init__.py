@@ -64,8 +64,8 @@ def _text(key: str) -> Text:
     except KeyError:
         family, _, seat = key.partition(".")
         if family in _SEAT_WORDS and seat:
-            words, side = CATALOGUE[_SEAT_WORDS[family]], seat.capitalize()
-            return Text(words.zh.format(side=side), words.en.format(side=side))
+            words, who = CATALOGUE[_SEAT_WORDS[family]], seat.capitalize()
+            return Text(words.zh.format(who=who), words.en.format(who=who))
         raise KeyError(f"no catalogue entry {key!r}: add it to lanqi.i18n.catalogue") from None
 
 

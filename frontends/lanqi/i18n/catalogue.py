@@ -40,9 +40,9 @@ CATALOGUE: dict[str, Text] = {
     "side.red": Text("红方", "Red"),
     "side.white": Text("白方", "White"),
     # a seat of a variant listed above by none of these words: its spec's seat name
-    "seat.side": Text("{side}", "{side}"),
-    "seat.to_move": Text("{side}走棋", "{side} to move"),
-    "seat.wins": Text("{side}胜", "{side} wins"),
+    "seat.side": Text("{who}", "{who}"),
+    "seat.to_move": Text("{who}走棋", "{who} to move"),
+    "seat.wins": Text("{who}胜", "{who} wins"),
     "wins.black": Text("黑胜", "Black wins"),
     "wins.red": Text("红胜", "Red wins"),
     "wins.white": Text("白胜", "White wins"),
