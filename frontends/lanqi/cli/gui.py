@@ -169,7 +169,8 @@ def run(args: argparse.Namespace) -> int:
     server = getattr(args, "server", None) or os.environ.get(SERVER_ENV) or None
     if server:
         server = resolve_server(server)  # "auto": the one server heard on the LAN
-    offline = args.offline or ("xiangqi" if args.ai is not None else None)
+    # --ai alone: the first registered game (xiangqi)
+    offline = args.offline or (RegistryChoices()[0] if args.ai is not None else None)
     options = _offline_options(offline, args.option, args.fen)
     config = AppConfig(
         data_dir=data_dir(args.data_dir),
