@@ -33,7 +33,9 @@ def describe_seek(seek: Seek, *, chinese: bool = True) -> str:
     if options:  # gomoku 19x19 renju
         name = f"{seek.variant} {options}"
     else:
-        name = f"{ui.chinese} {seek.variant}".strip() if ui is not None and chinese else seek.variant
+        name = (
+            f"{ui.chinese} {seek.variant}".strip() if ui is not None and chinese else seek.variant
+        )
     # a narrow list leaves the Chinese words out (as the game's Chinese name)
     rated = (tr if chinese else en)("rated" if seek.rated else "casual")
     return f"{name} · {describe_time(seek.time_control)} · {rated}"
