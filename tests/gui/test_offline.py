@@ -171,7 +171,7 @@ def test_against_the_ai_xiangqi_to_the_end_with_takeback(gui: Callable[..., Driv
 
 
 def test_live_clock_and_time_out(gui: Callable[..., Driver]) -> None:
-    from lanqi.gui.panel import format_clock
+    from lanqi.phrases import clock_text
 
     driver = start_local(gui, "xiangqi", time_control="0.03+0")  # 1.8 s each
     scene = driver.scene
@@ -186,7 +186,7 @@ def test_live_clock_and_time_out(gui: Callable[..., Driver]) -> None:
     assert scene.model.clock.running == 1
     driver.until(lambda: scene.model.finished, 5, "Black to lose on time")
     assert (scene.model.termination, scene.model.winner) == ("timeout", 0)
-    assert format_clock(scene.model.clock.left_ms(1)) == "0.0"
+    assert clock_text(scene.model.clock.left_ms(1)) == "0.0"
 
 
 def test_resize_flip_and_latin(gui: Callable[..., Driver]) -> None:

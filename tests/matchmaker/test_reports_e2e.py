@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from lanqi.games.xiangqi.pgn import read_pgns
+from lanqi.phrases import termination_words
 from lanqi.protocol import ListPlayers, PlayersList
-from lanqi.tournament.report import termination_text
 
 from .conftest import DIRECTOR_KEY, read_store
 from .test_tournament_cli_e2e import SOURCE_PATH, cli, ok
@@ -204,7 +204,7 @@ def check_html_report(event: dict[str, Any]) -> None:
         (tid,),
     )
     for row in rows:
-        assert f"{termination_text(row['termination']).capitalize()} after" in page
+        assert f"{termination_words(row['termination']).capitalize()} after" in page
         assert json.loads(row["ratings_after"]), "a rated game keeps the ratings before and after"
     assert "Sonneborn-Berger" in page and "sonneborn_berger" not in page
     assert "Rating before" in page and "Rating after" in page

@@ -18,7 +18,7 @@ from typing import Any
 
 import zmq
 
-from lanqi.games.registry import create_game
+from lanqi.games.registry import VARIANTS, create_game
 from lanqi.protocol import (
     ChatRequest,
     CreateGame,
@@ -59,7 +59,6 @@ TARGET_P99_MS = 2.0
 #: ... with this many games in flight.
 TARGET_GAMES = 64
 
-VARIANTS = ("xiangqi", "gomoku")
 MAX_GAMES = 1000  # two client sockets per game, and as many on the server
 #: Every benchmark game gets this clock (long enough that no flag falls in a run).
 #: no first-move window: the clocks run from the join, as in tournament games (a

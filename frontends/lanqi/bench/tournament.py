@@ -42,6 +42,7 @@ from typing import Any
 import zmq
 
 from lanqi.bench.process import ServiceProcess, cpu_seconds, file_system
+from lanqi.games.registry import VARIANTS
 
 __all__ = [
     "CpuSample",
@@ -60,7 +61,6 @@ JOIN_S = 60.0
 CHECK_S = 5.0  # standings are asked for at least this often while following
 READY_SERVE = re.compile(rb"lanqi server ready: lobby (\S+) \(events (\S+)\), referee (\S+), data")
 READY_BOT = re.compile(rb"\d+ bot\(s\) on \S+: ")
-VARIANTS = ("xiangqi", "gomoku")
 
 
 @dataclass(frozen=True, slots=True)

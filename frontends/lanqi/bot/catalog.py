@@ -3,8 +3,9 @@
 ``bot_factory(spec, ...)`` turns a command-line spec into a function that makes
 one fresh bot per game:
 
-- ``builtin`` (both games: the xiangqi AI and the gomoku AI at ``level``),
-  ``xiangqi-ai``, ``gomoku-ai``, ``random``, ``greedy`` (gomoku, one ply);
+- ``builtin`` (every game: each registered variant's built-in AI at ``level``),
+  ``VARIANT-ai`` (one variant's: ``xiangqi-ai``, ``gomoku-ai``), ``random``,
+  ``greedy`` (gomoku, one ply);
 - ``uci:/path/to/engine`` (xiangqi: Fairy-Stockfish, Pikafish),
   ``ucci:/path/to/engine`` (ElephantEye style), ``gomocup:/path/to/pbrain``;
 - ``python:package.module:ClassName`` (a :class:`~lanqi.bot.base.Bot` subclass of
@@ -16,32 +17,98 @@ from __future__ import annotations
 import importlib
 import shlex
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from lanqi.bot.base import Bot, GameState
+from lanqi.games.registry import VARIANTS, variant_spec
 
-__all__ = ["BUILTIN_NAMES", "BuiltinBot", "bot_factory", "variants_of"]
+__all__ = [
+    "AISettings",
+    "BuiltinBot",
+    "MakeAI",
+    "bot_factory",
+    "bot_names",
+    "builtin_ai",
+    "variants_of",
+]
 
-BUILTIN_NAMES = ("builtin", "xiangqi-ai", "gomoku-ai", "random", "greedy")
+#: the bots named by a word, besides each variant's ``VARIANT-ai``
+_PLAIN_NAMES = ("builtin", "random", "greedy")
+
+
+@dataclass(frozen=True, slots=True)
+class AISettings:
+    """What a built-in AI is made with: its level (clamped by the variant's spec), a
+    seed, and the limits a caller sets (ms per move, depth, nodes; None: the level's)."""
+
+    level: int
+    seed: int | None = None
+    time_ms: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+
+
+#: a variant's built-in AI factory, named by its spec's ``ai`` (``module:function``)
+MakeAI = Callable[[AISettings], Bot]
+
+
+def _ai_variants() -> tuple[str, ...]:
+    return tuple(name for name, spec in VARIANTS.items() if spec.ai is not None)
+
+
+def bot_names() -> tuple[str, ...]:
+    """The bots named by a word: ``builtin``, each variant's ``VARIANT-ai``, ``random``,
+    ``greedy`` (the variants' from the registry).
+
+    >>> bot_names()
+    ('builtin', 'xiangqi-ai', 'gomoku-ai', 'random', 'greedy')
+    """
+    return ("builtin", *(f"{name}-ai" for name in _ai_variants()), *_PLAIN_NAMES[1:])
+
+
+def builtin_ai(
+    variant: str,
+    *,
+    level: int | None = None,
+    seed: int | None = None,
+    time_ms: int | None = None,
+    depth: int | None = None,
+    nodes: int | None = None,
+) -> Bot:
+    """``variant``'s built-in AI at ``level`` (clamped by its spec, the strongest for
+    None): the one place the GUI, ``lanqi bot`` and ``lanqi match`` make one.
+
+    The spec names its factory as ``module:function`` because the rules core may not
+    import the frontends (the bots live here); this resolves the name, as a package
+    manager resolves an entry point.  Raises ValueError for a variant without one.
+
+    >>> builtin_ai("gomoku", level=9).engine_id()
+    'lanqi built-in gomoku AI level 5'
+    """
+    spec = variant_spec(variant)
+    if spec.ai is None:
+        raise ValueError(f"{variant} has no built-in AI")
+    module_name, _, function = spec.ai.partition(":")
+    make: MakeAI = getattr(importlib.import_module(module_name), function)
+    return make(AISettings(spec.ai_level(level), seed, time_ms, depth, nodes))
 
 
 class BuiltinBot(Bot):
-    """The built-in AIs for both games, at one level (1 weakest .. 8 for xiangqi, 5 for gomoku)."""
+    """The built-in AI of every registered variant that has one, at one level (each
+    variant clamps it to its own levels: 1 weakest .. 8 for xiangqi, 5 for gomoku)."""
 
     name: ClassVar[str] = "builtin"
-    variants: ClassVar[tuple[str, ...]] = ("xiangqi", "gomoku")
+    variants: ClassVar[tuple[str, ...]] = _ai_variants()
 
     def __init__(
         self, level: int = 5, seed: int | None = None, move_time_ms: int | None = None
     ) -> None:
-        from lanqi.bot.gomoku_ai import GomokuAI
-        from lanqi.bot.xiangqi_ai import XiangqiAI
-
-        self.xiangqi = XiangqiAI(level=max(1, min(8, level)), seed=seed, move_time_ms=move_time_ms)
-        self.gomoku = GomokuAI(
-            level=max(1, min(5, (level + 1) // 2 + 1)), seed=seed, time_ms=move_time_ms
-        )
-        self._by_variant: dict[str, Bot] = {"xiangqi": self.xiangqi, "gomoku": self.gomoku}
+        # every variant's AI now, off the clock (the gomoku AI builds its tables)
+        self._by_variant: dict[str, Bot] = {
+            variant: builtin_ai(variant, level=level, seed=seed, time_ms=move_time_ms)
+            for variant in _ai_variants()
+        }
         self.level = level
 
     def engine_id(self) -> str:
@@ -83,14 +150,9 @@ def bot_factory(
     kind, _, rest = spec.partition(":")
     if kind == "builtin":
         return lambda: BuiltinBot(level=level, seed=seed, move_time_ms=movetime)
-    if kind == "xiangqi-ai":
-        from lanqi.bot.xiangqi_ai import XiangqiAI
-
-        return lambda: XiangqiAI(level=level, seed=seed, depth=depth, move_time_ms=movetime)
-    if kind == "gomoku-ai":
-        from lanqi.bot.gomoku_ai import GomokuAI
-
-        return lambda: GomokuAI(level=max(1, min(5, level)), seed=seed, time_ms=movetime)
+    ai_variant = kind.removesuffix("-ai")
+    if kind.endswith("-ai") and ai_variant in _ai_variants():
+        return lambda: builtin_ai(ai_variant, level=level, seed=seed, time_ms=movetime, depth=depth)
     if kind == "random":
         from lanqi.bot.simple import RandomBot
 
@@ -126,16 +188,28 @@ def bot_factory(
             raise ValueError(f"{rest} is not a lanqi.bot.base.Bot subclass")
         return lambda: cls(**opts)
     raise ValueError(
-        f"unknown bot {spec!r}: use one of {', '.join(BUILTIN_NAMES)}, "
+        f"unknown bot {spec!r}: use one of {', '.join(bot_names())}, "
         "uci:PROGRAM, ucci:PROGRAM, gomocup:PROGRAM or python:module:Class"
     )
 
 
 def variants_of(spec: str) -> tuple[str, ...]:
-    """The games a bot spec can play."""
+    """The games a bot spec can play: ``VARIANT-ai`` its variant, ``builtin`` every
+    variant with a built-in AI, an engine adapter or ``greedy`` the games of its
+    class, anything else every registered variant."""
     kind = spec.partition(":")[0]
-    if kind in ("xiangqi-ai", "uci", "ucci"):
-        return ("xiangqi",)
-    if kind in ("gomoku-ai", "greedy", "gomocup"):
-        return ("gomoku",)
-    return ("xiangqi", "gomoku")
+    if kind.endswith("-ai") and kind.removesuffix("-ai") in VARIANTS:
+        return (kind.removesuffix("-ai"),)
+    if kind == "builtin":
+        return _ai_variants()
+    adapters = {
+        "uci": ("lanqi.bot.engines.uci", "UciEngine"),
+        "ucci": ("lanqi.bot.engines.ucci", "UcciEngine"),
+        "gomocup": ("lanqi.bot.engines.gomocup", "GomocupEngine"),
+        "greedy": ("lanqi.bot.simple", "GreedyGomokuBot"),
+    }
+    if kind in adapters:
+        module, name = adapters[kind]
+        cls: type[Bot] = getattr(importlib.import_module(module), name)
+        return cls.variants
+    return tuple(VARIANTS)

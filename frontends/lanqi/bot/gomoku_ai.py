@@ -35,6 +35,7 @@ import logging
 import random
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from lanqi.bot.base import Bot, GameState, think_time_ms
 from lanqi.bot.gomoku_patterns import (
@@ -47,6 +48,9 @@ from lanqi.bot.gomoku_patterns import (
     warm_up,
 )
 from lanqi.games.gomoku import Board, Move
+
+if TYPE_CHECKING:
+    from lanqi.bot.catalog import AISettings
 
 __all__ = ["GomokuAI", "SearchInfo", "ThreatSearch"]
 
@@ -796,3 +800,10 @@ class _Budget:
             end = self.node_limit - int(self.node_limit * reserve)
             node_limit = min(end, search.nodes + max(1, int(self.node_limit * share)))
         search.set_budget(deadline, node_limit)
+
+
+def builtin_ai(ai: AISettings) -> GomokuAI:
+    """The variant's built-in AI as its :class:`~lanqi.games.base.VariantSpec` names it
+    (``ai``), made by :func:`lanqi.bot.catalog.builtin_ai` (the level already clamped)."""
+    # the threat search has no depth limit: time and nodes bound it
+    return GomokuAI(level=ai.level, seed=ai.seed, time_ms=ai.time_ms, node_limit=ai.nodes)

@@ -32,7 +32,7 @@ import logging
 import random
 import time
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from lanqi.bot.base import Bot, GameState, think_time_ms
 from lanqi.bot.xiangqi_eval import Tables, build_tables, evaluate
@@ -50,7 +50,10 @@ from lanqi.games.xiangqi.core import (
     SearchBoard,
 )
 
-__all__ = ["LEVELS", "MATE", "Level", "SearchResult", "Searcher", "XiangqiAI"]
+if TYPE_CHECKING:
+    from lanqi.bot.catalog import AISettings
+
+__all__ = ["LEVELS", "MATE", "Level", "SearchResult", "Searcher", "XiangqiAI", "builtin_ai"]
 
 log = logging.getLogger(__name__)
 
@@ -718,3 +721,11 @@ class XiangqiAI(Bot):
             noise=settings.noise,
             rng=self.rng,
         )
+
+
+def builtin_ai(ai: AISettings) -> XiangqiAI:
+    """The variant's built-in AI as its :class:`~lanqi.games.base.VariantSpec` names it
+    (``ai``), made by :func:`lanqi.bot.catalog.builtin_ai` (the level already clamped)."""
+    return XiangqiAI(
+        level=ai.level, seed=ai.seed, depth=ai.depth, nodes=ai.nodes, move_time_ms=ai.time_ms
+    )

@@ -14,6 +14,8 @@ import argparse
 import sys
 from typing import Any
 
+from lanqi.cli.common import RegistryChoices
+
 EXAMPLES = """examples:
   lanqi bench movegen
   lanqi bench referee --curve             # what CURVE encryption costs the referee
@@ -99,7 +101,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     referee.add_argument(
         "--variant",
-        choices=["xiangqi", "gomoku"],
+        choices=RegistryChoices(),
         default="xiangqi",
         help="game to play (default xiangqi)",
     )
@@ -338,7 +340,7 @@ def _configure_tournament(sub: Any) -> None:
     )
     tournament.add_argument(
         "--variant",
-        choices=["xiangqi", "gomoku"],
+        choices=RegistryChoices(),
         default="xiangqi",
         help="game to play (default xiangqi)",
     )

@@ -26,7 +26,15 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from lanqi.cli.common import CliError, add_server_flag, int_in, resolve_server, server_endpoint
+from lanqi.cli.common import (
+    CliError,
+    RegistryChoices,
+    add_server_flag,
+    ai_level,
+    int_in,
+    resolve_server,
+    server_endpoint,
+)
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +66,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="same as --bot for an engine, e.g. uci:/usr/games/fairy-stockfish",
     )
     parser.add_argument(
-        "--level", type=int_in(1, 8), default=5, help="built-in AI level: 1 (weak) to 8"
+        "--level",
+        type=ai_level,
+        default=5,
+        help="built-in AI level, 1 (weak) up (each game's AI takes it up to its strongest)",
     )
     parser.add_argument("--depth", type=int, default=None, help="fixed search depth (AI, UCI)")
     parser.add_argument(
@@ -78,7 +89,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--seek",
-        choices=("xiangqi", "gomoku"),
+        choices=RegistryChoices(),
         default=None,
         help="keep a seek open for this game while idle",
     )
@@ -147,7 +158,8 @@ def _entries(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 
 #: Self-check positions: a few moves into a game, so the bot must really search
-#: (an opening book or a centre stone would prove nothing), under every gomoku rule.
+#: (an opening book or a centre stone would prove nothing), under every gomoku rule;
+#: any other variant's start position.
 SELF_CHECK: dict[str, list[tuple[dict[str, str], list[str]]]] = {
     "xiangqi": [({}, ["h2e2", "h9g7", "h0g2", "i9h9", "i0h0"])],
     "gomoku": [
@@ -169,7 +181,7 @@ def _self_check(make: Any, variants: tuple[str, ...]) -> str | None:
     probe = make()
     try:
         for variant in variants:
-            for options, moves in SELF_CHECK[variant]:
+            for options, moves in SELF_CHECK.get(variant, [({}, [])]):
                 state = GameState.start(
                     variant, options=options, moves=moves, per_move_ms=SELF_CHECK_MOVE_MS
                 )

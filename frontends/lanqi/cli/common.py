@@ -171,6 +171,48 @@ def int_in(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
+class RegistryChoices(Sequence[str]):
+    """An argparse ``choices`` read from the variant registry when first used (a
+    ``--variant``'s games, a ``--notation``'s notations), so every command offers what
+    is registered and ``lanqi --help`` does not load the rules.
+
+    >>> choices = RegistryChoices("variants", extra=("all",))
+    >>> "gomoku" in choices, "chess" in choices, list(choices)[-1]
+    (True, False, 'all')
+    """
+
+    def __init__(
+        self, kind: str = "variants", *, extra: Sequence[str] = (), first: Sequence[str] = ()
+    ) -> None:
+        self.kind = kind
+        self.extra = tuple(extra)
+        self.first = tuple(first)
+
+    def _names(self) -> tuple[str, ...]:
+        from lanqi.games import registry
+
+        names = registry.variant_names() if self.kind == "variants" else registry.notation_names()
+        return (*self.first, *names, *self.extra)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._names()[index]
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._names()
+
+
+def ai_level(text: str) -> int:
+    """An argparse ``type``: a built-in AI level, 1 to the strongest level of any
+    registered variant's AI (each game's AI clamps it to its own)."""
+    from lanqi.games.registry import VARIANTS
+
+    strongest = max(spec.ai_levels for spec in VARIANTS.values() if spec.ai is not None)
+    return int_in(1, strongest)(text)
+
+
 def plain_table(
     headers: Sequence[str],
     rows: Sequence[Sequence[object]],

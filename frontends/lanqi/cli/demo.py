@@ -17,11 +17,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lanqi.tournament.report import TERMINATIONS
+from lanqi.cli.common import RegistryChoices
 
 #: How the demo names the ways a game ends (the rest: the name with spaces), as the
 #: live view and the event's report do.
-ENDINGS = TERMINATIONS
 
 #: The demo's clock and how long its bots think: the clock is a limit, the think time
 #: sets the pace.  What is left is headroom for a busy machine: loaded to three times
@@ -54,7 +53,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bots", type=int, default=4, help=f"players (2-{len(FIELD)}, default 4)")
     parser.add_argument(
         "--variant",
-        choices=("both", "xiangqi", "gomoku"),
+        choices=RegistryChoices(first=("both",)),
         default="both",
         help="which tournaments to run (default both, at the same time)",
     )
@@ -136,12 +135,10 @@ def ending(
     """One finished game in words: ``Tiger beat Crane: checkmate at move 40``."""
     from lanqi.games.base import winner_of
     from lanqi.games.registry import variant_spec
+    from lanqi.phrases import termination_words
 
-    spec = variant_spec(variant)
-    how = spec.termination_notes.get(termination) or ENDINGS.get(
-        termination, termination.replace("_", " ")
-    )
-    when = spec.ply_label(ply)
+    how = termination_words(termination, variant)
+    when = variant_spec(variant).ply_label(ply)
     winner = winner_of(result)
     if winner is None:
         who = f"{first} and {second} drew"
@@ -242,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger().setLevel(logging.WARNING)  # the demo prints its own progress
     folder = args.data_dir or data_dir(None) / time.strftime("demo-%Y%m%d-%H%M%S")
     folder.mkdir(parents=True, exist_ok=True)
-    variants = ["xiangqi", "gomoku"] if args.variant == "both" else [args.variant]
+    variants = list(RegistryChoices()) if args.variant == "both" else [args.variant]
     field = FIELD[: args.bots]
     kind = args.format.replace("_", " ")
     print(

@@ -18,7 +18,14 @@ import os
 import sys
 from pathlib import Path
 
-from lanqi.cli.common import SERVER_ENV, CliError, endpoint_arg, int_in, resolve_server
+from lanqi.cli.common import (
+    SERVER_ENV,
+    CliError,
+    RegistryChoices,
+    ai_level,
+    endpoint_arg,
+    resolve_server,
+)
 from lanqi.protocol.endpoints import (
     ENDPOINT_FORMS,
     MATCHMAKER_PUB_PORT,
@@ -73,16 +80,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--offline",
-        choices=("xiangqi", "gomoku"),
+        choices=RegistryChoices(),
         default=None,
         help="play on this computer: two players, or against the AI with --ai",
     )
     parser.add_argument(
         "--ai",
-        type=int_in(1, 8),
+        type=ai_level,
         default=None,
         metavar="LEVEL",
-        help="built-in AI level (xiangqi 1-8, gomoku 1-5)",
+        help="built-in AI level, 1 (weak) up (each game's AI takes it up to its strongest)",
     )
     parser.add_argument(
         "--side",
@@ -162,7 +169,8 @@ def run(args: argparse.Namespace) -> int:
     server = getattr(args, "server", None) or os.environ.get(SERVER_ENV) or None
     if server:
         server = resolve_server(server)  # "auto": the one server heard on the LAN
-    offline = args.offline or ("xiangqi" if args.ai is not None else None)
+    # --ai alone: the first registered game (xiangqi)
+    offline = args.offline or (RegistryChoices()[0] if args.ai is not None else None)
     options = _offline_options(offline, args.option, args.fen)
     config = AppConfig(
         data_dir=data_dir(args.data_dir),

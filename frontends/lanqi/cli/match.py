@@ -20,7 +20,7 @@ Engine matches through a real referee, cutechess-cli style (docs/engines.md).
           [depth=D] [nodes=N] [st=SECONDS] [level=L] [dir=DIR] [timemargin=S]
           [handshake=SECONDS]     one player (give two or more)
   -each KEY=VALUE...              the same keys, for every engine
-  -variant xiangqi|gomoku         (default xiangqi); gomoku: -rule R -size S
+  -variant NAME                   one of VARIANTS (default xiangqi); gomoku: -rule R -size S
   -tc 10+0.1 | move:2 | inf       the clock, in seconds (default inf)
   -games N   -rounds N            games per encounter and round; rounds (2, 1)
   -repeat [N]                     games per opening, colours alternating (default 2)
@@ -42,8 +42,15 @@ example:
 """
 
 
+def _help() -> str:
+    """:data:`HELP` with the registered variants named."""
+    from lanqi.games.registry import variant_names
+
+    return HELP.replace("VARIANTS", "|".join(variant_names()), 1)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.description = HELP
+    parser.description = _help()
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
@@ -58,7 +65,7 @@ def run_argv(argv: Sequence[str], *, verbose: bool = False) -> int:
 
     words = list(argv)
     if any(w in ("-h", "--help", "-help") for w in words) or not words:
-        print(HELP, end="")
+        print(_help(), end="")
         return 0 if words else 2
     for flag in ("-v", "--verbose"):
         while flag in words:

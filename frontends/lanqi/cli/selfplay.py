@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from lanqi.cli.common import RegistryChoices
+
 EXAMPLES = """examples:
   lanqi selfplay --games 3 --seed 7
   lanqi selfplay --out games/
@@ -22,7 +24,7 @@ EXAMPLES = """examples:
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--variant",
-        choices=["xiangqi", "gomoku", "all"],
+        choices=RegistryChoices(extra=("all",)),
         default="all",
         help="which game to play (default: all)",
     )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from lanqi.cli.common import (
     CliError,
+    RegistryChoices,
     endpoint_arg,
     int_in,
     plain_table,
@@ -135,9 +136,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     create = actions["create"]
     create.add_argument("name")
     create.add_argument("--format", choices=FORMATS, default="round_robin", help="pairing system")
-    create.add_argument(
-        "--variant", choices=("xiangqi", "gomoku"), default="xiangqi", help="the game"
-    )
+    create.add_argument("--variant", choices=RegistryChoices(), default="xiangqi", help="the game")
     create.add_argument(
         "--rounds", type=int_in(0, 99), default=0, help="rounds (swiss; 0 = automatic)"
     )
@@ -307,7 +306,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     export.add_argument(
         "--notation",
-        choices=("wxf", "iccs", "chinese"),
+        choices=RegistryChoices("notations"),
         default="wxf",
         help="xiangqi moves in the PGN (default wxf; iccs is what most other tools read)",
     )

@@ -27,8 +27,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from lanqi.phrases import clock_text, termination_words, time_control_text, time_left_ms
 from lanqi.protocol import PairingInfo, StandingInfo, Standings
-from lanqi.tournament.report import termination_text, tiebreak_name, time_control_text
+from lanqi.tournament.report import tiebreak_name
 
 if TYPE_CHECKING:
     from lanqi.client.matchmaker import MatchmakerClient
@@ -44,28 +45,12 @@ REFRESH_MS = 3000
 RECENT = 6
 
 
-def clock_text(ms: float) -> str:
-    """``1:05:03``, ``4:58``, ``0:07.4``: a clock as a display shows it (tenths
-    in the last ten seconds).
-
-    >>> clock_text(65_000), clock_text(3_903_000), clock_text(7_480), clock_text(-5)
-    ('1:05', '1:05:03', '0:07.4', '0:00.0')
-    """
-    if ms < 10_000:
-        return f"0:{int(max(0.0, ms) // 100) / 10:04.1f}"
-    seconds = int(ms // 1000)
-    hours, rest = divmod(seconds, 3600)
-    if hours:
-        return f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
-    return f"{rest // 60}:{rest % 60:02d}"
-
-
 def result_line(p: PairingInfo, termination: str = "") -> str:
     """``round 2 board 1: Tiger 1-0 Crane (checkmate)`` or a bye."""
     if p.second is None:
         how = "is absent" if p.note == "absent" else "has a bye"
         return f"round {p.round} board {p.board}: {p.first} {how} ({p.result})"
-    how = termination_text(termination)
+    how = termination_words(termination)
     return f"round {p.round} board {p.board}: {p.first} {p.result} {p.second}" + (
         f" ({how})" if how else ""
     )
@@ -98,8 +83,8 @@ class LiveGame:
     def clocks(self, now: float) -> list[str]:
         out = []
         for seat, ms in enumerate(self.clock_ms):
-            left = ms - (now - self.read_at) * 1000 if seat == self.running else ms
-            out.append(clock_text(left))
+            left = time_left_ms(ms, read_at=self.read_at, now=now, running=seat == self.running)
+            out.append(clock_text(left, "display"))
         return out
 
 
@@ -151,9 +136,7 @@ class EventState:
         self.name, self.variant, self.format = t.spec.name, t.spec.variant, t.spec.format
         self.points = _points_label(t.spec.points)
         tc = t.spec.time_control
-        self.time_control = time_control_text(
-            tc.kind, base_ms=tc.base_ms, increment_ms=tc.increment_ms, per_move_ms=tc.per_move_ms
-        )
+        self.time_control = time_control_text(tc)
         self.players = list(t.players)
         self.rows = list(standings.rows)
         #: ratings in the event's game, as the standings carry them
@@ -330,7 +313,7 @@ def dashboard(state: EventState, now: float | None = None, note: str = "") -> Re
         game = state.live.get(p.game_id or "")
         clocks = " - ".join(game.clocks(now)) if game and game.clock_ms else ""
         if p.result:
-            how = termination_text(state.terminations.get(p.game_id or "", ""))
+            how = termination_words(state.terminations.get(p.game_id or "", ""))
             result = Text(p.result, style="bold")
             if how:
                 result.append(f" {how}", style="dim")
@@ -467,13 +450,14 @@ def _seat_names(variant: str) -> tuple[str, str]:
 
 
 def _move_text(variant: str, start_fen: str | None, moves: list[str]) -> str:
-    """The last move as people read it (WXF for xiangqi, coordinates for gomoku)."""
+    """The last move as people read it: in the variant's record notation (WXF for
+    xiangqi), else as the game writes it (gomoku's coordinates)."""
     if not moves:
         return ""
     from lanqi.games.registry import variant_spec
 
     spec = variant_spec(variant)
-    write = spec.notations.get("WXF")
+    write = spec.notations.get(spec.record_notation or "")
     if write is None:
         return moves[-1]
     board = spec.create({"fen": start_fen} if start_fen else {})

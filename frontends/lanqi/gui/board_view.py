@@ -23,7 +23,7 @@ from lanqi.gui import theme
 from lanqi.gui.fonts import BOARD_FONT, UI_FONT, font
 from lanqi.gui.widgets import draw_text
 
-__all__ = ["BoardView", "GomokuBoardView", "Marks", "XiangqiBoardView"]
+__all__ = ["BoardView", "GomokuBoardView", "Marks", "PointsBoardView", "XiangqiBoardView"]
 
 #: index = piece type (KING = 1 ... PAWN = 7)
 RED_CHARS = " 帥仕相傌俥炮兵"
@@ -784,3 +784,107 @@ class GomokuBoardView(BoardView):
         cx, cy = self.center(point)
         step = max(2, round(self.cell * 0.09))
         return cx + step, cy + step
+
+
+# ================================================================ any other variant
+
+
+class PointsBoardView(BoardView):
+    """A variant with no drawer of its own, drawn from its :class:`Position`: the
+    points of a ``files`` x ``ranks`` grid with their names, each token a disc in
+    its seat's colour (a neutral one for nobody's), the last move's points dotted."""
+
+    #: the disc of a token of nobody's
+    NEUTRAL: theme.Color = (150, 104, 60)
+
+    def __init__(self, start: Position) -> None:
+        super().__init__()
+        self.files = start.files
+        self.ranks = start.ranks
+        self.file_names = start.file_names
+        self.rank_names = start.rank_names
+
+    def layout(self, area: pygame.Rect) -> None:
+        self.area = pygame.Rect(area)
+        across, down = self.files - 1, self.ranks - 1
+        self.cell = max(8.0, min(area.width / (across + 2.2), area.height / (down + 2.2)))
+        self.x0 = round(area.centerx - across * self.cell / 2)
+        self.y0 = round(area.centery - down * self.cell / 2)
+        margin = 1.05 * self.cell
+        self.rect = pygame.Rect(
+            round(self.x0 - margin),
+            round(self.y0 - margin),
+            round(across * self.cell + 2 * margin),
+            round(down * self.cell + 2 * margin),
+        )
+
+    def col_row(self, point: int) -> tuple[int, int]:
+        file, rank = point % self.files, point // self.files
+        if self.flipped:
+            return self.files - 1 - file, rank
+        return file, self.ranks - 1 - rank
+
+    def point_of(self, col: int, row: int) -> int:
+        if self.flipped:
+            return row * self.files + (self.files - 1 - col)
+        return (self.ranks - 1 - row) * self.files + col
+
+    @property
+    def radius(self) -> int:
+        return round(self.cell * 0.42)
+
+    def _draw_background(self) -> pygame.Surface:
+        surface = _wood(self.rect.size, seed=5)
+        ox, oy, c = self.rect.x, self.rect.y, self.cell
+        pygame.draw.rect(surface, theme.WOOD_EDGE, surface.get_rect(), max(3, round(c / 12)))
+        for point in range(self.files * self.ranks):
+            cx, cy = self.center(point)
+            pygame.draw.circle(surface, theme.GRID, (cx - ox, cy - oy), max(2, round(c * 0.08)))
+        size = c * 0.34
+        for file, name in enumerate(self.file_names):
+            cx, _ = self.center(self.point((file, 0)))
+            at = (float(cx - ox), self.y0 - oy + (self.ranks - 1 + 0.62) * c)
+            self._text(surface, name, at, size, theme.LABEL, name=UI_FONT, word="labels")
+        for rank, name in enumerate(self.rank_names):
+            _, cy = self.center(self.point((0, rank)))
+            at = (self.x0 - ox - 0.62 * c, float(cy - oy))
+            self._text(surface, name, at, size, theme.LABEL, name=UI_FONT, word="labels")
+        return surface
+
+    def _ink(self, seat: int | None) -> theme.Color:
+        if seat is None:
+            return self.NEUTRAL
+        return theme.STONE_BLACK if seat == 0 else theme.STONE_WHITE
+
+    def draw(self, surface: pygame.Surface, board: Game[Any], marks: Marks) -> None:
+        surface.blit(self.background(), self.rect)
+        position = board.position()
+        self.pieces = []
+        for cell, token in position.cells.items():
+            center = self.center(self.point(cell))
+            pygame.draw.circle(surface, self._ink(token.seat), center, self.radius)
+            pygame.draw.circle(surface, theme.GRID, center, self.radius, 1)
+            self.pieces.append(self._piece_rect(center))
+        dot = max(3, round(self.cell * 0.13))
+        for point in marks.last:
+            pygame.draw.circle(surface, theme.WIN_LINE, self.center(point), dot)
+        for point in marks.targets:
+            pygame.draw.circle(surface, theme.TARGET, self.center(point), dot)
+        if marks.cursor is not None:
+            cx, cy = self.center(marks.cursor)
+            half = round(self.cell * 0.5)
+            box = pygame.Rect(cx - half, cy - half, 2 * half, 2 * half)
+            pygame.draw.rect(surface, theme.CURSOR, box, max(2, round(self.cell / 20)))
+
+    def draw_seat_icon(
+        self, surface: pygame.Surface, center: tuple[int, int], radius: int, seat: int
+    ) -> None:
+        pygame.draw.circle(surface, self._ink(seat), center, radius - 2)
+        pygame.draw.circle(surface, theme.PANEL_LINE, center, radius - 2, 1)
+
+    def piece_probe(self, point: int) -> tuple[int, int]:
+        cx, cy = self.center(point)
+        return cx + round(self.radius * 0.5), cy
+
+    def last_move_probe(self, point: int) -> tuple[int, int]:
+        return self.center(point)

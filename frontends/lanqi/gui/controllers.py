@@ -4,6 +4,8 @@
   drag and drop, or with the keyboard cursor (Enter or Space picks up and puts
   down); the legal targets of a picked-up piece are marked.
 - :class:`GomokuInput`: a click (or Enter on the cursor) places a stone.
+- :class:`PointInput`: any other variant: a click on a point plays the move that
+  touches it.
 
 In an online game, during the opponent's turn, the same clicks, drags and keys
 make a premove (:mod:`lanqi.gui.premove`) instead: shown on the board, played
@@ -28,7 +30,7 @@ from lanqi.gui.premove import Fate, Premove, settle
 from lanqi.gui.sessions import Session
 from lanqi.i18n import Term, tr
 
-__all__ = ["BoardInput", "Drag", "GomokuInput", "Table", "XiangqiInput"]
+__all__ = ["BoardInput", "Drag", "GomokuInput", "PointInput", "Table", "XiangqiInput"]
 
 #: squared pixels the mouse must travel before a press becomes a drag
 DRAG_START = 25
@@ -360,4 +362,39 @@ class GomokuInput(BoardInput):
                 self.set_premove(text, (point,))
             else:
                 table.session.notice(tr("point_taken"), error=True)
+        return False
+
+
+class PointInput(BoardInput):
+    """Any other variant: a click (or Enter on the cursor) on a point plays the move
+    that touches it, the one touching the fewest points where several do (the rules
+    say which points a move touches: its position's ``last_move``)."""
+
+    def start_cursor(self) -> int:
+        view = self.table.view
+        return (view.ranks // 2) * view.files + view.files // 2
+
+    def _moves_at(self, point: int) -> list[str]:
+        board = self.table.model.board
+        view = self.table.view
+        touching: list[tuple[int, str]] = []
+        for move in board.legal_moves():
+            after = board.copy()
+            after.push(move)
+            points = {view.point(cell) for cell in after.position().last_move}
+            if point in points:
+                touching.append((len(points), str(move)))
+        fewest = min((count for count, _ in touching), default=0)
+        return [move for count, move in touching if count == fewest]
+
+    def pick(self, point: int) -> bool:
+        table = self.table
+        if not table.interactive():
+            table.why_not()
+            return False
+        moves = self._moves_at(point)
+        if len(moves) == 1:
+            table.session.play(moves[0])
+        else:
+            table.session.notice(tr("no_move_here"), error=True)
         return False

@@ -16,6 +16,7 @@ from typing import Protocol
 
 import pygame
 
+from lanqi.games.registry import VARIANTS, notation_names
 from lanqi.gui import theme
 from lanqi.gui.board_view import BoardView
 from lanqi.gui.connection import away_text, opponent_away_line
@@ -26,13 +27,18 @@ from lanqi.gui.settings import Settings
 from lanqi.gui.variants import VariantUI
 from lanqi.gui.widgets import Button, Same, TextInput, draw_text, fit_size, wrap_text
 from lanqi.i18n import tr
+from lanqi.phrases import clock_text
 
-__all__ = ["NOTATIONS", "PanelHost", "SidePanel", "format_clock"]
+__all__ = ["NOTATIONS", "PanelHost", "SidePanel"]
 
 log = logging.getLogger(__name__)
 
-NOTATIONS = ("chinese", "wxf", "iccs")
-NOTATION_LABELS = {"chinese": "中文", "wxf": "WXF", "iccs": "ICCS"}
+#: the move notations a player can switch between, by their one name (the registry's)
+NOTATIONS = notation_names()
+#: each notation's label on the move list's switch
+NOTATION_LABELS = {
+    name: notation.label for spec in VARIANTS.values() for name, notation in spec.notations.items()
+}
 #: the actions drawn as primary buttons (and every ``accept_...``)
 PRIMARY = ("rematch",)
 #: answers to an offer or a challenge: they have their own row of buttons
@@ -78,25 +84,6 @@ def slot_rank(action: Action) -> tuple[int, int]:
     if action.id in SLOT_ORDER:
         return 0, SLOT_ORDER.index(action.id)
     return 1, 0
-
-
-def format_clock(ms: float | None) -> str:
-    """``mm:ss`` (``h:mm:ss`` past an hour, ``s.t`` under ten seconds).
-
-    >>> format_clock(65_000), format_clock(9_450), format_clock(3_725_000), format_clock(None)
-    ('01:05', '9.4', '1:02:05', '--:--')
-    """
-    if ms is None:
-        return "--:--"
-    if ms < 10_000:
-        tenths = int(ms // 100)
-        return f"{tenths // 10}.{tenths % 10}"
-    seconds = int(ms // 1000)
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}:{minutes:02d}:{secs:02d}"
-    return f"{minutes:02d}:{secs:02d}"
 
 
 def notation(settings: Settings) -> str:
@@ -415,13 +402,13 @@ class SidePanel:
         countdowns of a seat that is away or has its first move to make, the status
         and the latest notice (until it fades), the buttons, the caret."""
         model = self.host.model
-        clocks = tuple(format_clock(model.clock.left_ms(seat)) for seat in (0, 1))
+        clocks = tuple(clock_text(model.clock.left_ms(seat)) for seat in (0, 1))
         notice = self._current_notice()
         caret = self.chat_input.focused and self.chat_input.caret_shown()
         now = time.monotonic()
         away = tuple(away_text(self.host.session, seat, now) for seat in (0, 1))
         windows = tuple(
-            format_clock(model.clock.first_move_left_ms(seat)) if model.status == "active" else ""
+            clock_text(model.clock.first_move_left_ms(seat)) if model.status == "active" else ""
             for seat in (0, 1)
         )
         return (
@@ -526,7 +513,7 @@ class SidePanel:
         sub = tr(f"side.{seat_name(model.variant, seat).lower()}")
         window = model.clock.first_move_left_ms(seat) if model.status == "active" else None
         if window is not None:  # its clock waits for its first move: the time to make it
-            sub += " · " + tr("first_move_in", time=format_clock(window))
+            sub += " · " + tr("first_move_in", time=clock_text(window))
         away = away_text(session, seat, time.monotonic())
         if away is None and len(model.connected) == 2 and not model.connected[seat]:
             away = "offline" if model.status == "active" else None
@@ -547,7 +534,7 @@ class SidePanel:
         if session.lost is not None and left is not None:  # frozen: nobody here knows it now
             color = theme.TEXT_DIM
             pygame.draw.rect(surface, theme.ERROR, clock_rect, 2, border_radius=6)
-        text = format_clock(left)
+        text = clock_text(left)
         size = fit_size(text, (CLOCK_SIZE, CLOCK_SIZE - 4), clock_rect.width - 6)
         draw_text(surface, text, clock_rect.center, size, color, anchor="center")
 

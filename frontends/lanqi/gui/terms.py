@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from lanqi.gui.variants import VARIANTS
 from lanqi.i18n import en, tr
+from lanqi.phrases import time_control_text
 from lanqi.protocol import Seek, TimeControl
 
 __all__ = ["describe_seek", "describe_time"]
@@ -18,9 +19,7 @@ def describe_time(tc: TimeControl) -> str:
     '5+3'
     """
     if tc.kind == "fischer":
-        minutes = tc.base_ms / 60_000
-        base = f"{minutes:g}"
-        return f"{base}+{tc.increment_ms // 1000}"
+        return time_control_text(tc, "short")
     if tc.kind == "per_move":
         return tr("time.per_move", s=tc.per_move_ms // 1000)
     return tr("time.untimed")
@@ -34,7 +33,9 @@ def describe_seek(seek: Seek, *, chinese: bool = True) -> str:
     if options:  # gomoku 19x19 renju
         name = f"{seek.variant} {options}"
     else:
-        name = f"{ui.chinese} {seek.variant}" if ui is not None and chinese else seek.variant
+        name = (
+            f"{ui.chinese} {seek.variant}".strip() if ui is not None and chinese else seek.variant
+        )
     # a narrow list leaves the Chinese words out (as the game's Chinese name)
     rated = (tr if chinese else en)("rated" if seek.rated else "casual")
     return f"{name} · {describe_time(seek.time_control)} · {rated}"

@@ -1,28 +1,36 @@
-"""The GUI's one table of what differs between the variants.
+"""The GUI's view of the variant registry: what differs between the variants on screen.
 
 Everything on screen that is not the same for xiangqi and gomoku is reached
 through :func:`variant_ui`: the board's drawer and geometry
 (:class:`~lanqi.gui.board_view.BoardView`), the input controller
 (:mod:`lanqi.gui.controllers`) and a few display facts.  The screens look the
-variant up here once and never test it themselves; a new variant is a view, a
-controller and one entry in :data:`VARIANTS`.
+variant up here once and never test it themselves.
+
+What the rules know (the name in Chinese, the options players choose, the
+notations, the built-in AI and its levels) comes from the variant's
+:class:`~lanqi.games.base.VariantSpec`, so :data:`VARIANTS` lists every
+registered variant.  Only the looks are the GUI's own (:data:`LOOKS`): a variant
+with none is drawn from its :class:`~lanqi.games.base.Position` by
+:class:`~lanqi.gui.board_view.PointsBoardView` and played by clicks
+(:class:`~lanqi.gui.controllers.PointInput`); a drawer of its own is one entry there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from lanqi.bot.base import Bot
-from lanqi.games import xiangqi
-from lanqi.games.base import Game
+from lanqi.bot.catalog import builtin_ai
+from lanqi.games import registry
+from lanqi.games.base import Game, VariantSpec
 from lanqi.gui import theme
-from lanqi.gui.board_view import BoardView, GomokuBoardView, XiangqiBoardView
-from lanqi.gui.controllers import BoardInput, GomokuInput, Table, XiangqiInput
+from lanqi.gui.board_view import BoardView, GomokuBoardView, PointsBoardView, XiangqiBoardView
+from lanqi.gui.controllers import BoardInput, GomokuInput, PointInput, Table, XiangqiInput
 from lanqi.i18n import tr
 
-__all__ = ["VARIANTS", "Notate", "VariantUI", "variant_ui"]
+__all__ = ["LOOKS", "VARIANTS", "Looks", "Notate", "VariantUI", "variant_ui"]
 
 #: a notation: the text of a move on the board it is played from
 Notate = Callable[[Game[Any], Any], str]
@@ -44,11 +52,11 @@ class VariantUI:
     #: the board is turned for the player of the second seat (gomoku reads the same
     #: for both, so it is not)
     turns_for_second_seat: bool
-    #: the built-in AI (levels 1 to ``ai_levels``)
+    #: the built-in AI (levels 1 to ``ai_levels``, clamped by the variant's spec)
     ai: MakeAI
     #: the colour of the first seat's moves in the move list (None: the text colour)
     first_seat_ink: theme.Color | None
-    #: the built-in AI's levels, 1 to this
+    #: the built-in AI's levels, 1 to this (0: the variant has no built-in AI)
     ai_levels: int
     #: the notations the move list can switch between, by the settings' name
     #: (none: the game's own move text, and no switch)
@@ -62,7 +70,7 @@ class VariantUI:
     @property
     def title(self) -> str:
         """``象棋 Xiangqi``."""
-        return f"{self.chinese} {self.name.capitalize()}"
+        return f"{self.chinese} {self.name.capitalize()}".strip()
 
     def choice_label(self, option: str, value: object) -> str:
         """A button's label for ``option`` set to ``value``: ``棋盘 Board 19x19``."""
@@ -96,9 +104,15 @@ def _value_text(option: str, value: object) -> str:
     return _VALUE_WORDS.get((option, str(value)), str(value))
 
 
-def _gomoku_describe(options: Mapping[str, object]) -> str:
-    size, rule = options.get("size", 15), options.get("rule", "freestyle")
-    return f"{_value_text('size', size)} {rule}"
+def _describe(choices: Mapping[str, tuple[object, ...]]) -> Callable[[Mapping[str, object]], str]:
+    def describe(options: Mapping[str, object]) -> str:
+        values = (options.get(option, values[0]) for option, values in choices.items())
+        return " ".join(
+            _value_text(option, value) if option == "size" else str(value)
+            for option, value in zip(choices, values, strict=True)
+        )
+
+    return describe
 
 
 def _gomoku_view(options: Mapping[str, object]) -> BoardView:
@@ -106,58 +120,86 @@ def _gomoku_view(options: Mapping[str, object]) -> BoardView:
     return GomokuBoardView(size if isinstance(size, int) else 15)
 
 
-def _xiangqi_ai(level: int, time_ms: int | None, seed: int | None) -> Bot:
-    from lanqi.bot.xiangqi_ai import XiangqiAI
+@dataclass(frozen=True, slots=True)
+class Looks:
+    """What only the GUI knows of a variant: how its board is drawn and played."""
 
-    return XiangqiAI(level=max(1, min(8, level)), seed=seed, move_time_ms=time_ms)
-
-
-def _gomoku_ai(level: int, time_ms: int | None, seed: int | None) -> Bot:
-    from lanqi.bot.gomoku_ai import GomokuAI
-
-    return GomokuAI(level=max(1, min(5, level)), seed=seed, time_ms=time_ms)
-
-
-def _chinese(board: Game[Any], move: Any) -> str:
-    from lanqi.games.xiangqi.notation import move_to
-
-    assert isinstance(board, xiangqi.Board)
-    return move_to(board, move, "chinese")
+    #: the board's drawer, for a game with these options
+    view: Callable[[Mapping[str, object]], BoardView]
+    #: the input controller: how clicks, drags and keys become moves
+    controller: Callable[[Table], BoardInput]
+    turns_for_second_seat: bool = False
+    first_seat_ink: theme.Color | None = None
 
 
-def _wire(board: Game[Any], move: Any) -> str:
-    return str(move)
-
-
-VARIANTS: dict[str, VariantUI] = {
-    "xiangqi": VariantUI(
-        name="xiangqi",
-        chinese="象棋",
+#: the variants with a drawer of their own, by name; any other is drawn from its position
+LOOKS: dict[str, Looks] = {
+    "xiangqi": Looks(
         view=lambda options: XiangqiBoardView(),
         controller=XiangqiInput,
         turns_for_second_seat=True,
         first_seat_ink=(240, 140, 120),
-        ai=_xiangqi_ai,
-        ai_levels=8,
-        notations={
-            "chinese": _chinese,
-            "wxf": lambda board, move: board.move_text(move),
-            "iccs": _wire,
-        },
     ),
-    "gomoku": VariantUI(
-        name="gomoku",
-        chinese="五子棋",
-        view=_gomoku_view,
-        controller=GomokuInput,
-        turns_for_second_seat=False,
-        first_seat_ink=None,
-        ai=_gomoku_ai,
-        ai_levels=5,
-        choices={"size": (15, 19, 20), "rule": ("freestyle", "standard", "renju")},
-        describe=_gomoku_describe,
-    ),
+    "gomoku": Looks(view=_gomoku_view, controller=GomokuInput),
 }
+
+
+def _plain(spec: VariantSpec[Any]) -> Looks:
+    """A variant without looks of its own: its position's points, played by clicks."""
+
+    def view(options: Mapping[str, object]) -> BoardView:
+        return PointsBoardView(spec.create(options).position())
+
+    return Looks(view=view, controller=PointInput)
+
+
+def _ai(variant: str) -> MakeAI:
+    def make(level: int, time_ms: int | None, seed: int | None) -> Bot:
+        return builtin_ai(variant, level=level, time_ms=time_ms, seed=seed)
+
+    return make
+
+
+def _entry(spec: VariantSpec[Any]) -> VariantUI:
+    looks = LOOKS.get(spec.name) or _plain(spec)
+    return VariantUI(
+        name=spec.name,
+        chinese=spec.chinese_name,
+        view=looks.view,
+        controller=looks.controller,
+        turns_for_second_seat=looks.turns_for_second_seat,
+        first_seat_ink=looks.first_seat_ink,
+        ai=_ai(spec.name),
+        ai_levels=spec.ai_levels if spec.ai is not None else 0,
+        notations=dict(spec.notations),
+        choices=dict(spec.option_choices),
+        describe=_describe(spec.option_choices),
+    )
+
+
+class _Registered(Mapping[str, VariantUI]):
+    """Every registered variant's entry, made from its spec when first asked for
+    (and again when the registry holds another spec under the name)."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, tuple[VariantSpec[Any], VariantUI]] = {}
+
+    def __getitem__(self, variant: str) -> VariantUI:
+        spec = registry.VARIANTS[variant]
+        made = self._made.get(variant)
+        if made is None or made[0] is not spec:
+            made = self._made[variant] = (spec, _entry(spec))
+        return made[1]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(registry.VARIANTS)
+
+    def __len__(self) -> int:
+        return len(registry.VARIANTS)
+
+
+#: the GUI's entry of every registered variant
+VARIANTS: Mapping[str, VariantUI] = _Registered()
 
 
 def variant_ui(variant: str) -> VariantUI:

@@ -12,8 +12,16 @@ the fields filled in and English plurals right::
     ('Bob 提和', 'Bob offers a draw')
 
 A key missing from the catalogue is a programming error (``KeyError``), so a
-test that walks the screens finds it.  The catalogue itself is plain data
-(:data:`CATALOGUE`), so another frontend (the web page) can ship it as JSON.
+test that walks the screens finds it; only the words for a seat (``side.red``,
+``to_move.red``, ``wins.red``) of a variant the catalogue has none for are made
+from the seat's name in its spec (``to_move.first``: ``First to move``), so a new
+variant needs no entries here::
+
+    >>> tr("to_move.first"), tr("to_move.red")
+    ('First走棋 First to move', '红方走棋 Red to move')
+
+The catalogue itself is plain data (:data:`CATALOGUE`), so another frontend (the
+web page) can ship it as JSON.
 """
 
 from __future__ import annotations
@@ -46,10 +54,18 @@ def _fill(fields: dict[str, object], language: str) -> dict[str, object]:
     }
 
 
+#: the families of seat words, each with the entry that says a seat by its name
+_SEAT_WORDS = {"side": "seat.side", "to_move": "seat.to_move", "wins": "seat.wins"}
+
+
 def _text(key: str) -> Text:
     try:
         return CATALOGUE[key]
     except KeyError:
+        family, _, seat = key.partition(".")
+        if family in _SEAT_WORDS and seat:
+            words, who = CATALOGUE[_SEAT_WORDS[family]], seat.capitalize()
+            return Text(words.zh.format(who=who), words.en.format(who=who))
         raise KeyError(f"no catalogue entry {key!r}: add it to lanqi.i18n.catalogue") from None
 
 

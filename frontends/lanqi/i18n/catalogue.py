@@ -39,6 +39,10 @@ CATALOGUE: dict[str, Text] = {
     "side.black": Text("黑方", "Black"),
     "side.red": Text("红方", "Red"),
     "side.white": Text("白方", "White"),
+    # a seat of a variant listed above by none of these words: its spec's seat name
+    "seat.side": Text("{who}", "{who}"),
+    "seat.to_move": Text("{who}走棋", "{who} to move"),
+    "seat.wins": Text("{who}胜", "{who} wins"),
     "wins.black": Text("黑胜", "Black wins"),
     "wins.red": Text("红胜", "Red wins"),
     "wins.white": Text("白胜", "White wins"),
@@ -199,6 +203,7 @@ CATALOGUE: dict[str, Text] = {
     "not_your_move": Text("不是你走", "it is not your move"),
     "not_your_piece": Text("这不是你的棋子: {side}走", "that is not your piece: {side} to move"),
     "point_taken": Text("这个点已有棋子", "that point is taken"),
+    "no_move_here": Text("这里没有一步能走的棋", "no move here: click a point one move touches"),
     "premove_cancelled": Text("预走已取消", "premove cancelled"),
     "premove_dropped": Text("预走 {move} 作废", "premove {move} dropped"),
     "premove_set": Text("预走 {move} (右键取消)", "premove {move} (right click cancels)"),

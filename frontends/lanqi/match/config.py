@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import shlex
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from lanqi.bot.base import Bot
-from lanqi.bot.catalog import variants_of
+from lanqi.bot.catalog import builtin_ai, variants_of
 from lanqi.games.registry import VARIANTS, variant_spec
 from lanqi.protocol import TimeControl
 from lanqi.stats import Sprt
@@ -97,7 +97,7 @@ class EngineConfig:
     nodes: int | None = None
     #: a fixed think time per move, in seconds (cutechess ``st``)
     st: float | None = None
-    #: built-in AI level (xiangqi 1..8, gomoku 1..5)
+    #: built-in AI level (1 up to the variant's ``ai_levels``: xiangqi 8, gomoku 5)
     level: int | None = None
     ponder: bool = False
     dir: str | None = None
@@ -112,7 +112,7 @@ class EngineConfig:
             )
         if self.proto != "builtin" and not self.cmd:
             raise MatchConfigError(f"engine {self.name or '?'}: give its command with cmd=PATH")
-        if self.proto == "builtin" and variant not in _BUILTIN:
+        if self.proto == "builtin" and variant_spec(variant).ai is None:
             raise MatchConfigError(f"engine {self.name!r}: lanqi has no built-in {variant} AI")
         if self.proto != "builtin" and variant not in variants_of(self.proto):
             games = " and ".join(variants_of(self.proto))
@@ -133,7 +133,13 @@ class EngineConfig:
         """Start this player (an engine process, or a built-in AI) for ``variant``."""
         movetime = round(self.st * 1000) if self.st is not None else None
         if self.proto == "builtin":
-            return _BUILTIN[variant](self, movetime)
+            return builtin_ai(
+                variant,
+                level=self.level or None,  # the strongest unless the level says
+                depth=self.depth,
+                nodes=self.nodes,
+                time_ms=movetime,
+            )
         from lanqi.bot.engines import create_engine
 
         kwargs: dict[str, Any] = {"cwd": self.dir}
@@ -161,27 +167,6 @@ class EngineConfig:
         if self.level is not None:
             parts.append(f"level {self.level}")
         return ", ".join(parts)
-
-
-def _xiangqi_ai(engine: EngineConfig, movetime: int | None) -> Bot:
-    from lanqi.bot.xiangqi_ai import XiangqiAI
-
-    return XiangqiAI(
-        level=engine.level or 8, depth=engine.depth, nodes=engine.nodes, move_time_ms=movetime
-    )
-
-
-def _gomoku_ai(engine: EngineConfig, movetime: int | None) -> Bot:
-    from lanqi.bot.gomoku_ai import GomokuAI
-
-    return GomokuAI(level=engine.level or 5, time_ms=movetime, node_limit=engine.nodes)
-
-
-#: the built-in AI of each variant, at its strongest level unless ``level`` says
-_BUILTIN: dict[str, Callable[[EngineConfig, int | None], Bot]] = {
-    "xiangqi": _xiangqi_ai,
-    "gomoku": _gomoku_ai,
-}
 
 
 @dataclass(slots=True)

@@ -27,6 +27,7 @@ from lanqi.bot.failures import failure_reason
 from lanqi.bot.runner import GamePlayer
 from lanqi.client.matchmaker import referee_link
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
+from lanqi.games.base import score_of
 from lanqi.match.adjudicate import MATE_CP, MoveNote, Verdict, adjudicate
 from lanqi.match.config import Adjudication
 from lanqi.match.openings import Opening
@@ -82,7 +83,7 @@ class Played:
 
     def score_of(self, seat: int) -> float | None:
         """1, 0.5 or 0 for ``seat``; None when the game has no result."""
-        points = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}.get(self.result)
+        points = score_of(self.result)
         if points is None:
             return None
         return points if seat == 0 else 1.0 - points

@@ -14,28 +14,13 @@ from typing import Any
 from lanqi.games.base import Game
 from lanqi.games.registry import create_game, variant_spec
 from lanqi.match.game import Played
+from lanqi.phrases import termination_words, time_control_text
 from lanqi.protocol import TimeControl
 
 __all__ = [
     "extra_record",
     "record_text",
-    "termination_text",
-    "time_control_text",
 ]
-
-
-def time_control_text(tc: TimeControl) -> str:
-    """The PGN ``TimeControl`` tag: ``-`` untimed, ``10+0.1`` (seconds), ``move:2``."""
-    if tc.kind == "fischer":
-        return f"{tc.base_ms / 1000:g}+{tc.increment_ms / 1000:g}"
-    if tc.kind == "per_move":
-        return f"move:{tc.per_move_ms / 1000:g}"
-    return "-"
-
-
-def termination_text(termination: str) -> str:
-    """The referee's termination as a record says it (a flag fall is a time forfeit)."""
-    return {"timeout": "time forfeit", "": "unterminated"}.get(termination, termination)
 
 
 def _headers(played: Played, event: str) -> dict[str, str]:
@@ -49,7 +34,7 @@ def _headers(played: Played, event: str) -> dict[str, str]:
         first: played.names[0],
         second: played.names[1],
         "Result": played.result,
-        "Termination": termination_text(played.termination),
+        "Termination": termination_words(played.termination, style="record"),
         **_time_tags(played.time_control, first, second),
         f"{first}Engine": played.engine_ids[0],
         f"{second}Engine": played.engine_ids[1],
@@ -64,9 +49,9 @@ def _headers(played: Played, event: str) -> dict[str, str]:
 def _time_tags(tc: TimeControl, first: str, second: str) -> dict[str, str]:
     """``TimeControl``, or with time odds ``RedTimeControl`` and ``BlackTimeControl``."""
     if not tc.has_odds:
-        return {"TimeControl": time_control_text(tc)}
+        return {"TimeControl": time_control_text(tc, "pgn")}
     return {
-        f"{side}TimeControl": time_control_text(tc.for_seat(seat))
+        f"{side}TimeControl": time_control_text(tc.for_seat(seat), "pgn")
         for seat, side in enumerate((first, second))
     }
 

@@ -31,7 +31,8 @@ from lanqi.games.registry import variant_spec
 from lanqi.match.config import EngineConfig, MatchConfig
 from lanqi.match.game import GameSpec, MatchSeat, Played, RefereeLink, play_game
 from lanqi.match.openings import Opening, load_openings
-from lanqi.match.records import extra_record, record_text, termination_text
+from lanqi.match.records import extra_record, record_text
+from lanqi.phrases import termination_words
 from lanqi.stats import Estimate, SprtState, format_elo, format_nelo, pentanomial, trinomial
 
 __all__ = ["EngineStartError", "Match", "MatchSummary"]
@@ -281,7 +282,7 @@ class Match:
         config = self.config
         summary = self.summary
         summary.games.append(played)
-        summary.endings[termination_text(played.termination)] += 1
+        summary.endings[termination_words(played.termination, style="record")] += 1
         a, b = played.spec.seats
         score = played.score_of(0) if played.termination != STOPPED else None
         if score is not None:
@@ -305,7 +306,7 @@ class Match:
         names = played.names
         self.say(
             f"Finished game {played.spec.number} ({names[0]} vs {names[1]}): "
-            f"{played.result} {{{termination_text(played.termination)}}}"
+            f"{played.result} {{{termination_words(played.termination, style='record')}}}"
         )
         if len(config.engines) == 2:
             self._two_engine_lines()

@@ -40,6 +40,7 @@ from lanqi.matchmaker.store import (
     TournamentRecord,
     TournamentStatus,
 )
+from lanqi.phrases import result_text, time_control_text
 from lanqi.protocol import (
     CheckIn,
     ClaimCode,
@@ -168,7 +169,7 @@ def _result_text(p: PairingRecord) -> str:
         return ""
     if p.kind == "forfeit" and p.score_first is not None:
         return {1.0: "+/-", 0.0: "-/+"}.get(p.score_first, "-/-")
-    return "½-½" if p.result == "1/2-1/2" else p.result
+    return result_text(p.result, style="people")
 
 
 def _score(points: float | None) -> str:
@@ -187,7 +188,7 @@ def _game_moves(game: GameRecord) -> report.GameMoves:
         board=game.board,
         first=game.names[0],
         second=game.names[1],
-        result="½-½" if game.result == "1/2-1/2" else (game.result or "*"),
+        result=result_text(game.result, style="people"),
         termination=game.termination or "",
         notations=notations,
         lines=lines,
@@ -216,16 +217,6 @@ def _tournament_clock(tc: TimeControl) -> TimeControl:
     clock of the side to move starts when both have joined; a no-show is the
     forfeit's business (``forfeit_after_s``, sent as ``join_within_ms``)."""
     return dataclasses.replace(tc, first_move_ms=0)
-
-
-def _pgn_time_control(tc: TimeControl) -> str:
-    """PGN's ``TimeControl``: ``base+increment`` in seconds, ``1/seconds`` per move,
-    ``-`` untimed."""
-    if tc.kind == "fischer":
-        return f"{tc.base_ms // 1000}+{tc.increment_ms // 1000}"
-    if tc.kind == "per_move":
-        return f"1/{tc.per_move_ms // 1000}"
-    return "-"
 
 
 @dataclass(frozen=True)
@@ -1125,12 +1116,7 @@ class Director:
             name=spec.name,
             variant=spec.variant,
             format=report.FORMAT_NAMES.get(spec.format, spec.format),
-            time_control=report.time_control_text(
-                tc.kind,
-                base_ms=tc.base_ms,
-                increment_ms=tc.increment_ms,
-                per_move_ms=tc.per_move_ms,
-            ),
+            time_control=time_control_text(tc),
             site=site,
             dates=report.date_span(stamps),
             rated=spec.rated,
@@ -1187,7 +1173,7 @@ class Director:
                 "Date": _pgn_date(game.ended_ms or game.created_ms),
                 "Round": f"{game.round}.{game.board}",
                 "Result": game.result or "*",
-                "TimeControl": _pgn_time_control(tc),
+                "TimeControl": time_control_text(tc, "pgn"),
                 "Termination": game.termination or "unterminated",
                 **dict(zip(variant.seat_names, game.names, strict=True)),
                 **self._engine_tags(variant.seat_names, game.player_ids),

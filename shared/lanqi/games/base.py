@@ -41,6 +41,7 @@ __all__ = [
     "InvalidMoveError",
     "InvalidPositionError",
     "MoveError",
+    "Notation",
     "Opening",
     "Outcome",
     "Point",
@@ -367,6 +368,39 @@ B = TypeVar("B", bound=Game[Any])
 
 
 @dataclass(frozen=True, slots=True)
+class Notation:
+    """A way people (or engines) write a variant's moves.
+
+    The notation's key in :attr:`VariantSpec.notations` is its one name, the
+    one settings, ``--notation`` flags and records use (``wxf``); ``title`` is
+    how a report heads its column (``WXF``), ``label`` how a narrow button says
+    it (``中文``).  A notation that is not ``for_people`` (the wire's ICCS) is
+    offered where people pick one but left out of readable move lists.
+
+    >>> wire = Notation("ICCS", lambda board, move: str(move), for_people=False)
+    >>> wire(None, "h2e2"), wire.label
+    ('h2e2', 'ICCS')
+    """
+
+    title: str
+    #: (the board before the move, the move) -> the move's text
+    write: Callable[[Any, Any], str]
+    for_people: bool = True
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            object.__setattr__(self, "label", self.title)
+
+    def __call__(self, board: Any, move: Any) -> str:
+        return self.write(board, move)
+
+
+#: a record text's games: (its tags in file order, the board after its moves, the result)
+RecordGames = list[tuple[dict[str, str], Any, str]]
+
+
+@dataclass(frozen=True, slots=True)
 class VariantSpec(Generic[B]):
     """One variant as the registry knows it: how to make a game and how to write
     its record.  Everything a service or frontend needs that truly differs per
@@ -389,13 +423,15 @@ class VariantSpec(Generic[B]):
     ply_label: Callable[[int], str]
     #: words for terminations whose meaning differs from the common one
     termination_notes: Mapping[str, str] = field(default_factory=dict)
+    #: how people write a move, by the notation's one name (``{"chinese": ..., "wxf":
+    #: ...}``); empty: moves are written as the game's own move text
+    notations: Mapping[str, Notation] = field(default_factory=dict)
+    #: the notation records are written in unless asked otherwise, and a terminal
+    #: shows a move in (``wxf``); None: the game's own move text
+    record_notation: str | None = None
     #: the record in a move notation with a comment after each move: (board, headers,
     #: termination, notation, comments) -> text; ``None`` when the record format has
     #: neither (``write_record`` then leaves them out)
-    #: how people write a move, by the notation's name (``{"Chinese": ..., "WXF": ...}``):
-    #: (the board before the move, the move) -> text; empty: moves are written as the
-    #: game's own move text
-    notations: Mapping[str, Callable[[B, Any], str]] = field(default_factory=dict)
     write_annotated: (
         Callable[[B, Mapping[str, str], str | None, str | None, Sequence[str | None]], str] | None
     ) = None
@@ -414,6 +450,40 @@ class VariantSpec(Generic[B]):
     extra_records: Mapping[str, Callable[[B, tuple[str, str], str, Sequence[int]], str]] = field(
         default_factory=dict
     )
+    #: every game of a record text in this variant's format: (tags, board, result)
+    #: each; raises ``ValueError`` naming the game and move that cannot be read
+    read: Callable[[str], RecordGames] | None = None
+    #: the value of a record's ``Game`` tag that names this variant (``Gomoku``);
+    #: a record without the tag is the first registered variant's
+    record_game: str = ""
+    #: the variant's name in Chinese characters (``象棋``); "" for none
+    chinese_name: str = ""
+    #: the options players choose for a new game (menus, seeks, ``--size``): each
+    #: option's name -> its values, the default first
+    option_choices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    #: the built-in AI, named as ``module:function`` (an entry point: the rules core
+    #: may not import the frontends' bots, so a frontend resolves the name,
+    #: :func:`lanqi.bot.catalog.builtin_ai`); None: the variant has none
+    ai: str | None = None
+    #: the built-in AI's levels, 1 (weakest) to this
+    ai_levels: int = 1
+
+    def ai_level(self, level: int | None) -> int:
+        """``level`` as the built-in AI takes it: clamped to 1..:attr:`ai_levels`,
+        the strongest for ``None``.  Every frontend clamps through here.
+
+        >>> spec = VariantSpec("v", object, dict, ("A", "B"), "txt", str, str, ai_levels=5)
+        >>> spec.ai_level(8), spec.ai_level(0), spec.ai_level(None), spec.ai_level(3)
+        (5, 1, 5, 3)
+        """
+        if level is None:
+            return self.ai_levels
+        return max(1, min(self.ai_levels, level))
+
+    @property
+    def title(self) -> str:
+        """``象棋 Xiangqi`` (the capitalised name alone where there is no Chinese one)."""
+        return f"{self.chinese_name} {self.name.capitalize()}".strip()
 
     def write_record(
         self,

@@ -16,13 +16,23 @@ True
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from lanqi.games import gomoku, xiangqi
-from lanqi.games.base import Game, VariantSpec
+from lanqi.games.base import Game, RecordGames, VariantSpec
 
-__all__ = ["VARIANTS", "UnknownVariantError", "create_game", "restore_game", "variant_spec"]
+__all__ = [
+    "VARIANTS",
+    "UnknownVariantError",
+    "create_game",
+    "notation_names",
+    "read_records",
+    "restore_game",
+    "variant_names",
+    "variant_spec",
+]
 
 
 class UnknownVariantError(ValueError):
@@ -73,3 +83,60 @@ def restore_game(snapshot: Mapping[str, Any]) -> Game[Any]:
     for text in snapshot.get("moves", []):
         game.push_text(str(text))
     return game
+
+
+def variant_names() -> tuple[str, ...]:
+    """The registered variants' names, in registry order: what every ``--variant``
+    takes (``choices=variant_names()``).
+
+    >>> variant_names()
+    ('xiangqi', 'gomoku')
+    """
+    return tuple(VARIANTS)
+
+
+def notation_names() -> tuple[str, ...]:
+    """Every registered variant's notations by their one name, in order, once each
+    (what ``--notation`` takes).
+
+    >>> notation_names()
+    ('chinese', 'wxf', 'iccs')
+    """
+    names = (name for spec in VARIANTS.values() for name in spec.notations)
+    return tuple(dict.fromkeys(names))
+
+
+#: a record's ``Game`` tag: ``[Game "Gomoku"]``
+_GAME_TAG = re.compile(r'^\s*\[Game\s+"([^"]*)"\]', re.MULTILINE)
+
+
+def read_records(text: str) -> tuple[VariantSpec[Any], RecordGames]:
+    """The variant of a record text and its games: (tags, board, result) each.
+
+    The ``Game`` tag of the first game names the variant (its spec's
+    ``record_game``, or its name); a record without one is the first registered
+    variant's (xiangqi PGN, as most tools write it).  Raises ``ValueError`` when no
+    registered variant reads records of that name, or the text has no game.
+
+    >>> spec, games = read_records('[Game "Gomoku"]\\n[Result "*"]\\n\\n1. h8 h9\\n')
+    >>> spec.name, [str(m) for m in games[0][1].move_stack], games[0][2]
+    ('gomoku', ['h8', 'h9'], '*')
+    """
+    text = text.lstrip("\ufeff")
+    tag = _GAME_TAG.search(text)
+    readers = [spec for spec in VARIANTS.values() if spec.read is not None]
+    if tag is None:
+        chosen = readers[:1]
+    else:
+        name = tag.group(1).strip().casefold()
+        chosen = [s for s in readers if name in (s.record_game.casefold(), s.name.casefold())]
+    if not chosen:
+        game = tag.group(1) if tag else "?"
+        known = ", ".join(s.record_game or s.name for s in readers)
+        raise ValueError(f"no variant reads {game!r} records (known: {known})")
+    spec = chosen[0]
+    assert spec.read is not None
+    games = spec.read(text)
+    if not games:
+        raise ValueError("no game found in the text")
+    return spec, games

@@ -8,10 +8,6 @@ Inline CSS only, print CSS included; no scripts, no external files.
 
 >>> tiebreak_name("sonneborn_berger")
 'Sonneborn-Berger (SB)'
->>> time_control_text("fischer", base_ms=600_000, increment_ms=5_000)
-'10 min + 5 s per move'
->>> termination_text("timeout")
-'lost on time'
 """
 
 from __future__ import annotations
@@ -23,6 +19,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from lanqi.games.registry import variant_spec
+from lanqi.phrases import termination_words
 from lanqi.tournament.export import crosstable_rows, score_text
 from lanqi.tournament.standings import TIEBREAK_NAMES, Crosstable, StandingRow, tiebreak_name
 
@@ -41,19 +38,8 @@ __all__ = [
     "html_report",
     "readable_moves",
     "round_sheet",
-    "termination_text",
     "tiebreak_name",
-    "time_control_text",
 ]
-
-#: How the ways a game ends read in a report (the rest: the key with spaces).
-TERMINATIONS = {
-    "timeout": "lost on time",
-    "agreement": "draw agreed",
-    "abandoned": "abandoned (a player went silent)",
-    "forbidden_move": "forbidden move (renju)",
-    "over_the_board": "over the board",
-}
 
 FORMAT_NAMES = {
     "round_robin": "Round robin",
@@ -62,32 +48,6 @@ FORMAT_NAMES = {
     "knockout": "Knockout",
     "gauntlet": "Gauntlet",
 }
-
-
-def termination_text(termination: str | None) -> str:
-    """How a game ended, in words (empty for an unknown or missing reason)."""
-    if not termination:
-        return ""
-    return TERMINATIONS.get(termination, termination.replace("_", " "))
-
-
-def _seconds(ms: int) -> str:
-    seconds = ms / 1000
-    if seconds >= 60 and seconds % 60 == 0:
-        return f"{seconds / 60:g} min"
-    return f"{seconds:g} s"
-
-
-def time_control_text(
-    kind: str, *, base_ms: int = 0, increment_ms: int = 0, per_move_ms: int = 0
-) -> str:
-    """A time control as people say it: ``10 min + 5 s per move``, ``30 s per move``."""
-    if kind == "fischer":
-        text = _seconds(base_ms)
-        return f"{text} + {_seconds(increment_ms)} per move" if increment_ms else text
-    if kind == "per_move":
-        return f"{_seconds(per_move_ms)} per move"
-    return "untimed"
 
 
 def date_span(stamps_ms: Sequence[int]) -> str:
@@ -168,16 +128,17 @@ def readable_moves(
     are, for a variant with none (gomoku). ``options`` are the game's variant options
     (its move limit, ...), so the moves replay as they were played."""
     spec = variant_spec(variant)
-    if not spec.notations:
+    notations = [n for n in spec.notations.values() if n.for_people]
+    if not notations:
         return ("coordinates",), coordinate_moves(moves)
     # the game's own options: a longer move limit than the default lets it run on
     board = spec.create({**(options or {}), **({"fen": start_fen} if start_fen else {})})
     texts: list[tuple[str, ...]] = []
     for text in moves:
         move = board.parse_move(text)
-        texts.append(tuple(write(board, move) for write in spec.notations.values()))
+        texts.append(tuple(notation(board, move) for notation in notations))
         board.push(move)
-    return tuple(spec.notations), _pair_up(texts)
+    return tuple(notation.title for notation in notations), _pair_up(texts)
 
 
 def coordinate_moves(moves: Sequence[str]) -> list[MoveLine]:
@@ -246,7 +207,7 @@ def html_report(  # noqa: PLR0913 - the report's parts, each its own value
         cross_body=cross_body,
         cross_rounds=bool(cross_head) and cross_head[2:3] == ["R1"],
         games=games,
-        termination_text=termination_text,
+        termination_text=termination_words,
     )
 
 

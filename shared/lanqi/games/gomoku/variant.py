@@ -6,12 +6,17 @@ The record format has no termination tag: the moves and the result say it.
 (('Black', 'White'), 'stone 3')
 """
 
-from lanqi.games.base import VariantSpec
+from lanqi.games.base import RecordGames, VariantSpec
 from lanqi.games.gomoku.board import Board
 from lanqi.games.gomoku.openings import read_openings, write_psq
-from lanqi.games.gomoku.record import write_record
+from lanqi.games.gomoku.record import read_records, write_record
 
 __all__ = ["VARIANT"]
+
+
+def _read(text: str) -> RecordGames:
+    return [(headers, board, headers.get("Result", "*")) for headers, board in read_records(text)]
+
 
 VARIANT = VariantSpec(
     name="gomoku",
@@ -27,4 +32,10 @@ VARIANT = VariantSpec(
     ),
     read_openings=read_openings,
     extra_records={"psq": write_psq},
+    read=_read,
+    record_game="Gomoku",
+    chinese_name="五子棋",
+    option_choices={"size": (15, 19, 20), "rule": ("freestyle", "standard", "renju")},
+    ai="lanqi.bot.gomoku_ai:builtin_ai",
+    ai_levels=5,
 )
