@@ -149,7 +149,10 @@ class MatchmakerClient:
     ) -> Welcome:
         """Say hello (with a ``session`` to reconnect, a ``claim`` code to take over a
         roster entry)."""
-        self.welcome = self.call(Hello(name=name, kind=kind, session=session, claim=claim), Welcome)
+        self.welcome = self.call(
+            Hello(name=name, kind="bot" if kind == "bot" else "human", session=session, claim=claim),
+            Welcome,
+        )
         self.pushes.extend(_assigned(self.welcome))
         return self.welcome
 

@@ -693,7 +693,7 @@ class MatchmakerService:
             ChallengeReceived(
                 challenge_id=challenge_id,
                 challenger=player.name,
-                challenger_kind=player.kind,
+                challenger_kind="bot" if player.kind == "bot" else "human",
                 seek=request.seek,
                 expires_s=request.expires_s,
             ),
