@@ -102,5 +102,6 @@ def test_a_draw_offer_rides_with_the_move(play_game: PlayGame) -> None:
         "1/2-1/2",
         "agreement",
     )
-    # the offer came with the drawish bot's second move (ply 2), and was taken at once
-    assert played.ply == 3 and taker.offers == 1
+    # the offer came with the drawish bot's second move (ply 2; the offer goes first, so
+    # the taker may end the game before that move lands), and was taken at once
+    assert played.ply in (2, 3) and taker.offers == 1

@@ -497,9 +497,11 @@ class GamePlayer(threading.Thread):
             log.info("game %s: %s resigns", a.game_id, self.bot.name)
             self._resign(client, view, "")
             return refused
-        if played.offer_draw and view.draw_offer == 1 - a.seat:
-            self._say_draw(client, view)  # takes the opponent's offer: no move needed
-            return refused
+        if played.offer_draw:
+            # offered before the move goes, so the offer is pending when the opponent's
+            # turn comes (its move would decline it); the opponent's pending offer is
+            # taken instead, and the move is then refused as game_over (no matter)
+            self._say_draw(client, view)
         move = played.move
         sent = time.monotonic()
         timing = (
@@ -530,8 +532,6 @@ class GamePlayer(threading.Thread):
                 view.resync()
                 return refused
             raise
-        if played.offer_draw:
-            self._say_draw(client, view)
         return 0
 
     def _say_draw(self, client: RefereeClient, view: GameView) -> None:
