@@ -405,8 +405,8 @@ class Join(Request):
 class MoveRequest(Request):
     """Play ``move`` in the variant's wire notation (ICCS ``h2e2``, gomoku ``h8``)
     as ply number ``ply`` (0 for the first move of the game); xiangqi WXF and Chinese
-    are still taken for this release (docs/protocol.md#move).  A retry of an accepted move gets the same
-    answer; a move for any other ply is refused as ``stale_move``."""
+    are still taken for this release (docs/protocol.md#move).  A retry of an accepted
+    move gets the same answer; a move for any other ply is refused as ``stale_move``."""
 
     T = "move"
     game_id: str = field(metadata=ID)
