@@ -44,6 +44,7 @@ from lanqi.protocol import (
     TakebackDeclined,
     TakebackRequested,
     TakenBack,
+    Termination,
     TimeControl,
 )
 
@@ -90,7 +91,7 @@ class GameState(NamedTuple):
     moves: tuple[str, ...] = ()
     status: GameStatus = "waiting"
     result: ResultText | None = None
-    termination: str | None = None
+    termination: Termination | None = None
     winner: int | None = None
     joined: tuple[bool, ...] | None = (False, False)
     connected: tuple[bool, ...] = (False, False)
@@ -104,6 +105,9 @@ class GameState(NamedTuple):
     #: ``left_ms`` (empty untimed; game records write them as ``%clk``); None where
     #: the state began from a snapshot, which does not carry them
     clocks: tuple[int, ...] | None = ()
+    #: what the resigning seat or the adjudicator said, beside ``termination``
+    #: (``""``: nothing; :func:`lanqi.protocol.termination_label` reads both)
+    reason: str = ""
 
     @classmethod
     def new(
@@ -323,6 +327,7 @@ def _ended(state: GameState, event: GameEnded) -> GameState:
         status="finished",
         result=event.result,
         termination=event.termination,
+        reason=event.reason,
         winner=event.winner,
         fen=event.fen,
         clock=event.clock,
@@ -355,6 +360,7 @@ def from_snapshot(snapshot: Snapshot) -> GameState:
         status=snapshot.status,
         result=snapshot.result,
         termination=snapshot.termination,
+        reason=snapshot.reason,
         winner=winner,
         joined=(True, True) if snapshot.status == "active" else None,
         connected=tuple(snapshot.connected),
@@ -399,4 +405,5 @@ def to_snapshot(
         to_move=state.to_move,
         winner=state.winner,
         chat=list(state.chat),
+        reason=state.reason,
     )

@@ -75,13 +75,15 @@ def referee_endpoints(referee_folder: Path) -> Iterator[tuple[str, str]]:
 
 @dataclass(slots=True)
 class Played:
-    """How a game went: its status, result, termination and plies at the end."""
+    """How a game went: its status, result, termination (and the reason beside it:
+    what a resigning runner said) and plies at the end."""
 
     status: str
     result: str | None
     termination: str | None
     ply: int
     moves: list[str]
+    reason: str = ""
 
 
 PlayGame = Callable[..., Played]
@@ -134,7 +136,14 @@ def play_game(referee_endpoints: tuple[str, str]) -> Iterator[PlayGame]:
                 for player in players[-2:]:
                     player.join(timeout=30)
             stop.set()
-            return Played(view.status, view.result, view.termination, view.ply, list(view.moves))
+            return Played(
+                view.status,
+                view.result,
+                view.termination,
+                view.ply,
+                list(view.moves),
+                view.state.reason,
+            )
 
     yield play
     for stop in stops:

@@ -63,7 +63,8 @@ def _lost_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
 def test_a_crash_is_named(play_game: PlayGame, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="lanqi.bot.runner")
     played = play_game(CrashingBot(), RandomBot(seed=1), "xiangqi", PER_MOVE)
-    assert played.termination == "bot error"  # the reason the runner resigned with
+    # the runner resigned, and its reason goes beside the termination
+    assert (played.termination, played.reason) == ("resignation", "bot error")
     (line,) = _lost_lines(caplog)
     assert "bot error: the bot failed to move: RuntimeError: out of cheese" in line
 
@@ -92,6 +93,6 @@ def test_a_first_move_not_made_in_its_window_is_named(
 def test_illegal_moves_are_named(play_game: PlayGame, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="lanqi.bot.runner")
     played = play_game(IllegalBot(), RandomBot(seed=1), "xiangqi", TimeControl())
-    assert played.termination == "illegal move a0a9"
+    assert (played.termination, played.reason) == ("resignation", "illegal move a0a9")
     (line,) = _lost_lines(caplog)
     assert "illegal move a0a9: 3 illegal moves in a row" in line

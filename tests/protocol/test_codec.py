@@ -43,6 +43,7 @@ from lanqi.protocol import (
     encode_event,
     error_for,
     message_types,
+    termination_label,
 )
 from lanqi.protocol.schema import family_members, to_wire
 
@@ -204,9 +205,79 @@ def test_closed_words_are_checked_at_decode_and_stay_strings_on_the_wire() -> No
         error = refused(raw(_ended(**{field: word})))
         assert error.code == "bad_message" and f"'{field}' must be one of" in error.msg
     assert refused(raw(_ended(result=5))).code == "bad_message"
-    # a termination is open text (a seat's resign reason), not a closed word
-    crashed = decode(raw(_ended(termination="crash")))
-    assert isinstance(crashed, GameEnded) and crashed.termination == "crash"
+    # a termination is a closed word; what a seat said travels beside it as reason
+    crashed = decode(raw(_ended(termination="resignation", reason="crash")))
+    assert isinstance(crashed, GameEnded)
+    assert (crashed.termination, crashed.reason) == ("resignation", "crash")
+    error = refused(raw(_ended(termination="crash", reason="")))
+    assert error.code == "bad_message" and "'termination' must be one of" in error.msg
+
+
+def test_an_ending_from_before_reason_reads_as_the_closed_word_and_its_reason() -> None:
+    # lanqi before the reason field sent (and stored) a seat's words as the termination
+    for text, result, want in (
+        ("crash", "0-1", ("resignation", "crash")),
+        ("illegal move h2h9", "1-0", ("resignation", "illegal move h2h9")),
+        ("adjudication: draw", "1/2-1/2", ("adjudication", "adjudication: draw")),
+        ("adjudication: score", "1-0", ("adjudication", "adjudication: score")),
+        ("match stopped", "1-0", ("resignation", "match stopped")),
+        ("timeout", "1-0", ("timeout", "")),
+    ):
+        ended = decode(raw(_ended(termination=text, result=result)))
+        assert isinstance(ended, GameEnded)
+        assert (ended.termination, ended.reason) == want
+        assert termination_label(ended.termination, ended.reason) == text
+    old = {"v": 1, "t": "snapshot", "re": 1, "game_id": "g", "seq": 9, "variant": "gomoku"}
+    old.update(fen="x", ply=0, status="finished", result="0-1", termination="crash", players=[])
+    snap = decode(raw(old))
+    assert isinstance(snap, Snapshot) and (snap.termination, snap.reason) == (
+        "resignation",
+        "crash",
+    )
+
+
+def test_an_ending_without_reason_is_sent_byte_for_byte_as_before() -> None:
+    # the field is left out while empty: main's encoder wrote exactly these bytes
+    ended = GameEnded(game_id="g", seq=3, result="1-0", termination="checkmate", winner=0, fen="x")
+    wire = msgpack.unpackb(encode(ended)[0])
+    assert "reason" not in wire
+    assert list(wire) == [
+        "t",
+        "game_id",
+        "seq",
+        "result",
+        "termination",
+        "winner",
+        "fen",
+        "clock",
+        "v",
+    ]
+    said = GameEnded(
+        game_id="g", seq=3, result="0-1", termination="resignation", fen="x", reason="crash"
+    )
+    assert msgpack.unpackb(encode(said)[0])["reason"] == "crash"
+
+
+@pytest.mark.parametrize(
+    ("message", "field", "word"),
+    [
+        (
+            {"t": "create_game", "variant": "gomoku", "time_control": {"kind": "blitz"}},
+            "time_control.kind",
+            "blitz",
+        ),
+        ({"t": "hello", "name": "ann", "kind": "alien"}, "kind", "alien"),
+        ({"t": "error", "re": 1, "code": "no_such_code"}, "code", "no_such_code"),
+        ({"t": "adjudicate", "game_id": "g", "result": "2-0", "reason": "x"}, "result", "2-0"),
+    ],
+    ids=["time-control-kind", "player-kind", "error-code", "adjudication-result"],
+)
+def test_closed_words_of_requests_and_replies_are_bad_messages(
+    message: dict[str, Any], field: str, word: str
+) -> None:
+    error = refused(raw({"v": 1, "id": 7, **message}))
+    assert error.code == "bad_message" and f"'{field}' must be one of" in error.msg, error.msg
+    assert error.request_id == 7
 
 
 def test_termination_words_are_the_rules_cores_terminations() -> None:

@@ -182,16 +182,34 @@ def test_resign_and_game_over() -> None:
     assert code_of(lambda: session.resign(TOKENS[1], 2.0)) == "game_over"
 
 
-def test_a_resign_or_draw_reason_is_the_termination() -> None:
+def test_a_resign_or_draw_reason_goes_beside_the_termination() -> None:
     session = make()
     end = ended(session.resign(TOKENS[1], 1.0, "illegal move h2h9"))
-    assert (end.result, end.termination, end.winner) == ("1-0", "illegal move h2h9", 0)
-    assert session.snapshot(None, None, 2.0).termination == "illegal move h2h9"
+    assert (end.result, end.termination, end.winner) == ("1-0", "resignation", 0)
+    assert end.reason == "illegal move h2h9"
+    snap = session.snapshot(None, None, 2.0)
+    assert (snap.termination, snap.reason) == ("resignation", "illegal move h2h9")
     session = make()
     session.move(TOKENS[0], 0, "h2e2", 1.0)
     session.offer_draw(TOKENS[1], 2.0)
-    end = ended(session.answer_draw(TOKENS[0], True, 3.0, "adjudication: draw"))
-    assert (end.result, end.termination) == ("1/2-1/2", "adjudication: draw")
+    end = ended(session.answer_draw(TOKENS[0], True, 3.0, "by arrangement"))
+    assert (end.result, end.termination, end.reason) == ("1/2-1/2", "agreement", "by arrangement")
+    # a plain resignation says nothing more
+    session = make()
+    assert ended(session.resign(TOKENS[0], 1.0)).reason == ""
+
+
+def test_an_adjudication_ends_the_game_once_with_its_reason() -> None:
+    session = make()
+    session.move(TOKENS[0], 0, "h2e2", 1.0)
+    end = ended(session.adjudicate("1-0", "adjudication: score", 2.0))
+    assert (end.result, end.termination, end.winner) == ("1-0", "adjudication", 0)
+    assert end.reason == "adjudication: score"
+    # the same adjudication again (a retry) asks nothing more; another one is refused
+    assert session.adjudicate("1-0", "adjudication:  score ", 3.0) == []
+    assert code_of(lambda: session.adjudicate("0-1", "adjudication: score", 3.0)) == "game_over"
+    assert code_of(lambda: session.adjudicate("1-0", "tablebase", 3.0)) == "game_over"
+    assert code_of(lambda: make().adjudicate("1-0", "  ", 1.0)) == "bad_request"
 
 
 def test_time_odds_reach_the_clock() -> None:

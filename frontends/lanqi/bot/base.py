@@ -13,8 +13,26 @@ True
 
 The runner builds a :class:`GameState` for every move the bot must make; the bot
 answers with the move as text in the game's wire notation (ICCS ``h2e2`` for
-xiangqi, ``h8`` for gomoku).  Engines (UCI, UCCI, Gomocup) are adapters behind
-this same interface.
+xiangqi, ``h8`` for gomoku).  A bot that has more to say overrides :meth:`Bot.play`
+instead and answers with a :class:`PlayResult`: the move, the reply it expects,
+what its search found, a draw offer or a resignation (lichess-bot's homemade
+engines answer the same way).  The runner always asks :meth:`Bot.play`, whose
+default wraps :meth:`Bot.choose_move`; a bot defines either one.
+
+>>> class Drawish(Bot):
+...     def play(self, state: GameState) -> PlayResult:
+...         move = state.legal_moves()[0]
+...         return PlayResult(move, info=SearchInfo(score_cp=0, depth=1), offer_draw=True)
+>>> Drawish().choose_move(GameState.start("gomoku"))
+'a1'
+>>> class First(Bot):
+...     def choose_move(self, state: GameState) -> str:
+...         return state.legal_moves()[0]
+>>> result = First().play(GameState.start("gomoku"))
+>>> result.move, result.info.score, result.offer_draw
+('a1', None, False)
+
+Engines (UCI, UCCI, Gomocup) are adapters behind this same interface.
 """
 
 from __future__ import annotations
@@ -27,7 +45,54 @@ from typing import Any, ClassVar
 from lanqi.games.base import Game
 from lanqi.games.registry import create_game
 
-__all__ = ["Bot", "GameState", "clock_margin_ms", "think_time_ms"]
+__all__ = ["Bot", "GameState", "PlayResult", "SearchInfo", "clock_margin_ms", "think_time_ms"]
+
+#: mate scores in centipawns: this much less the moves to mate (as engine matches count)
+MATE_CP = 30_000
+
+
+@dataclass(frozen=True, slots=True)
+class SearchInfo:
+    """What a bot's search found for its move, each part ``None`` when it does not
+    say: ``score_cp`` from the mover's side in centipawns, ``mate`` in moves
+    (negative: it is mated), ``depth``, ``nodes``, ``time_ms`` and the principal
+    variation ``pv`` in wire notation."""
+
+    depth: int | None = None
+    score_cp: int | None = None
+    mate: int | None = None
+    nodes: int | None = None
+    time_ms: int | None = None
+    pv: tuple[str, ...] = ()
+
+    @property
+    def score(self) -> int | None:
+        """The score in centipawns with a mate folded in (``MATE_CP`` less the moves
+        to it, negative when mated), or None.
+
+        >>> SearchInfo(mate=3).score, SearchInfo(mate=-2).score, SearchInfo(score_cp=25).score
+        (29997, -29998, 25)
+        """
+        if self.mate is not None:
+            return (MATE_CP - abs(self.mate)) * (1 if self.mate > 0 else -1)
+        return self.score_cp
+
+
+@dataclass(frozen=True, slots=True)
+class PlayResult:
+    """A bot's answer for one turn.
+
+    ``move`` in wire notation; ``ponder`` the reply it expects (it may think on it
+    in :meth:`Bot.on_opponent_turn`); ``info`` what its search found; ``offer_draw``:
+    it offers a draw with this move, or takes the opponent's pending offer;
+    ``resign``: it gives up instead of moving (``move`` is not played).
+    """
+
+    move: str
+    ponder: str | None = None
+    info: SearchInfo = field(default_factory=SearchInfo)
+    offer_draw: bool = False
+    resign: bool = False
 
 
 @dataclass(slots=True)
@@ -156,14 +221,25 @@ def think_time_ms(state: GameState, *, overhead_ms: int = 100, default_ms: int =
 
 
 class Bot:
-    """Subclass and implement :meth:`choose_move`; the hooks are optional."""
+    """Subclass and implement :meth:`choose_move` (the move) or :meth:`play` (the
+    move and more, a :class:`PlayResult`); the hooks are optional."""
 
     name: ClassVar[str] = "bot"
     variants: ClassVar[tuple[str, ...]] = ("xiangqi", "gomoku")
 
     def choose_move(self, state: GameState) -> str:
-        """Return the move to play, as text (ICCS for xiangqi, ``h8`` for gomoku)."""
-        raise NotImplementedError
+        """Return the move to play, as text (ICCS for xiangqi, ``h8`` for gomoku).
+        A bot that defines :meth:`play` instead gets its move from there."""
+        if type(self).play is Bot.play:
+            raise NotImplementedError(f"{type(self).__name__} defines neither choose_move nor play")
+        return self.play(state).move
+
+    def play(self, state: GameState) -> PlayResult:
+        """The answer for this turn; what the runner asks.  Default: the move of
+        :meth:`choose_move` and nothing more."""
+        if type(self).choose_move is Bot.choose_move:
+            raise NotImplementedError(f"{type(self).__name__} defines neither choose_move nor play")
+        return PlayResult(self.choose_move(state))
 
     def on_game_start(self, state: GameState) -> None:
         """A game begins (the bot may not be the first to move)."""

@@ -37,7 +37,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lanqi.bot.base import Bot, GameState, think_time_ms
+from lanqi.bot.base import Bot, GameState, PlayResult, think_time_ms
+from lanqi.bot.base import SearchInfo as BotSearchInfo
 from lanqi.bot.gomoku_patterns import (
     EMPTY,
     FOUR_CLASS,
@@ -564,7 +565,21 @@ class GomokuAI(Bot):
     def engine_id(self) -> str:
         return f"lanqi built-in gomoku AI level {self.level}"
 
-    def choose_move(self, state: GameState) -> str:
+    def play(self, state: GameState) -> PlayResult:
+        """The move, with the search's depth, nodes and time (its scores are not
+        centipawns, so it gives none)."""
+        move = self._choose(state)
+        info = self.last_info
+        return PlayResult(
+            move,
+            info=BotSearchInfo(
+                depth=info.depth or None,
+                nodes=info.nodes or None,
+                time_ms=round(info.seconds * 1000),
+            ),
+        )
+
+    def _choose(self, state: GameState) -> str:
         board = state.board
         if not isinstance(board, Board):
             raise TypeError(f"{self.name} plays gomoku, not {state.variant}")

@@ -26,7 +26,7 @@ from typing import Any
 
 import zmq
 
-from lanqi.bot.base import Bot, GameState, clock_margin_ms
+from lanqi.bot.base import Bot, GameState, PlayResult, clock_margin_ms
 from lanqi.bot.failures import failure_reason
 from lanqi.client.matchmaker import referee_link
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
@@ -51,6 +51,7 @@ from lanqi.protocol import (
     Welcome,
     decode_payload,
     encode,
+    termination_label,
 )
 from lanqi.protocol.endpoints import reachable, with_host
 from lanqi.security import (
@@ -276,7 +277,7 @@ class GamePlayer(threading.Thread):
     def _play(self, client: RefereeClient, view: GameView) -> None:
         a = self.assignment
         started = False
-        thinking: concurrent.futures.Future[str] | None = None
+        thinking: concurrent.futures.Future[PlayResult] | None = None
         thinking_ply = -1
         told_ply = -1
         refused = 0
@@ -287,9 +288,11 @@ class GamePlayer(threading.Thread):
         last_event_at = time.monotonic()  # when the last event (or snapshot) came in
         while not self.stop_event.is_set():
             if view.finished:
-                self.result, self.termination = view.result, view.termination
+                # what a record says: the reason (``crash``) when there is one
+                ending = termination_label(view.termination, view.state.reason)
+                self.result, self.termination = view.result, ending
                 self._log_end(view)
-                self.bot.on_game_end(self.state(view), view.result or "*", view.termination or "")
+                self.bot.on_game_end(self.state(view), view.result or "*", ending)
                 return
             if not started and view.status == "active":
                 started = True
@@ -320,7 +323,7 @@ class GamePlayer(threading.Thread):
                 state = self.state(view)
                 if state.board.outcome() is None:
                     self._move_deadline = state.deadline
-                    thinking = self._worker.submit(self.bot.choose_move, state)
+                    thinking = self._worker.submit(self.bot.play, state)
                     thinking.add_done_callback(lambda f: setattr(f, "done_at", time.monotonic()))
                     thinking_ply = view.ply
                 else:  # the game is over by rule; the referee's "ended" is on its way
@@ -414,13 +417,13 @@ class GamePlayer(threading.Thread):
             outcome = "drew" if view.result == "1/2-1/2" else "stopped"
         else:
             outcome = "won" if view.winner == a.seat else "lost"
-        why = view.termination or "?"
+        why = termination_label(view.termination, view.state.reason) or "?"
         if outcome == "lost" and view.termination == "timeout":
             why = f"timeout: its clock ran out ({self._clock_note(view)})"
         elif outcome == "lost" and view.termination == "abandoned":
             why = "abandoned: the referee stopped hearing from this runner"
         elif outcome == "lost" and self._gave_up:  # it resigned, saying why (crash, illegal...)
-            why = f"{view.termination}: {self._gave_up}"
+            why = f"{view.state.reason or view.termination}: {self._gave_up}"
         log.info(
             "game %s: %s %s as seat %d against %s, %s (%s) after %d plies",
             a.game_id,
@@ -479,17 +482,27 @@ class GamePlayer(threading.Thread):
         self,
         client: RefereeClient,
         view: GameView,
-        future: concurrent.futures.Future[str],
+        future: concurrent.futures.Future[PlayResult],
         refused: int,
     ) -> int:
         a = self.assignment
         try:
-            move = future.result()
+            played = future.result()
         except Exception as exc:  # engine crash or hang: the engine loses this game
             log.error("game %s: %s failed to move (%s); resigning", a.game_id, self.bot.name, exc)
             self._gave_up = f"the bot failed to move: {type(exc).__name__}: {exc}"
             self._resign(client, view, failure_reason(exc))
             return refused
+        if played.resign:
+            log.info("game %s: %s resigns", a.game_id, self.bot.name)
+            self._resign(client, view, "")
+            return refused
+        if played.offer_draw:
+            # offered before the move goes, so the offer is pending when the opponent's
+            # turn comes (its move would decline it); the opponent's pending offer is
+            # taken instead, and the move is then refused as game_over (no matter)
+            self._say_draw(client, view)
+        move = played.move
         sent = time.monotonic()
         timing = (
             f"{(sent - self._turn_seen) * 1000:.0f} ms into the turn (the bot answered at "
@@ -520,6 +533,16 @@ class GamePlayer(threading.Thread):
                 return refused
             raise
         return 0
+
+    def _say_draw(self, client: RefereeClient, view: GameView) -> None:
+        """Offer a draw (or take the pending one) for the bot; refused offers (one of
+        ours is pending, the game ended) cost nothing."""
+        try:
+            client.offer_draw(self.assignment.game_id, self.assignment.token)
+        except RequestRefused as exc:
+            if exc.code not in ("game_over", "not_allowed", "not_started"):
+                raise
+            log.debug("game %s: draw offer refused (%s)", self.assignment.game_id, exc)
 
 
 @dataclass(slots=True)

@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
-from lanqi.bot.base import Bot, GameState, think_time_ms
+from lanqi.bot.base import Bot, GameState, PlayResult, SearchInfo, think_time_ms
 from lanqi.bot.xiangqi_eval import Tables, build_tables, evaluate
 from lanqi.games.xiangqi.core import (
     ADVISOR,
@@ -681,20 +681,33 @@ class XiangqiAI(Bot):
     def engine_id(self) -> str:
         return f"lanqi built-in xiangqi AI level {self.level}"
 
-    def choose_move(self, state: GameState) -> str:
+    def play(self, state: GameState) -> PlayResult:
+        """The move, with the search's score (or mate), depth, nodes, time and pv;
+        level 1 picks at random and says nothing more."""
         board = state.board
         if not isinstance(board, Board):
             raise TypeError(f"{self.name} plays xiangqi, not {state.variant}")
         legal = sorted(board.legal_moves(), key=str)
         if not legal:
             raise ValueError("no legal move: the game is over")
+        self.last = None
         if self.settings.random_moves:
             captures = [m for m in legal if board.is_capture(m)]
             if captures and self.rng.random() < 0.5:
-                return str(self.rng.choice(captures))
-            return str(self.rng.choice(legal))
-        self.last = self.analyse(board, state)
-        return self.last.move
+                return PlayResult(str(self.rng.choice(captures)))
+            return PlayResult(str(self.rng.choice(legal)))
+        self.last = found = self.analyse(board, state)
+        mate = found.mate_in
+        info = SearchInfo(
+            depth=found.depth,
+            score_cp=None if mate is not None else found.score,
+            mate=mate,
+            nodes=found.nodes,
+            time_ms=round(found.seconds * 1000),
+            pv=tuple(found.pv),
+        )
+        ponder = found.pv[1] if len(found.pv) > 1 and found.pv[0] == found.move else None
+        return PlayResult(found.move, ponder=ponder, info=info)
 
     def analyse(self, board: Board, state: GameState | None = None) -> SearchResult:
         """Search ``board`` with this AI's level and limits; the result says why the move."""

@@ -21,6 +21,7 @@ from lanqi.protocol import (
     GetServerInfo,
     Hello,
     Message,
+    PlayerKind,
     RefereeEndpoints,
     Request,
     ServerInfo,
@@ -149,7 +150,8 @@ class MatchmakerClient:
     ) -> Welcome:
         """Say hello (with a ``session`` to reconnect, a ``claim`` code to take over a
         roster entry)."""
-        self.welcome = self.call(Hello(name=name, kind=kind, session=session, claim=claim), Welcome)
+        who: PlayerKind = "bot" if kind == "bot" else "human"
+        self.welcome = self.call(Hello(name=name, kind=who, session=session, claim=claim), Welcome)
         self.pushes.extend(_assigned(self.welcome))
         return self.welcome
 

@@ -1,9 +1,9 @@
 """Adjudication: when a match may end a game early, decided from the moves' evaluations.
 
 Pure logic on :class:`MoveNote` lists; the game driver acts on the verdict through
-the referee (a resignation or an accepted draw carrying the reason), so the
-record says ``adjudication: score``, ``adjudication: draw`` or
-``adjudication: max moves``.
+the referee's ``adjudicate`` request (on its admin key, with the reason), so the
+game ends as ``adjudication`` and the record says ``adjudication: score``,
+``adjudication: draw`` or ``adjudication: max moves``.
 """
 
 from __future__ import annotations
@@ -11,12 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lanqi.bot.base import MATE_CP
 from lanqi.match.config import Adjudication
 
 __all__ = ["MATE_CP", "MoveNote", "Verdict", "adjudicate"]
-
-#: mate scores are reported as this many centipawns less the moves to mate
-MATE_CP = 30_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +31,7 @@ class MoveNote:
     depth: int | None = None
     time_ms: int = 0
     book: bool = False
-    #: the engine flagged its move with UCCI's ``draw`` or ``resign``
+    #: the player's answer offered a draw or resigned (UCCI's ``draw`` / ``resign``)
     offers_draw: bool = False
     resigns: bool = False
 

@@ -4,34 +4,38 @@ The match creates the game on the referee (with its admin key), seats both
 players with the ordinary bot runner (:class:`~lanqi.bot.runner.GamePlayer`), and
 watches the game like any spectator, so anyone can watch it live too.  Each
 player is wrapped in a :class:`MatchSeat`, which plays the opening's book moves,
-times every move and keeps the engine's evaluation for the record and for
+times every move and keeps what the engine's :class:`~lanqi.bot.base.PlayResult`
+says (its evaluation, a draw offer, a resignation) for the record and for
 adjudication.  The referee decides the end: a rule, a flag, an engine failure
-(the seat resigns with the reason: ``crash``, ``hang``, ``illegal move h2h9``...)
-or an adjudication (a resignation or an accepted draw carrying the reason).
+(the seat resigns with the reason: ``crash``, ``hang``, ``illegal move h2h9``...),
+an engine's own resignation or draw (its runner acts for its seat) or an
+adjudication (the match's ``adjudicate`` request on the referee's admin key, with
+the reason).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import datetime as dt
 import logging
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import zmq
 
-from lanqi.bot.base import Bot, GameState
-from lanqi.bot.engines import EngineError, UcciEngine, XiangqiEngine
+from lanqi.bot.base import Bot, GameState, PlayResult
+from lanqi.bot.engines import EngineError
 from lanqi.bot.failures import failure_reason
 from lanqi.bot.runner import GamePlayer
 from lanqi.client.matchmaker import referee_link
 from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
-from lanqi.games.base import score_of
-from lanqi.match.adjudicate import MATE_CP, MoveNote, Verdict, adjudicate
+from lanqi.games.base import ResultText, result_for, score_of
+from lanqi.match.adjudicate import MoveNote, Verdict, adjudicate
 from lanqi.match.config import Adjudication
 from lanqi.match.openings import Opening
-from lanqi.protocol import Assignment, ErrorReply, TimeControl
+from lanqi.protocol import Adjudicate, Assignment, ErrorReply, TimeControl, termination_label
 
 __all__ = ["GameSpec", "MatchSeat", "Played", "RefereeLink", "play_game"]
 
@@ -39,6 +43,8 @@ log = logging.getLogger(__name__)
 
 POLL_MS = 100
 JOIN_TIMEOUT_S = 10.0
+#: the reason of a game the match stopped (interrupted: not scored)
+STOPPED = "match stopped"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,24 +100,6 @@ def engine_id(bot: Bot) -> str:
     return str(getattr(bot, "engine_name", "") or getattr(bot, "name", "") or type(bot).__name__)
 
 
-def _report(bot: Bot) -> tuple[int | None, int | None, int | None]:
-    """(score in cp, mate in moves, depth) of ``bot``'s last search, where it says."""
-    from lanqi.bot.xiangqi_ai import XiangqiAI
-
-    if isinstance(bot, XiangqiEngine):
-        info = bot.last_info
-        if info.mate is not None:
-            return (MATE_CP - abs(info.mate)) * (1 if info.mate > 0 else -1), info.mate, info.depth
-        return info.score_cp, None, info.depth
-    if isinstance(bot, XiangqiAI) and bot.last is not None:
-        mate = bot.last.mate_in
-        if mate is not None:
-            return (MATE_CP - abs(mate)) * (1 if mate > 0 else -1), mate, bot.last.depth
-        return bot.last.score, None, bot.last.depth
-    depth = getattr(getattr(bot, "last_info", None), "depth", None)
-    return None, None, depth if isinstance(depth, int) else None
-
-
 class MatchSeat(Bot):
     """A player as the match sees it: book moves first, then the engine, every move
     timed and noted.  An error at game start is kept and lost on the first move."""
@@ -150,42 +138,37 @@ class MatchSeat(Bot):
             self.idle.set()
         self.started = True
 
-    def choose_move(self, state: GameState) -> str:
+    def play(self, state: GameState) -> PlayResult:
         ply = len(state.moves)
         if ply < len(self.book):
             self._note(MoveNote(ply, self.seat, self.book[ply], book=True))
-            return self.book[ply]
+            return PlayResult(self.book[ply])
         if not self.started:
             self._start_inner(state)
         if self.start_error is not None:
             raise _StartFailureError(failure_reason(self.start_error)) from self.start_error
         self.idle.clear()
         try:
-            from lanqi.bot.xiangqi_ai import XiangqiAI
-
-            if isinstance(self.inner, XiangqiAI):
-                self.inner.last = None
             began = time.perf_counter()
-            move = self.inner.choose_move(state)
+            played = self.inner.play(state)
             spent = round((time.perf_counter() - began) * 1000)
         finally:
             self.idle.set()
-        score, mate, depth = _report(self.inner)
-        flagged = isinstance(self.inner, UcciEngine)
+        info = played.info
         self._note(
             MoveNote(
                 ply,
                 self.seat,
-                move,
-                score_cp=score,
-                mate=mate,
-                depth=depth,
+                played.move,
+                score_cp=info.score,
+                mate=info.mate,
+                depth=info.depth,
                 time_ms=spent,
-                offers_draw=flagged and self.inner.draw_offered,  # type: ignore[attr-defined]
-                resigns=flagged and self.inner.resigned,  # type: ignore[attr-defined]
+                offers_draw=played.offer_draw,
+                resigns=played.resign,
             )
         )
-        return move
+        return played
 
     def on_opponent_turn(self, state: GameState) -> None:
         if not self.started or self.start_error is not None:
@@ -202,7 +185,8 @@ class MatchSeat(Bot):
             self.notes.append(note)
 
     def on_draw_offer(self, state: GameState) -> bool:
-        """Accept only when this engine flagged its own last move ``draw`` (UCCI)."""
+        """Accept only when this engine offered a draw with its own last move (UCCI's
+        ``bestmove ... draw``): both engines' last moves then say draw."""
         with self.lock:
             mine = [n for n in self.notes if n.seat == self.seat]
         return bool(mine) and mine[-1].offers_draw
@@ -227,61 +211,37 @@ def _seat_reason(exc: BaseException) -> str:
 
 @dataclass(slots=True)
 class _Arbiter:
-    """Acts for the match on a running game: UCCI flags and adjudication."""
+    """Adjudicates a running game for the match: the referee's ``adjudicate`` on its
+    admin key (an engine's own resignation or draw offer is its runner's to send)."""
 
     client: RefereeClient
     game_id: str
-    tokens: list[str]
+    admin_key: str | None
     rules: Adjudication
-    flagged: set[tuple[int, str]] = field(default_factory=set)
     done: bool = False
 
     def look(self, view: GameView, notes: list[MoveNote]) -> None:
         if self.done or view.finished or view.status != "active":
             return
         on_board = [n for n in notes if n.ply < view.ply]
-        last = on_board[-1] if on_board and on_board[-1].ply == view.ply - 1 else None
-        try:
-            if last is not None and last.resigns and (last.ply, "resign") not in self.flagged:
-                self.flagged.add((last.ply, "resign"))
-                self.client.resign(self.game_id, self.tokens[last.seat])
-                self.done = True
-                return
-            latest = {n.seat: n for n in on_board}
-            if len(latest) == 2 and all(n.offers_draw for n in latest.values()):
-                self._act(Verdict(None, ""))  # both engines' last moves say draw: agreement
-                return
-            verdict = adjudicate(self.rules, on_board, view.ply)
-            if verdict is not None:
-                self._act(verdict)
-        except RequestRefused as exc:
-            # the game ended meanwhile, or a player answered first: look again next turn
-            log.debug("game %s: %s refused: %s", self.game_id, "adjudication", exc)
+        verdict = adjudicate(self.rules, on_board, view.ply)
+        if verdict is not None:
+            self.end(verdict)
 
-    def _act(self, verdict: Verdict) -> None:
-        if verdict.loser is not None:
-            self.client.resign(self.game_id, self.tokens[verdict.loser], verdict.reason)
-        else:
-            # offer and accept in one go: both requests reach the referee before
-            # either player has seen the offer
-            offer = self.client.send(_offer(self.game_id, self.tokens[0]))
-            accept = self.client.send(_accept(self.game_id, self.tokens[1], verdict.reason))
-            self.client.receive(offer)  # refused when an offer is pending already: no matter
-            if isinstance(self.client.receive(accept), ErrorReply):
-                return  # a player's move came first: look again after it
+    def end(self, verdict: Verdict) -> None:
+        """Ask the referee to end the game with ``verdict``; a game that ended
+        meanwhile (a move came first and ended it) needs nothing more."""
+        result: ResultText = "1/2-1/2" if verdict.loser is None else result_for(1 - verdict.loser)
+        request = Adjudicate(
+            game_id=self.game_id, result=result, reason=verdict.reason, admin_key=self.admin_key
+        )
+        reply = self.client.receive(self.client.send(request))
+        if isinstance(reply, ErrorReply):
+            if reply.code != "game_over":
+                log.error("game %s: adjudication refused: %s", self.game_id, reply.msg)
+            else:
+                log.debug("game %s: over before the adjudication", self.game_id)
         self.done = True
-
-
-def _offer(game_id: str, token: str) -> Any:
-    from lanqi.protocol import OfferDraw
-
-    return OfferDraw(game_id=game_id, token=token)
-
-
-def _accept(game_id: str, token: str, reason: str) -> Any:
-    from lanqi.protocol import AcceptDraw
-
-    return AcceptDraw(game_id=game_id, token=token, reason=reason)
 
 
 def play_game(
@@ -345,16 +305,14 @@ def play_game(
         for player in players:
             player.start()
         view = GameView(client, created.game_id)
-        arbiter = _Arbiter(client, created.game_id, list(created.tokens), rules)
+        arbiter = _Arbiter(client, created.game_id, link.admin_key, rules)
         quiet_since = time.monotonic()
         stopping = False
         while not view.finished:
             if stop.is_set() and not stopping:
                 stopping = True  # interrupted: the game ends now (it is not scored)
-                try:
-                    client.resign(created.game_id, created.tokens[view.ply % 2], "match stopped")
-                except RequestRefused as exc:
-                    log.debug("game %s: %s", created.game_id, exc)
+                arbiter.done = False
+                arbiter.end(Verdict(view.ply % 2, STOPPED))
             try:
                 if view.poll(POLL_MS):
                     quiet_since = time.monotonic()
@@ -383,7 +341,7 @@ def play_game(
         moves=list(final.moves),
         notes=kept,
         result=final.result or "*",
-        termination=final.termination or "",
+        termination=termination_label(final.termination, final.reason),
         time_control=time_control,
         started=started,
         game_id=created.game_id,
@@ -395,7 +353,13 @@ def play_game(
 class _SeatPlayer(GamePlayer):
     """The runner's game player, losing with the real reason when its bot fails."""
 
-    def _send_move(self, client: RefereeClient, view: GameView, future: Any, refused: int) -> int:
+    def _send_move(
+        self,
+        client: RefereeClient,
+        view: GameView,
+        future: concurrent.futures.Future[PlayResult],
+        refused: int,
+    ) -> int:
         error = future.exception() if future.done() else None
         if error is not None:
             log.info("game %s: %s loses: %s", self.assignment.game_id, self.bot.name, error)

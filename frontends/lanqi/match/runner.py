@@ -29,7 +29,7 @@ from lanqi.bot.base import Bot
 from lanqi.bot.engines import EngineError
 from lanqi.games.registry import variant_spec
 from lanqi.match.config import EngineConfig, MatchConfig
-from lanqi.match.game import GameSpec, MatchSeat, Played, RefereeLink, play_game
+from lanqi.match.game import STOPPED, GameSpec, MatchSeat, Played, RefereeLink, play_game
 from lanqi.match.openings import Opening, load_openings
 from lanqi.match.records import extra_record, record_text
 from lanqi.phrases import termination_words
@@ -39,7 +39,6 @@ __all__ = ["EngineStartError", "Match", "MatchSummary"]
 
 log = logging.getLogger(__name__)
 
-STOPPED = "match stopped"  # the termination of games cut short by an interrupt: not scored
 IDLE_WAIT_S = 5.0  # after a game, how long an engine may take to finish its last search
 #: terminations that count as an engine's disconnect (it crashed, hung or its runner vanished)
 DISCONNECTS = frozenset({"crash", "hang", "abandoned"})

@@ -94,6 +94,7 @@ from lanqi.protocol import (
     WithdrawTournament,
 )
 from lanqi.protocol.endpoints import tour_topic
+from lanqi.protocol.schema import ErrorCode
 from lanqi.tournament import export, report
 from lanqi.tournament.check import check_pairings
 from lanqi.tournament.dutch import PAIRING_SYSTEMS
@@ -139,7 +140,7 @@ BOARD_RESULTS: dict[str, tuple[str, float, ResultKind]] = {
 }
 
 
-def _error(code: str, msg: str) -> MatchmakerError:
+def _error(code: ErrorCode, msg: str) -> MatchmakerError:
     return MatchmakerError(code, msg)
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from lanqi.protocol.schema import ErrorCode
+
 __all__ = ["MatchmakerError"]
 
 
 class MatchmakerError(Exception):
-    def __init__(self, code: str, msg: str, *, retry_s: int | None = None) -> None:
+    def __init__(self, code: ErrorCode, msg: str, *, retry_s: int | None = None) -> None:
         super().__init__(msg)
         self.code = code
         self.msg = msg

@@ -115,6 +115,7 @@ from lanqi.protocol import (
     encode,
     encode_event,
     error_for,
+    termination_label,
 )
 from lanqi.protocol.endpoints import (
     MATCHMAKER_PORT,
@@ -693,7 +694,7 @@ class MatchmakerService:
             ChallengeReceived(
                 challenge_id=challenge_id,
                 challenger=player.name,
-                challenger_kind=player.kind,
+                challenger_kind="bot" if player.kind == "bot" else "human",
                 seek=request.seek,
                 expires_s=request.expires_s,
             ),
@@ -1035,7 +1036,8 @@ class MatchmakerService:
         applied = self.store.record_result(
             result.game_id,
             result=result.result,
-            termination=result.termination,
+            # what the records say: the reason (``crash``) when there is one, as before
+            termination=termination_label(result.termination, result.reason),
             moves=list(result.moves),
             ended_ms=_wall_ms(),
             referee=link.name,

@@ -25,11 +25,13 @@ import zmq
 import zmq.auth
 from zmq.auth.thread import ThreadAuthenticator
 
+from lanqi.gamestate import GameState
 from lanqi.protocol import (
     MAX_MESSAGE_BYTES,
     AbortGame,
     AcceptDraw,
     AcceptTakeback,
+    Adjudicate,
     ChatRequest,
     CreateGame,
     DeclineDraw,
@@ -61,6 +63,7 @@ from lanqi.protocol import (
     encode,
     encode_event,
     error_for,
+    termination_label,
 )
 from lanqi.protocol.codec import encode_payload
 from lanqi.protocol.endpoints import REFEREE_PORT, REFEREE_PUB_PORT, TOPIC_RESULTS, game_topic
@@ -179,6 +182,7 @@ class RefereeService:
             MoveRequest: self._move,
             Resign: self._seat_action(lambda s, r, now: s.resign(r.token, now, r.reason)),
             AbortGame: self._seat_action(lambda s, r, now: s.abort(r.token, now)),
+            Adjudicate: self._adjudicate,
             OfferDraw: self._seat_action(lambda s, r, now: s.offer_draw(r.token, now)),
             AcceptDraw: self._seat_action(
                 lambda s, r, now: s.answer_draw(r.token, True, now, r.reason)
@@ -541,7 +545,10 @@ class RefereeService:
                 ended = event
         finish = None
         if ended is not None:
-            finish = Finish(ended.result, ended.termination, ended.winner, session.moves())
+            # the column keeps the words a record says (the reason, when there is one),
+            # as it always has; the events keep the termination and the reason apart
+            label = termination_label(ended.termination, ended.reason)
+            finish = Finish(ended.result, label, ended.winner, session.moves())
         result_seq = self.store.append(
             session.game_id,
             stored,
@@ -575,6 +582,7 @@ class RefereeService:
             moves=session.moves(),
             tag=session.setup.tag,
             clocks=list(session.clock_log),
+            reason=ended.reason,
         )
 
     def _reload(self, game_id: str) -> None:
@@ -618,19 +626,23 @@ class RefereeService:
 
     # ------------------------------------------------------------ handlers
 
-    def _create(self, request: CreateGame, identity: bytes, now: float) -> _Outcome:
+    def _authorise(self, identity: bytes, admin_key: str | None, doing: str) -> None:
+        """Refuse ``doing`` (``creating games``...) to a client without a key the
+        referee allows (``--allow-key``) or without its admin key (``--admin-key``)."""
         allowed = self.config.allow_keys
         if allowed and self._peer_keys.get(identity, "").encode("ascii") not in allowed:
             raise RefereeError(
                 "unauthorized",
-                "creating games on this referee needs a key it allows (lanqi referee --allow-key)",
+                f"{doing} on this referee needs a key it allows (lanqi referee --allow-key)",
             )
         key = self.config.admin_key
         if key is not None and not (
-            request.admin_key is not None
-            and secrets.compare_digest(request.admin_key.encode(), key.encode())
+            admin_key is not None and secrets.compare_digest(admin_key.encode(), key.encode())
         ):
-            raise RefereeError("unauthorized", "creating games needs this referee's admin key")
+            raise RefereeError("unauthorized", f"{doing} needs this referee's admin key")
+
+    def _create(self, request: CreateGame, identity: bytes, now: float) -> _Outcome:
+        self._authorise(identity, request.admin_key, "creating games")
         if request.game_id is not None and not GAME_ID.fullmatch(request.game_id):
             raise RefereeError(
                 "bad_request", "a game_id is 1 to 64 letters, digits, '-' or '_' (or null)"
@@ -684,6 +696,14 @@ class RefereeService:
         log.info("created %s game %s: %s", setup.variant, setup.game_id, " vs ".join(setup.players))
         return _Outcome(GameCreated(re=request.id, game_id=setup.game_id, tokens=setup.tokens))
 
+    def _adjudicate(self, request: Adjudicate, identity: bytes, now: float) -> _Outcome:
+        self._authorise(identity, request.admin_key, "adjudicating games")
+        session = self._session(request.game_id)
+        events = session.adjudicate(request.result, request.reason, now)
+        if events:
+            log.info("game %s adjudicated %s (%s)", session.game_id, request.result, request.reason)
+        return _Outcome(Ok(re=request.id), session, events)
+
     def _join(self, request: Join, identity: bytes, now: float) -> _Outcome:
         session = self._session(request.game_id)
         events = session.join(request.seat, request.token, now)
@@ -732,33 +752,36 @@ class RefereeService:
 
     def _results_since(self, request: ResultsSince, identity: bytes, now: float) -> _Outcome:
         rows = self.store.results_since(request.after, request.limit)
-        results = [
-            GameResult(
-                game_id=row.game_id,
-                result_seq=row.result_seq or 0,
-                variant=row.variant,
-                options=dict(row.options),
-                players=list(row.players),
-                result=row.result or "*",
-                termination=row.termination,
-                winner=row.winner,
-                start_fen=row.start_fen,
-                moves=list(row.moves),
-                tag=row.tag,
-                clocks=self._clock_log(row),
+        results = []
+        for row in rows:
+            if row.termination is None:  # always set with the result_seq
+                continue
+            state, clocks = self._ending(row)
+            results.append(
+                GameResult(
+                    game_id=row.game_id,
+                    result_seq=row.result_seq or 0,
+                    variant=row.variant,
+                    options=dict(row.options),
+                    players=list(row.players),
+                    result=row.result or "*",
+                    termination=state.termination or "aborted",
+                    winner=row.winner,
+                    start_fen=row.start_fen,
+                    moves=list(row.moves),
+                    tag=row.tag,
+                    clocks=clocks,
+                    reason=state.reason,
+                )
             )
-            for row in rows
-            if row.termination is not None  # always set with the result_seq
-        ]
         return _Outcome(ResultsList(re=request.id, results=results))
 
-    def _clock_log(self, row: GameRow) -> list[int]:
-        """The clock readings of a finished game, from its stored events (the same fold
-        as a live game's, so a reconciled result carries what a published one did)."""
-        cached = self.finished.get(row.game_id)
-        if cached is not None:
-            return list(cached.clock_log)
-        return list(self._rebuild(row, 0.0, live=False).clock_log)
+    def _ending(self, row: GameRow) -> tuple[GameState, list[int]]:
+        """The folded state and clock readings of a finished game, from its stored
+        events (the same fold as a live game's, so a reconciled result carries what a
+        published one did: the termination and reason apart, clocks)."""
+        session = self.finished.get(row.game_id) or self._rebuild(row, 0.0, live=False)
+        return session.state, list(session.clock_log)
 
     # ------------------------------------------------------------ timers
 

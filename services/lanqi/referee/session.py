@@ -32,10 +32,12 @@ from lanqi.games.base import (
     first_seat,
     result_for,
     termination_text,
+    winner_of,
 )
 from lanqi.games.registry import UnknownVariantError, create_game
 from lanqi.gamestate import GameState, apply, to_snapshot
 from lanqi.protocol import (
+    TERMINATIONS,
     ChatPosted,
     ChatRoom,
     ClockInfo,
@@ -55,7 +57,9 @@ from lanqi.protocol import (
     TakenBack,
     TimeControl,
 )
+from lanqi.protocol import Termination as WireTermination
 from lanqi.protocol.endpoints import game_topic
+from lanqi.protocol.schema import ErrorCode
 
 __all__ = [
     "ClockReading",
@@ -73,7 +77,7 @@ CHAT_WINDOW_MS = 10_000.0  # ... per this window, per sender
 class RefereeError(Exception):
     """A refused request: ``code`` goes into the error reply."""
 
-    def __init__(self, code: str, msg: str) -> None:
+    def __init__(self, code: ErrorCode, msg: str) -> None:
         super().__init__(msg)
         self.code = code
         self.msg = msg
@@ -83,7 +87,7 @@ class GameEndedError(RefereeError):
     """The request is refused, but checking it ended the game (a flag fell):
     ``events`` must still be stored and published."""
 
-    def __init__(self, code: str, msg: str, events: list[GameEvent]) -> None:
+    def __init__(self, code: ErrorCode, msg: str, events: list[GameEvent]) -> None:
         super().__init__(code, msg)
         self.events = events
 
@@ -154,14 +158,12 @@ class _ChatMeter:
 
 
 def _checked_reason(reason: str, default: Termination) -> str:
-    """The termination a seat's ``reason`` stands for: its own words, but never one
-    of the terminations only the rules or the referee may decide."""
+    """A seat's ``reason`` for its ending, spaces folded: its own words, but never
+    the word of an ending only the rules or the referee decide (``""``: none)."""
     reason = " ".join(reason.split())
-    if not reason:
-        return default.value
-    if reason in {t.value for t in Termination} and reason != default.value:
+    if reason in TERMINATIONS and reason != default.value:
         raise RefereeError("bad_request", f"{reason!r} is decided by the referee, not a seat")
-    return reason
+    return "" if reason == default.value else reason
 
 
 def _make_game(variant: str, options: dict[str, Any], start_fen: str | None) -> Game[Any]:
@@ -508,13 +510,15 @@ class GameSession:
         termination = termination_text(outcome.termination)
         self._finish(outcome.result(), termination, outcome.winner_seat, now, events)
 
-    def _finish(
+    def _finish(  # noqa: PLR0913 - an ending's fields, the reason keyword-only
         self,
         result: ResultText,
-        termination: str,
+        termination: WireTermination,
         winner: int | None,
         now: float,
         events: list[GameEvent],
+        *,
+        reason: str = "",
     ) -> None:
         self.clock.stop(now)
         ended = GameEnded(
@@ -525,16 +529,17 @@ class GameSession:
             winner=winner,
             fen=self.game.fen(),
             clock=self.clock_info(now),
+            reason=reason,
         )
         self._emit(ended, events)
 
     def _end_on_time(self, seat: int, now: float, events: list[GameEvent]) -> None:
         winner = 1 - seat
-        self._finish(result_for(winner), Termination.TIMEOUT.value, winner, now, events)
+        self._finish(result_for(winner), termination_text(Termination.TIMEOUT), winner, now, events)
 
     def _end_without_first_move(self, now: float, events: list[GameEvent]) -> None:
         """The side to move let its first-move window run out: no result."""
-        self._finish("*", Termination.NO_FIRST_MOVE.value, None, now, events)
+        self._finish("*", termination_text(Termination.NO_FIRST_MOVE), None, now, events)
 
     def _begin_turn(self, now: float) -> None:
         """The side to move's turn begins at ``now`` in a started game: its clock
@@ -543,14 +548,30 @@ class GameSession:
         self.clock.begin_turn(self.game.seat_to_move, now, first_move=first_move)
 
     def resign(self, token: str, now: float, reason: str = "") -> list[GameEvent]:
-        """Give up; ``reason`` (an engine's crash, an adjudication) is recorded as the
-        termination instead of ``resignation``."""
+        """Give up; ``reason`` (an engine's crash, an illegal move) is recorded beside
+        the termination ``resignation``."""
         seat = self.seat_of(token)
         self._require_live()
-        termination = _checked_reason(reason, Termination.RESIGNATION)
+        said = _checked_reason(reason, Termination.RESIGNATION)
         events = self.seen(seat, now)
         winner = 1 - seat
-        self._finish(result_for(winner), termination, winner, now, events)
+        self._finish(result_for(winner), "resignation", winner, now, events, reason=said)
+        return events
+
+    def adjudicate(self, result: ResultText, reason: str, now: float) -> list[GameEvent]:
+        """End the game with ``result`` on the admin's word (the caller checked its
+        key): termination ``adjudication``, ``reason`` beside it.  The same
+        adjudication of the game it ended asks for nothing more (no events)."""
+        reason = " ".join(reason.split())
+        if not reason:
+            raise RefereeError("bad_request", "an adjudication needs a reason")
+        state = self.state
+        if self.over:
+            if (state.termination, state.result, state.reason) == ("adjudication", result, reason):
+                return []  # a retry of the request that ended it
+            raise RefereeError("game_over", f"the game is over ({state.termination})")
+        events: list[GameEvent] = []
+        self._finish(result, "adjudication", winner_of(result), now, events, reason=reason)
         return events
 
     def abort(self, token: str, now: float) -> list[GameEvent]:
@@ -561,7 +582,7 @@ class GameSession:
         if self.game.ply >= 2:
             raise RefereeError("not_allowed", "a game can be aborted only before both sides moved")
         events = self.seen(seat, now)
-        self._finish("*", Termination.ABORTED.value, None, now, events)
+        self._finish("*", termination_text(Termination.ABORTED), None, now, events)
         return events
 
     def offer_draw(self, token: str, now: float) -> list[GameEvent]:
@@ -571,7 +592,7 @@ class GameSession:
             raise RefereeError("not_allowed", "your draw offer is already pending")
         events = self.seen(seat, now)
         if self.state.draw_offer == 1 - seat:  # offering when one is pending accepts it
-            self._finish("1/2-1/2", Termination.AGREEMENT.value, None, now, events)
+            self._finish("1/2-1/2", termination_text(Termination.AGREEMENT), None, now, events)
         else:
             self._emit(DrawOffered(game_id=self.game_id, seq=self._next(), seat=seat), events)
         return events
@@ -583,10 +604,10 @@ class GameSession:
         self._require_started()
         if self.state.draw_offer != 1 - seat:
             raise RefereeError("no_offer", "your opponent has not offered a draw")
-        termination = _checked_reason(reason, Termination.AGREEMENT)
+        said = _checked_reason(reason, Termination.AGREEMENT)
         events = self.seen(seat, now)
         if accept:
-            self._finish("1/2-1/2", termination, None, now, events)
+            self._finish("1/2-1/2", "agreement", None, now, events, reason=said)
         else:
             self._emit(DrawDeclined(game_id=self.game_id, seq=self._next(), seat=seat), events)
         return events
@@ -719,10 +740,12 @@ class GameSession:
             if not self.state.connected[i] and now - seat.away_since > self._away_limit(i)
         ]
         if len(away) == 2:  # nobody is left: no result
-            self._finish("*", Termination.ABANDONED.value, None, now, events)
+            self._finish("*", termination_text(Termination.ABANDONED), None, now, events)
         elif away:
             winner = 1 - away[0]
-            self._finish(result_for(winner), Termination.ABANDONED.value, winner, now, events)
+            self._finish(
+                result_for(winner), termination_text(Termination.ABANDONED), winner, now, events
+            )
         return events
 
     # ------------------------------------------------------------ views

@@ -8,11 +8,12 @@ See ``docs/protocol.md`` for every message with an example.
 
 from __future__ import annotations
 
+import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from lanqi.games.base import ResultText
-from lanqi.protocol.schema import Message, Struct, limit, register
+from lanqi.games.base import ResultText, TerminationText
+from lanqi.protocol.schema import ErrorCode, Message, Struct, limit, register
 
 __all__ = [
     "DEFAULT_FIRST_MOVE_MS",
@@ -23,6 +24,7 @@ __all__ = [
     "AcceptChallenge",
     "AcceptDraw",
     "AcceptTakeback",
+    "Adjudicate",
     "Assignment",
     "CancelChallenge",
     "CancelSeek",
@@ -45,6 +47,7 @@ __all__ = [
     "DeleteTournament",
     "DrawDeclined",
     "DrawOffered",
+    "ErrorCode",
     "ErrorReply",
     "ExportTournament",
     "Exported",
@@ -117,7 +120,9 @@ __all__ = [
     "TakebackDeclined",
     "TakebackRequested",
     "TakenBack",
+    "Termination",
     "TimeControl",
+    "TimeControlKind",
     "TourCreated",
     "TourDeleted",
     "TourFinished",
@@ -140,6 +145,8 @@ __all__ = [
     "Unlock",
     "Welcome",
     "WithdrawTournament",
+    "legacy_termination",
+    "termination_label",
 ]
 
 #: A game's state on the referee: not both seats joined yet, being played, over.
@@ -150,6 +157,13 @@ ChatRoom = Literal["players", "spectators"]
 PlayerKind = Literal["human", "bot"]
 #: A tournament's state.
 TournamentStatus = Literal["open", "running", "paused", "finished"]
+#: How a game's clock runs: untimed, base + increment, a fixed time for every move.
+TimeControlKind = Literal["none", "fischer", "per_move"]
+#: Why a game ended: the rules' words, the referee's (``resignation``, ``timeout``,
+#: ``agreement``, ``abandoned``, ``aborted``, ``no_first_move``) and ``adjudication``
+#: (an admin's ``adjudicate``).  What a seat or an admin said (an engine's
+#: ``illegal move h2h9``, ``adjudication: score``) travels beside it as ``reason``.
+Termination = Literal[TerminationText, "adjudication"]
 
 MAX_MOVES = 4000  # plies in one game record
 MAX_CHAT_LEN = 500
@@ -161,6 +175,49 @@ ID = limit(64)
 TOKEN = limit(64)
 MOVE_TEXT = limit(32)
 FEN = limit(1000)  # a 20x20 gomoku position is over 400 characters
+#: a termination's free-text reason (left out of the wire map when empty, so a game
+#: that ends without one is sent and stored byte for byte as before the field)
+REASON = limit(200, omit_empty=True)
+TERMINATIONS: frozenset[str] = frozenset(typing.get_args(Termination))
+
+
+def legacy_termination(text: str, result: str | None) -> tuple[Termination, str]:
+    """The (termination, reason) of a termination written before ``reason`` existed,
+    when a seat's or an adjudicator's own words stood in the termination itself.
+
+    >>> legacy_termination("timeout", "1-0")
+    ('timeout', '')
+    >>> legacy_termination("illegal move h2h9", "0-1")
+    ('resignation', 'illegal move h2h9')
+    >>> legacy_termination("adjudication: draw", "1/2-1/2")
+    ('adjudication', 'adjudication: draw')
+    """
+    for name in typing.get_args(Termination):
+        if text == name:
+            return name, ""
+    if text.startswith("adjudication"):
+        return "adjudication", text
+    return ("agreement" if result == "1/2-1/2" else "resignation"), text
+
+
+def termination_label(termination: str | None, reason: str = "") -> str:
+    """What a record and a log say for an ending: the reason when there is one (it
+    says more), else the termination (``""`` for none).
+
+    >>> termination_label("resignation", "crash"), termination_label("timeout")
+    ('crash', 'timeout')
+    """
+    return reason or termination or ""
+
+
+def _legacy_ending(data: dict[str, Any]) -> dict[str, Any]:
+    """A map from a sender (or a store) older than ``reason``: its free-text
+    ``termination`` becomes the closed word plus the text as ``reason``."""
+    text = data.get("termination")
+    if "reason" in data or type(text) is not str or text in TERMINATIONS:
+        return data
+    termination, reason = legacy_termination(text, data.get("result"))
+    return {**data, "termination": termination, "reason": reason}
 
 
 # ---------------------------------------------------------------- nested values
@@ -184,7 +241,7 @@ class TimeControl(Struct):
     (5000, 50)
     """
 
-    kind: str = field(default="none", metadata=limit(16))
+    kind: TimeControlKind = field(default="none", metadata=limit(16))
     base_ms: int = field(default=0, metadata=limit(max_value=24 * 3600 * 1000))
     increment_ms: int = field(default=0, metadata=limit(max_value=3600 * 1000))
     per_move_ms: int = field(default=0, metadata=limit(max_value=24 * 3600 * 1000))
@@ -272,7 +329,7 @@ class GameResult(Message):
     options: dict[str, Any] = field(default_factory=dict, metadata=limit(16))
     players: list[str] = field(metadata=limit(2))
     result: ResultText = field(metadata=limit(8))
-    termination: str = field(metadata=limit(32))
+    termination: Termination = field(metadata=limit(32))
     winner: int | None = field(default=None, metadata=limit(max_value=1))
     start_fen: str | None = field(default=None, metadata=FEN)
     moves: list[str] = field(default_factory=list, metadata=limit(MAX_MOVES, min_value=0))
@@ -280,6 +337,10 @@ class GameResult(Message):
     #: the mover's time left in ms as each move arrived (the ``moved`` events'
     #: ``left_ms``; one per move, empty when the game had no clock)
     clocks: list[int] = field(default_factory=list, metadata=limit(MAX_MOVES, min_value=0))
+    #: what the seat or the adjudicator said (``crash``, ``adjudication: score``)
+    reason: str = field(default="", metadata=REASON)
+
+    LEGACY = _legacy_ending
 
 
 # ---------------------------------------------------------------- base classes
@@ -342,9 +403,10 @@ class Join(Request):
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MoveRequest(Request):
-    """Play ``move`` (ICCS, WXF, Chinese or gomoku text) as ply number ``ply``
-    (0 for the first move of the game).  A retry of an accepted move gets the same
-    answer; a move for any other ply is refused as ``stale_move``."""
+    """Play ``move`` in the variant's wire notation (ICCS ``h2e2``, gomoku ``h8``)
+    as ply number ``ply`` (0 for the first move of the game); xiangqi WXF and Chinese
+    are still taken for this release (docs/protocol.md#move).  A retry of an accepted
+    move gets the same answer; a move for any other ply is refused as ``stale_move``."""
 
     T = "move"
     game_id: str = field(metadata=ID)
@@ -422,6 +484,22 @@ class AbortGame(_SeatAction):
 
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Adjudicate(Request):
+    """End a game now with ``result``, on the referee's admin key (as ``create_game``):
+    an engine match's adjudication (``adjudication: score``, ``adjudication: max
+    moves``), a tablebase, a director's decision.  The game ends as ``adjudication``
+    with ``reason``; a repeat of the same request on the game it ended is answered
+    ``ok`` again, any other request on a finished game ``game_over``."""
+
+    T = "adjudicate"
+    game_id: str = field(metadata=ID)
+    result: ResultText = field(metadata=limit(8))
+    reason: str = field(metadata=limit(200))
+    admin_key: str | None = field(default=None, metadata=TOKEN)
+
+
+@register
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Heartbeat(_SeatAction):
     """A sign of life for a seat (any accepted seat request counts as one too)."""
 
@@ -485,7 +563,7 @@ class ErrorReply(Reply):
     """``code`` is stable (see docs/protocol.md); ``msg`` is for people."""
 
     T = "error"
-    code: str = field(metadata=limit(32))
+    code: ErrorCode = field(metadata=limit(32))
     msg: str = field(default="", metadata=limit(500))
 
 
@@ -523,7 +601,7 @@ class Snapshot(Reply):
     ply: int
     status: GameStatus = field(metadata=limit(16))
     result: ResultText | None = field(default=None, metadata=limit(8))
-    termination: str | None = field(default=None, metadata=limit(32))
+    termination: Termination | None = field(default=None, metadata=limit(32))
     players: list[str] = field(metadata=limit(2))
     connected: list[bool] = field(default_factory=list, metadata=limit(2))
     clock: ClockInfo = field(default_factory=ClockInfo)
@@ -542,6 +620,10 @@ class Snapshot(Reply):
     abandon_in_ms: list[int] = field(default_factory=list, metadata=limit(2, min_value=0))
     #: the referee's ``--abandon-after`` in ms (0: not said)
     abandon_after_ms: int = field(default=0, metadata=limit(min_value=0))
+    #: the ending's reason, beside ``termination`` (see :class:`GameEnded`)
+    reason: str = field(default="", metadata=REASON)
+
+    LEGACY = _legacy_ending
 
 
 @register
@@ -659,12 +741,21 @@ class ChatPosted(GameEvent):
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GameEnded(GameEvent):
+    """The game is over: ``termination`` is one word of :data:`Termination`;
+    ``reason`` (left out when empty) what a resigning seat or an adjudicator said
+    (``crash``, ``illegal move h2h9``, ``adjudication: score``).  An ``ended`` with
+    free text in ``termination`` and no ``reason`` (lanqi before 0.x, and games it
+    stored) reads as the closed word plus that text (:func:`legacy_termination`)."""
+
     T = "ended"
     result: ResultText = field(metadata=limit(8))
-    termination: str = field(metadata=limit(32))
+    termination: Termination = field(metadata=limit(32))
     winner: int | None = field(default=None, metadata=limit(max_value=1))
     fen: str = field(metadata=FEN)
     clock: ClockInfo = field(default_factory=ClockInfo)
+    reason: str = field(default="", metadata=REASON)
+
+    LEGACY = _legacy_ending
 
 
 register(GameResult)
@@ -744,7 +835,7 @@ class Hello(Request):
 
     T = "hello"
     name: str = field(metadata=NAME)
-    kind: str = field(default="human", metadata=limit(8))
+    kind: PlayerKind = field(default="human", metadata=limit(8))
     variants: list[str] = field(default_factory=lambda: ["xiangqi", "gomoku"], metadata=limit(8))
     session: str | None = field(default=None, metadata=TOKEN)
     claim: str | None = field(default=None, metadata=limit(16))
@@ -927,7 +1018,7 @@ class ChallengeReceived(Reply):
     T = "challenge_received"
     challenge_id: str = field(metadata=ID)
     challenger: str = field(metadata=NAME)
-    challenger_kind: str = field(default="human", metadata=limit(8))
+    challenger_kind: PlayerKind = field(default="human", metadata=limit(8))
     seek: Seek
     expires_s: int = 60
 

@@ -13,11 +13,12 @@ import dataclasses
 import types
 import typing
 from collections.abc import Callable, Collection
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 __all__ = [
     "DEFAULT_MAX_ITEMS",
     "DEFAULT_MAX_STR",
+    "ErrorCode",
     "Message",
     "ProtocolError",
     "Struct",
@@ -31,6 +32,51 @@ __all__ = [
     "to_wire",
 ]
 
+#: A refused request's ``code`` (docs/protocol.md#errors says when each comes).
+ErrorCode = Literal[
+    "too_large",
+    "bad_message",
+    "bad_version",
+    "unknown_type",
+    "no_session",
+    "bad_session",
+    "name_taken",
+    "unauthorized",
+    "bad_request",
+    "unknown_game",
+    "game_exists",
+    "bad_token",
+    "stale_move",
+    "game_over",
+    "not_started",
+    "not_your_turn",
+    "timeout",
+    "ambiguous_move",
+    "illegal_move",
+    "bad_move",
+    "unknown_seek",
+    "unknown_player",
+    "locked_out",
+    "too_many_names",
+    "removed",
+    "muted",
+    "not_locked",
+    "bad_claim",
+    "claim_needed",
+    "offline",
+    "unknown_challenge",
+    "unknown_tournament",
+    "already_joined",
+    "closed",
+    "full",
+    "game_failed",
+    "not_entered",
+    "not_allowed",
+    "no_offer",
+    "rate_limited",
+    "internal",
+]
+
 DEFAULT_MAX_STR = 200
 DEFAULT_MAX_ITEMS = 64
 MAX_INT = 2**63 - 1
@@ -39,24 +85,29 @@ MAX_INT = 2**63 - 1
 class ProtocolError(ValueError):
     """A message that cannot be accepted; ``code`` is the stable error code for replies."""
 
-    def __init__(self, code: str, msg: str, request_id: int | None = None) -> None:
+    def __init__(self, code: ErrorCode, msg: str, request_id: int | None = None) -> None:
         super().__init__(msg)
         self.code = code
         self.msg = msg
         self.request_id = request_id
 
 
-def limit(
+def limit(  # noqa: PLR0913 - keyword-only limits, each its own
     max_len: int | None = None,
     *,
     min_len: int | None = None,
     item_len: int | None = None,
     min_value: int | None = None,
     max_value: int | None = None,
+    omit_empty: bool = False,
 ) -> dict[str, Any]:
     """Field metadata: the longest string / list / map, the fewest items of a list,
-    the longest string item of a list, and the range of an int."""
+    the longest string item of a list, and the range of an int.  ``omit_empty``:
+    the field is left out of the wire map while it holds its default (a field added
+    to a message keeps the message's bytes for everything that does not use it)."""
     meta: dict[str, Any] = {}
+    if omit_empty:
+        meta["omit_empty"] = True
     if max_len is not None:
         meta["max_len"] = max_len
     if min_len is not None:
@@ -74,10 +125,20 @@ Checker = Callable[[Any, str], Any]
 
 
 class Struct:
-    """A nested value inside a message (a time control, a player...)."""
+    """A nested value inside a message (a time control, a player...).
 
+    ``LEGACY``, when set, rewrites a decoded map before its fields are checked: the
+    way a message keeps reading what an older sender (or an older store) wrote after
+    one of its fields changed shape.
+    """
+
+    LEGACY: ClassVar[Callable[[dict[str, Any]], dict[str, Any]] | None] = None
     _fields_spec: ClassVar[tuple[tuple[str, Checker, bool], ...]] = ()
-    _wire_plan: ClassVar[tuple[tuple[str, ...], tuple[str, ...]]] = ((), ())
+    _wire_plan: ClassVar[tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, Any], ...]]] = (
+        (),
+        (),
+        (),
+    )
 
 
 class Message(Struct):
@@ -262,6 +323,8 @@ def _prepare(cls: type[Struct]) -> None:
 def _build(cls: type[S], data: dict[str, Any], prefix: str = "") -> S:
     if not cls.__dict__.get("_fields_spec"):
         _prepare(cls)
+    if cls.LEGACY is not None:
+        data = cls.LEGACY(data)
     kwargs = {}
     for name, check, required in cls._fields_spec:
         if name in data:
@@ -352,21 +415,36 @@ def _mentions_struct(hint: Any) -> bool:
     return any(_mentions_struct(arg) for arg in typing.get_args(hint))
 
 
-def _wire_plan(cls: type[Struct]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The field names of ``cls`` in order, and those that may hold structs
-    (to be turned into plain maps); computed once per class."""
-    plan: tuple[tuple[str, ...], tuple[str, ...]] | None = cls.__dict__.get("_wire_plan")
+Plan = tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, Any], ...]]
+
+
+def _wire_plan(cls: type[Struct]) -> Plan:
+    """The field names of ``cls`` in order, those that may hold structs (to be
+    turned into plain maps), and those left out while they hold their default
+    (``omit_empty``, with the default); computed once per class."""
+    plan: Plan | None = cls.__dict__.get("_wire_plan")
     if plan is None:
         hints = typing.get_type_hints(cls)
-        names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
-        plan = names, tuple(n for n in names if _mentions_struct(hints[n]))
+        fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+        names = tuple(f.name for f in fields)
+        omitted = tuple((f.name, f.default) for f in fields if f.metadata.get("omit_empty"))
+        plan = names, tuple(n for n in names if _mentions_struct(hints[n])), omitted
         cls._wire_plan = plan
     return plan
 
 
+def _omit(out: dict[str, Any], omitted: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
+    for name, default in omitted:
+        if out.get(name) == default:
+            del out[name]
+    return out
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, Struct):
-        return {name: _plain(getattr(value, name)) for name in _wire_plan(type(value))[0]}
+        names, _, omitted = _wire_plan(type(value))
+        out = {name: _plain(getattr(value, name)) for name in names}
+        return _omit(out, omitted) if omitted else out
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
@@ -380,7 +458,7 @@ def struct_to_wire(value: Struct) -> dict[str, Any]:
 
 def to_wire(message: Message) -> dict[str, Any]:
     """The wire map of ``message`` (without the version field)."""
-    names, nested = _wire_plan(type(message))
+    names, nested, omitted = _wire_plan(type(message))
     out: dict[str, Any] = {"t": message.T}
     if message.KIND:  # a family member sends every field of its family
         out.update(message.FAMILY_WIRE)
@@ -389,4 +467,4 @@ def to_wire(message: Message) -> dict[str, Any]:
         out[name] = getattr(message, name)
     for name in nested:
         out[name] = _plain(out[name])
-    return out
+    return _omit(out, omitted) if omitted else out

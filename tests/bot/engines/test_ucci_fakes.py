@@ -138,8 +138,8 @@ def test_fixed_limits(make: Callable[..., UcciEngine]) -> None:
 
 def test_draw_flag_and_no_move(make: Callable[..., UcciEngine]) -> None:
     bot = make("draw")
-    bot.choose_move(GameState.start("xiangqi"))
-    assert bot.draw_offered and not bot.resigned
+    played = bot.play(GameState.start("xiangqi"))
+    assert played.offer_draw and not played.resign
     nomove = make("nomove")
     with pytest.raises(IllegalEngineMove, match="gave no move"):
         nomove.choose_move(GameState.start("xiangqi"))

@@ -37,9 +37,9 @@ class UcciEngine(XiangqiEngine):
     """A xiangqi engine speaking UCCI.
 
     ``time_unit``: see :data:`TimeUnit`.  Other keywords: see
-    :class:`~lanqi.bot.engines.uci.XiangqiEngine`.  After each search,
-    :attr:`draw_offered` and :attr:`resigned` tell whether the engine added
-    ``draw`` or ``resign`` to its ``bestmove``.
+    :class:`~lanqi.bot.engines.uci.XiangqiEngine`.  A ``draw`` or ``resign`` the
+    engine adds to its ``bestmove`` is the :class:`~lanqi.bot.base.PlayResult`'s
+    ``offer_draw`` or ``resign``.
 
     Time control to ``go``: Fischer clocks give ``go time <own> increment <inc>
     opptime <opponent> oppincrement <inc>``; a per-move limit, a fixed
@@ -57,8 +57,6 @@ class UcciEngine(XiangqiEngine):
         self.time_unit_setting: TimeUnit = time_unit
         #: The unit in use, ``ms`` or ``s`` (``auto`` is resolved at start).
         self.time_unit: Literal["ms", "s"] = "ms" if time_unit == "auto" else time_unit
-        self.draw_offered = False
-        self.resigned = False
         super().__init__(command, **kwargs)
 
     # -- handshake and options ------------------------------------------------------
@@ -139,10 +137,9 @@ class UcciEngine(XiangqiEngine):
             )
         return f"go time {self._time(self.default_movetime_ms)} movestogo 1"
 
-    def _read_bestmove(self, reply: str, board: xiangqi.Board) -> str:
+    def _bestmove_words(self, reply: str) -> tuple[bool, bool]:
         extras = reply.split()[2:]
-        self.draw_offered = "draw" in extras
-        self.resigned = "resign" in extras
-        if self.draw_offered or self.resigned:
+        draw, resign = "draw" in extras, "resign" in extras
+        if draw or resign:
             log.info("%s: bestmove with %s", self.engine_name, " ".join(extras))
-        return super()._read_bestmove(reply, board)
+        return draw, resign

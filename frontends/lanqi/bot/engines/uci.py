@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from lanqi.bot.base import Bot, GameState, think_time_ms
+from lanqi.bot.base import Bot, GameState, PlayResult, SearchInfo, think_time_ms
 from lanqi.bot.engines.process import (
     EngineConfigError,
     EngineCrashed,
@@ -203,18 +203,6 @@ def parse_option(line: str) -> EngineOption | None:
         max=number("max"),
         vars=tuple(vars_),
     )
-
-
-@dataclass(frozen=True, slots=True)
-class SearchInfo:
-    """The engine's last ``info`` line worth keeping (``pv`` in ICCS)."""
-
-    depth: int | None = None
-    score_cp: int | None = None
-    mate: int | None = None
-    nodes: int | None = None
-    time_ms: int | None = None
-    pv: tuple[str, ...] = ()
 
 
 def losing_repetition_moves(board: xiangqi.Board) -> list[str]:
@@ -520,8 +508,11 @@ class XiangqiEngine(Bot):
             self._fail()
             raise
 
-    def choose_move(self, state: GameState) -> str:
-        """Ask the engine; return its move in ICCS once the rules accept it.
+    def play(self, state: GameState) -> PlayResult:
+        """Ask the engine; return its move in ICCS once the rules accept it, with
+        its last ``info`` (score, depth, nodes, pv), the reply it expects
+        (``bestmove X ponder Y``, else its pv) and its ``draw`` / ``resign`` words
+        (UCCI).
 
         Raises :class:`IllegalEngineMove` (the engine stays up),
         :class:`EngineTimeout` or :class:`EngineCrashed` (the engine is killed
@@ -555,9 +546,21 @@ class XiangqiEngine(Bot):
             self._fail()
             raise
         move = self._read_bestmove(reply, board)
+        expected = self._expected_reply(reply, board, move)
         if self.ponder:
-            self._expected = self._expected_reply(reply, board, move)
-        return move
+            self._expected = expected
+        draw, resign = self._bestmove_words(reply)
+        return PlayResult(
+            move,
+            ponder=expected[1] if expected is not None else None,
+            info=self.last_info,
+            offer_draw=draw,
+            resign=resign,
+        )
+
+    def _bestmove_words(self, reply: str) -> tuple[bool, bool]:
+        """Whether ``bestmove`` offers a draw and whether it resigns (UCI: never)."""
+        return False, False
 
     # -- pondering --------------------------------------------------------------------
 
