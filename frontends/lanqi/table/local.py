@@ -32,6 +32,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from lanqi.games.base import Game
 from lanqi.gamestate import GameState, apply
 from lanqi.protocol import (
     ErrorReply,
@@ -122,6 +123,11 @@ class LocalReferee:
     def state(self) -> GameState:
         """The game as the referee holds it now."""
         return self.session.state
+
+    def live_board(self) -> Game[Any]:
+        """A copy of the referee's rules object at the live position, history
+        included: what a bot in this process is given to think on (no replay)."""
+        return self.session.game.copy()
 
     def table(self, seat: int | None) -> LocalTable:
         """A table for ``seat`` (None: a watcher), following the game from now."""
