@@ -528,6 +528,16 @@ class GameSession:
 
     # ------------------------------------------------------------ endings
 
+    def end_if_over(self, now: float) -> list[GameEvent]:
+        """End a live game whose position the rules say is over (a game set up from
+        such a position: the referee refuses to create one, a local table shows it)."""
+        outcome = self.game.outcome()
+        if outcome is None or self.over:
+            return []
+        events: list[GameEvent] = []
+        self._end(outcome, now, events)
+        return events
+
     def _end(self, outcome: Outcome[Any], now: float, events: list[GameEvent]) -> None:
         termination = termination_text(outcome.termination)
         self._finish(outcome.result(), termination, outcome.winner_seat, now, events)
