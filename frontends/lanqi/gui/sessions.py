@@ -268,17 +268,6 @@ class LocalSession(Session):
         variant, options, start_fen, _ = self._setup
         tc = dataclasses.replace(self.time_control, first_move_ms=LOCAL_FIRST_MOVE_MS)
         try:
-            if moves:
-                return LocalReferee.resume(
-                    variant,
-                    moves,
-                    remaining,
-                    options=options,
-                    start_fen=start_fen,
-                    players=self._names(),
-                    time_control=tc,
-                    clock=self.game_time,
-                )
             return LocalReferee.start(
                 variant,
                 options=options,
@@ -287,6 +276,8 @@ class LocalSession(Session):
                 time_control=tc,
                 clock=self.game_time,
                 over_ok=True,  # set up from a final position: its result shows
+                moves=moves or (),
+                remaining_ms=remaining,
             )
         except RefereeError as exc:
             raise ValueError(exc.msg) from None

@@ -92,14 +92,20 @@ class LocalReferee:
         clock: Callable[[], float] = time.monotonic,
         liveness: Liveness = LOCAL_LIVENESS,
         over_ok: bool = False,
+        moves: Sequence[str] = (),
+        remaining_ms: tuple[float, float] | None = None,
     ) -> LocalReferee:
         """A new game with both seats taken, as ``create_game`` and two ``join``
         requests (seat 0, then seat 1) make it on a referee.
 
         Raises :class:`~lanqi.session.RefereeError` where the referee refuses to
-        create it (an unknown variant, bad options, a position that is already over).
-        ``over_ok``: a position that is already over makes a game that ends at once,
-        as the rules say (a screen set up from a final position shows its result).
+        create it (an unknown variant, bad options, a position that is already over)
+        or refuses one of ``moves``.  ``over_ok``: a position that is already over
+        makes a game that ends at once, as the rules say (a screen set up from a final
+        position shows its result).  A game kept on this computer is taken up again
+        with ``moves`` (played from the start at one instant) and ``remaining_ms``
+        (the clocks then, the side to move's running from now), as the referee
+        restores a game after a restart (:meth:`GameSession.restore` with a reading).
         """
         now = clock() * 1000.0
         setup = SessionSetup(
@@ -123,54 +129,22 @@ class LocalReferee:
         for seat, token in enumerate(setup.tokens):
             referee._publish(session.join(seat, token, now))
         referee._publish(session.end_if_over(now))
-        return referee
-
-    @classmethod
-    def resume(
-        cls,
-        variant: str,
-        moves: Sequence[str],
-        remaining_ms: tuple[float, float] | None = None,
-        *,
-        options: Mapping[str, Any] | None = None,
-        start_fen: str | None = None,
-        players: Sequence[str] = ("", ""),
-        time_control: TimeControl | None = None,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> LocalReferee:
-        """A game kept on this computer, taken up again: ``moves`` played from the
-        start at one instant, then the clocks read ``remaining_ms`` (the side to move's
-        running from now), as the referee restores a game after a restart
-        (:meth:`GameSession.restore` with a clock reading).
-
-        Raises :class:`~lanqi.session.RefereeError` for a move the referee refuses.
-        """
-        referee = cls.start(
-            variant,
-            options=options,
-            start_fen=start_fen,
-            players=players,
-            time_control=time_control,
-            clock=clock,
-        )
-        session, now = referee.session, clock() * 1000.0
         for ply, text in enumerate(moves):
-            token = session.setup.tokens[session.game.seat_to_move]
+            token = setup.tokens[session.game.seat_to_move]
             referee._publish(session.move(token, ply, text, now)[2])
         state = session.state
-        if remaining_ms is None or state.status != "active":
-            return referee
-        window = state.clock.first_move_left_ms
-        mark = ClockReading(
-            seq=state.seq,
-            remaining_ms=remaining_ms,
-            running=state.clock.running,
-            window_ms=None if window is None else float(window),
-            at=now,
-        )
-        timed = [(event, now) for event in referee.log]
-        referee.session = GameSession.restore(session.setup, timed, now, session.liveness, mark)
-        referee.session.resumed(now)
+        if remaining_ms is not None and state.status == "active":
+            window = state.clock.first_move_left_ms
+            mark = ClockReading(
+                seq=state.seq,
+                remaining_ms=remaining_ms,
+                running=state.clock.running,
+                window_ms=None if window is None else float(window),
+                at=now,
+            )
+            timed = [(event, now) for event in referee.log]
+            referee.session = GameSession.restore(setup, timed, now, liveness, mark)
+            referee.session.resumed(now)
         return referee
 
     def clock_at(self, now: float) -> ClockInfo:
