@@ -145,3 +145,19 @@ def test_no_gui_module_keeps_referee_logic() -> None:
                 pytest.fail(f"{path.name} imports lanqi.clock")
             if isinstance(node, ast.Attribute) and node.attr in ("flagged", "finish_by_rules"):
                 pytest.fail(f"{path.name} line {node.lineno}: .{node.attr}")
+
+
+def test_a_move_played_on_the_board_is_parsed_once_on_the_screen() -> None:
+    from lanqi.gui.model import GameModel
+
+    model = GameModel("xiangqi")
+    wire, reason = model.check("炮二平五")  # any notation in, the wire's out
+    assert (wire, reason) == ("h2e2", None)
+    board = model.board
+
+    def parse_again(text: str) -> Any:
+        raise AssertionError(f"{text} parsed a second time")
+
+    board.parse_move = parse_again  # type: ignore[method-assign]
+    model.show(model.state._replace(moves=("h2e2",)))  # the table brings it back
+    assert model.moves == ["h2e2"] and model.board is board and board.ply == 1

@@ -231,3 +231,22 @@ def test_wait_returns_when_news_is_pending_or_a_timer_is_due() -> None:
     assert any(isinstance(n, Answered) and isinstance(n.reply, Ok) for n in news)
     reply = next(n for n in news if isinstance(n, Answered)).reply
     assert not isinstance(reply, ErrorReply)
+
+
+def test_a_kept_game_starts_again_with_its_moves_and_its_clocks() -> None:
+    clock = FakeClock()
+    tc = TimeControl(kind="fischer", base_ms=300_000, increment_ms=3_000)
+    referee = LocalReferee.start(
+        "xiangqi",
+        moves=["h2e2", "h9g7", "b0c2"],
+        remaining_ms=(1_000.0, 2_000.0),
+        time_control=tc,
+        clock=clock,
+    )
+    assert referee.state.moves == ("h2e2", "h9g7", "b0c2")
+    assert referee.clock_at(clock()).remaining_ms == [1_000, 2_000]
+    clock.now += 0.5  # Black to move: its clock runs from the kept time
+    assert referee.clock_at(clock()).remaining_ms == [1_000, 1_500]
+    with pytest.raises(RefereeError) as refused:
+        LocalReferee.start("xiangqi", moves=["h2e2", "h2e2"], clock=clock)
+    assert refused.value.code == "illegal_move"

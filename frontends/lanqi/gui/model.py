@@ -309,6 +309,7 @@ class GameModel:
             common += 1
         if common == len(self.moves) == len(moves):
             return
+        parsed = self._parsed if common == len(self.moves) else None  # else: taken back
         if common < len(self.moves) // 2:
             self.board = self._new_board()
             self.moves = []
@@ -316,7 +317,6 @@ class GameModel:
             while len(self.moves) > common:
                 self.board.pop()
                 self.moves.pop()
-        parsed = self._parsed
         for text in moves[len(self.moves) :]:
             if parsed is not None and parsed[:2] == (len(self.moves), text):
                 self.board.push(parsed[2])  # parsed once, where it was played
