@@ -221,6 +221,11 @@ def test_a_start_position_that_is_over_is_refused_as_the_referee_refuses_it() ->
     with pytest.raises(RefereeError) as refused:
         LocalReferee.start("xiangqi", start_fen="3k5/4R4/4R4/9/9/9/9/9/9/4K4 b", clock=FakeClock())
     assert refused.value.code == "bad_request"
+    shown = LocalReferee.start(
+        "xiangqi", start_fen="3k5/4R4/4R4/9/9/9/9/9/9/4K4 b", clock=FakeClock(), over_ok=True
+    )
+    ended = shown.log[-1]  # a screen set up from that position shows the rules' verdict
+    assert isinstance(ended, GameEnded) and (ended.termination, ended.winner) == ("stalemate", 0)
 
 
 def test_wait_returns_when_news_is_pending_or_a_timer_is_due() -> None:
