@@ -41,7 +41,7 @@ from lanqi.protocol import (
     TimeControl,
 )
 from lanqi.protocol.schema import message_types
-from lanqi.referee.session import GameSession, Liveness, RefereeError, SessionSetup
+from lanqi.session import GameSession, Liveness, RefereeError, SessionSetup
 
 TOKENS = ["red-token", "black-token"]
 #: requests, as often as they come in a test game (moves most of all)

@@ -12,9 +12,11 @@ from lanqi.bench.strength import (
     MatchReport,
     elo_interval,
     format_report,
+    play_game,
     play_match,
     run_strength,
 )
+from lanqi.bot.base import GameState as BotState
 from lanqi.bot.simple import GreedyGomokuBot, RandomBot
 
 GOMOCUP_FAKE = Path(__file__).parents[1] / "bot" / "engines" / "fakes" / "gomocup_fake.py"
@@ -61,3 +63,16 @@ def test_a_tiny_match_is_counted_and_reported() -> None:
     assert report.ai_moves > 0
     table = format_report([report, MatchReport("empty")])
     assert "greedy vs random" in table and "W-D-L" in table
+
+
+class _Illegal(RandomBot):
+    """Plays one move the rules refuse."""
+
+    def choose_move(self, state: BotState) -> str:
+        return "a0a1" if state.variant == "xiangqi" else "z99"
+
+
+def test_a_game_is_refereed_by_the_session_a_refused_move_loses() -> None:
+    result, ending, _, moves = play_game("xiangqi", [RandomBot(seed=3), _Illegal(seed=1)])
+    assert result == "1-0" and moves == 1
+    assert ending.startswith("illegal_move") or ending.startswith("bad_move")

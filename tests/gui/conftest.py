@@ -34,6 +34,7 @@ import pytest
 
 if TYPE_CHECKING:
     from lanqi.client.referee import RefereeClient
+    from lanqi.gui.model import GameModel
     from lanqi.protocol import TimeControl
     from lanqi.server.embedded import EmbeddedServer
 
@@ -42,6 +43,12 @@ DOCS_IMAGES = REPO / "docs" / "images"
 DOCS_SIZE = (900, 600)
 
 Color = tuple[int, int, int]
+
+
+def follow(model: GameModel, moves: list[str], **changes: Any) -> None:
+    """Show ``model`` the state a table would fold: its game after ``moves`` (from
+    the start), with ``changes`` (``status=``, ``result=``...)."""
+    model.show(model.state._replace(moves=tuple(moves), **changes))
 
 
 def near(color: Color, target: Color, tolerance: int = 40) -> bool:

@@ -156,10 +156,18 @@ def test_offers_and_the_waiting_banner_cover_nothing(
     scene = driver.scene
     for move in mate_line[:6]:
         driver.play_xiangqi(move)
-    scene.model.draw_offer = 1  # an offer shows in the panel, not on the board
+    from lanqi.gui.sessions import LocalSession
+    from lanqi.protocol import OfferDraw
+
+    session = scene.session
+    assert isinstance(session, LocalSession)
+    black = session.tables[1]  # an offer shows in the panel, not on the board
+    black.send(OfferDraw(game_id=black.game_id, token=black.token or ""))
+    driver.frames()
+    assert scene.model.draw_offer == 1
     every_shape(driver, "offer", ())
-    scene.model.draw_offer = None
-    scene.model.status = "waiting"  # as an online game before its start
+    model = scene.model  # as an online game before its start
+    model.show(model.state._replace(status="waiting", draw_offer=None))
     every_shape(driver, "waiting", ("banner",))
 
 

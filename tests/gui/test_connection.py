@@ -28,7 +28,7 @@ from lanqi.bench.process import LanqiService  # noqa: E402
 from lanqi.client.referee import RefereeClient  # noqa: E402
 from lanqi.i18n import tr  # noqa: E402
 from lanqi.protocol import Assignment, TimeControl  # noqa: E402
-from lanqi.referee.session import Liveness  # noqa: E402
+from lanqi.session import Liveness  # noqa: E402
 
 if TYPE_CHECKING:
     from tests.gui.conftest import Driver

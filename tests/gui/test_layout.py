@@ -130,9 +130,10 @@ def open_session(gui: Callable[..., Driver], kind: str, size: tuple[int, int]) -
     elif kind == "review":
         from lanqi.gui.model import GameModel
 
-        model = GameModel("xiangqi")
-        model.set_moves(SHUFFLE[:10])
-        model.finish("1/2-1/2", "agreement", None)
+        model = GameModel("xiangqi", moves=SHUFFLE[:10])
+        model.show(
+            model.state._replace(status="finished", result="1/2-1/2", termination="agreement")
+        )
         driver.app.go(ToReview((model, model), source="two-games.pgn"))
         driver.frames(2)
     else:

@@ -185,6 +185,8 @@ def test_gomoku_premove_points(scripted_game: Scripted) -> None:
 
 
 def test_what_becomes_of_a_premove() -> None:
+    from tests.gui.conftest import follow
+
     from lanqi.gui.model import GameModel
     from lanqi.gui.premove import Fate, Premove, settle
 
@@ -192,13 +194,11 @@ def test_what_becomes_of_a_premove() -> None:
     premove = Premove.on(model, "h0g2", (sq("h0"), sq("g2")))
     assert premove.ply == 2
     assert settle(premove, model, my_turn=False) is Fate.WAIT  # the opponent thinks
-    model.push("h9g7")
+    follow(model, ["h2e2", "h9g7"])
     assert settle(premove, model, my_turn=False) is Fate.WAIT  # our turn, no moving yet
     assert settle(premove, model, my_turn=True) is Fate.PLAY
-    model.pop()
-    model.pop()
+    follow(model, [])
     assert settle(premove, model, my_turn=True) is Fate.STALE  # taken back under it
     assert settle(premove, GameModel("xiangqi"), my_turn=True) is Fate.FORGET  # another game
-    model.push("h2e2")
-    model.finish("0-1", "resignation", 1)
+    follow(model, ["h2e2"], status="finished", result="0-1", termination="resignation", winner=1)
     assert settle(premove, model, my_turn=False) is Fate.FORGET  # the game is over

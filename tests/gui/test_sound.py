@@ -55,20 +55,22 @@ def test_the_sound_follows_what_the_move_did() -> None:
 
 
 def test_cues_name_one_sound_per_change_of_the_live_game() -> None:
+    from tests.gui.conftest import follow
+
     model = GameModel("xiangqi")
     cues = Cues()
     assert cues.follow(model) is None  # a game appears: silent
-    model.push("h2e2")
+    follow(model, ["h2e2"])
     assert cues.follow(model) is Sound.MOVE
     assert cues.follow(model) is None  # nothing changed
-    model.push("h9g7")
-    model.push("e2e6")
+    follow(model, ["h2e2", "h9g7", "e2e6"])
     assert cues.follow(model) is None  # two moves at once (a resync): silent
-    model.pop()
+    follow(model, ["h2e2", "h9g7"])
     assert cues.follow(model) is None  # a takeback: silent
-    model.push("e2e6")
+    follow(model, ["h2e2", "h9g7", "e2e6"])
     assert cues.follow(model) is Sound.CAPTURE
-    model.finish("0-1", "resignation", 1)  # an end without a move
+    ended = {"status": "finished", "result": "0-1", "termination": "resignation", "winner": 1}
+    follow(model, ["h2e2", "h9g7", "e2e6"], **ended)  # an end without a move
     assert cues.follow(model) is Sound.END
     assert cues.follow(model) is None
     assert cues.follow(GameModel("xiangqi")) is None  # a new game: silent

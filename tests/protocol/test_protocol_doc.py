@@ -36,7 +36,11 @@ DOC = ROOT / "docs" / "protocol.md"
 #: where each service's error codes come from; the shared codec speaks for both
 SOURCES = {
     "both": sorted((ROOT / "shared" / "lanqi" / "protocol").glob("*.py")),
-    "referee": sorted((ROOT / "services" / "lanqi" / "referee").glob("*.py")),
+    # the referee's GameSession lives in shared/ (a local table runs it too)
+    "referee": [
+        *sorted((ROOT / "services" / "lanqi" / "referee").glob("*.py")),
+        ROOT / "shared" / "lanqi" / "session.py",
+    ],
     "matchmaker": sorted((ROOT / "services" / "lanqi" / "matchmaker").glob("*.py")),
 }
 RAISED_CODE = re.compile(

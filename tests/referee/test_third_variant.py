@@ -34,7 +34,7 @@ from lanqi.games.base import (
 )
 from lanqi.games.registry import VARIANTS, create_game, restore_game
 from lanqi.protocol import GameEnded, GameEvent, MoveMade, TakenBack, TimeControl
-from lanqi.referee.session import GameSession, RefereeError, SessionSetup
+from lanqi.session import GameSession, RefereeError, SessionSetup
 
 TOKENS = ["first-token", "second-token"]
 

@@ -2,9 +2,9 @@
 
 Xiangqi: the built-in AI against Fairy-Stockfish limited to a fixed depth, colours
 alternating.  Gomoku: the built-in AI against the greedy one-ply player and the
-random player.  Games are played locally through the rules core (no server), so
-the figures measure the players only.  For each match it prints the score, the
-Elo difference with a 95% interval and the likelihood of superiority (from
+random player.  Games are played on a local table (the referee's own session in
+process, no server), so the figures measure the players only.  For each match it
+prints the score, the Elo difference with a 95% interval and the likelihood of superiority (from
 :mod:`lanqi.stats`, the statistics ``lanqi match`` prints too), how the games
 ended, and the AI's search speed where it reports one.  ``gomoku_engine`` adds a
 match of the gomoku AI against an outside Gomocup brain.
@@ -20,9 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from lanqi.bot.base import Bot, GameState
+from lanqi.bot.base import Bot
+from lanqi.bot.base import GameState as BotState
 from lanqi.games.base import score_of
+from lanqi.protocol import MoveRequest, Resign
 from lanqi.stats import format_elo, trinomial
+from lanqi.table.local import LocalReferee
+from lanqi.table.port import Answered
 
 __all__ = ["MatchReport", "elo_interval", "play_match", "run_strength"]
 
@@ -60,22 +64,41 @@ def elo_interval(wins: int, draws: int, losses: int) -> tuple[float, float, floa
 def play_game(
     variant: str, players: list[Bot], *, timed_seat: int = 0, max_plies: int = 300
 ) -> tuple[str, str, float, int]:
-    """One local game; returns (result, termination, seconds used by ``timed_seat``, its moves)."""
-    state = GameState.start(variant)
+    """One game on a local table (the referee's session in process); returns (result,
+    termination, seconds used by ``timed_seat``, its moves)."""
+    referee = LocalReferee.start(variant, game_id="bench")
+    tables = [referee.table(0), referee.table(1)]
     spent, moves = 0.0, 0
-    for _ in range(max_plies):
-        outcome = state.board.outcome()
-        if outcome is not None:
-            return outcome.result(), outcome.termination.value, spent, moves
-        seat = state.board.seat_to_move
-        state.seat = seat
+    for ply in range(max_plies):
+        state = referee.state
+        if state.status == "finished":
+            return state.result or "*", state.termination or "", spent, moves
+        seat = referee.session.game.seat_to_move
+        table = tables[seat]
+        view = BotState(
+            game_id=state.game_id,
+            variant=variant,
+            options=dict(state.options),
+            seat=seat,
+            board=referee.live_board(),
+            moves=list(state.moves),
+            start_fen=state.start_fen,
+        )
         started = time.perf_counter()
-        move = players[seat].choose_move(state)
+        move = players[seat].choose_move(view)
         if seat == timed_seat:
             spent += time.perf_counter() - started
             moves += 1
-        state.board.push(state.board.parse_move(move))
-        state.moves.append(move)
+        token = table.token or ""
+        table.send(MoveRequest(game_id=state.game_id, token=token, ply=ply, move=move))
+        refused = [n.refusal for n in table.poll(time.monotonic()) if isinstance(n, Answered)]
+        if refused and refused[0] is not None:  # the referee's word: that player loses
+            reason = f"{refused[0].code} {move}"[:32]
+            table.send(Resign(game_id=state.game_id, token=token, reason=reason))
+            table.poll(time.monotonic())
+    state = referee.state
+    if state.status == "finished":
+        return state.result or "*", state.termination or "", spent, moves
     return "1/2-1/2", "bench_ply_limit", spent, moves
 
 

@@ -73,8 +73,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from lanqi.paths import data_dir
     from lanqi.referee.service import RefereeConfig, RefereeService
-    from lanqi.referee.session import Liveness
     from lanqi.security import parse_public_key
+    from lanqi.session import Liveness
 
     if args.disconnect_after <= 0 or args.abandon_after <= 0:
         print(

@@ -81,8 +81,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from lanqi.paths import data_dir
-    from lanqi.referee.session import Liveness
     from lanqi.server.embedded import EmbeddedServer
+    from lanqi.session import Liveness
 
     folder = data_dir(args.data_dir)
     key = director_key(folder, args.director_key)

@@ -1,8 +1,10 @@
 """What the game screen shows, as plain data: no pygame, no sockets.
 
-A :class:`GameModel` holds one game: the rules object at the live position, the
-moves in wire notation, players, clocks, offers, the result and the chat.  The
-sessions (:mod:`lanqi.gui.sessions`) fill it in; the game scene draws it.
+A :class:`GameModel` is the screen's view of one game: the folded
+:class:`~lanqi.gamestate.GameState` a table gives (status, result, offers, clocks)
+plus what only a screen needs (the rules object at the shown position, the clocks
+counted down, the message box, a record's tags).  The sessions
+(:mod:`lanqi.gui.sessions`) show it a table's state; the game scene draws it.
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from lanqi.games import gomoku, xiangqi
-from lanqi.games.base import Game, IllegalMoveError, MoveError, Position
+from lanqi.games.base import Game, IllegalMoveError, MoveError, Position, ResultText
 from lanqi.games.registry import create_game, variant_spec
+from lanqi.gamestate import GameState
 from lanqi.i18n import CATALOGUE, Term, en, tr, zh
+from lanqi.protocol import ClockInfo, GameStatus, TimeControl, legacy_termination
 
 __all__ = [
     "ChatLine",
@@ -26,6 +30,7 @@ __all__ = [
     "GameModel",
     "Pending",
     "RecordSummary",
+    "clock_view",
     "describe_result",
     "illegal_text",
     "load_record",
@@ -138,8 +143,34 @@ class Pending:
     move: str
 
 
+def clock_view(
+    state: GameState, at: float, *, window: bool = True, paused: bool = False
+) -> ClockView:
+    """The clocks of ``state`` as read at ``at`` (a ``time.monotonic()`` reading),
+    counted down from there for the running seat; ``window``: show the side to move's
+    first-move window; ``paused``: nothing runs (a question is asked over the game)."""
+    clock = state.clock
+    active = state.status == "active"
+    view = ClockView(
+        [float(t) for t in clock.remaining_ms],
+        clock.running if active and not paused else None,
+        at,
+    )
+    if window and active and clock.first_move_left_ms is not None:
+        view.first_move = state.to_move  # no clock runs before a first move
+        view.first_move_ms = float(clock.first_move_left_ms)
+    return view
+
+
 class GameModel:
-    """One game for display: the live position plus everything around it."""
+    """The game screen's view of one game: the folded :class:`~lanqi.gamestate.GameState`
+    (``state``: status, result, offers, clocks as the referee's events told them) plus
+    what only a screen needs: the rules object at the shown position (the moves of
+    the state, and a move of ours on its way), the clocks counted down, the players'
+    names as the cards show them, the lines of the message box, a record's tags.
+
+    The sessions follow a table with :meth:`show`; the model decides nothing itself.
+    """
 
     def __init__(
         self,
@@ -149,41 +180,103 @@ class GameModel:
         start_fen: str | None = None,
         moves: list[str] | None = None,
         players: list[str] | None = None,
+        status: GameStatus = "active",
     ) -> None:
-        self.variant = variant
-        self.options: dict[str, Any] = {k: v for k, v in dict(options or {}).items() if k != "fen"}
-        self.start_fen = start_fen
+        given = {k: v for k, v in dict(options or {}).items() if k != "fen"}
+        self.board: Game[Any] = _new_board(variant, given, start_fen)
+        # the options in full, as the board has them (a gomoku start position sets the size)
         self.players: list[str] = list(players or ["", ""])
-        self.status = "active"
-        self.result: str | None = None
-        self.termination: str | None = None
-        self.winner: int | None = None
+        self.state = GameState(
+            game_id="",
+            variant=variant,
+            options={**self.board.options, **given},
+            start_fen=start_fen,
+            players=tuple(self.players),
+            fen=self.board.fen(),
+            to_move=self.board.seat_to_move,
+            time_control=TimeControl(kind="none"),
+            casual=True,
+            clock=ClockInfo(),
+            status=status,
+            joined=None,
+            connected=(),
+        )
         self.clock = ClockView()
-        self.draw_offer: int | None = None
-        self.takeback_offer: int | None = None
-        self.casual = True
-        self.connected: list[bool] = []
         self.chat: list[ChatLine] = []
         self.headers: dict[str, str] = {}
         self.moves: list[str] = []
         self._first_seat: int | None = None
-        self.board: Game[Any] = self._new_board()
-        # the options in full, as the board has them (a gomoku start position sets the size)
-        self.options = {**self.board.options, **self.options}
         self._texts: dict[str, list[str]] = {}
         self._positions: dict[int, Position] = {}
         self._positions_version = -1
+        #: the move this screen parsed last (ply, wire text, move): pushed as it is
+        self._parsed: tuple[int, str, Any] | None = None
         #: bumped whenever the moves change (views cache on it)
         self.version = 0
-        self.set_moves(list(moves or []))
+        self._follow(list(moves or []))
+        self.state = self.state._replace(moves=tuple(self.moves))
+
+    # ------------------------------------------------------------ the state
+
+    def show(
+        self, state: GameState, *, clock: ClockView | None = None, pending: Pending | None = None
+    ) -> None:
+        """Follow ``state`` (folded from a table's events): the board shows its moves,
+        and ``pending`` (a move of ours the referee has not answered) after them;
+        ``clock``, if given, is how the screen counts the clocks down now."""
+        self.state = state
+        moves = list(state.moves)
+        if pending is not None and len(moves) == pending.ply:
+            moves.append(pending.move)
+        self._follow(moves)
+        if clock is not None:
+            self.clock = clock
+
+    @property
+    def variant(self) -> str:
+        return self.state.variant
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return dict(self.state.options)
+
+    @property
+    def start_fen(self) -> str | None:
+        return self.state.start_fen
+
+    @property
+    def status(self) -> GameStatus:
+        return self.state.status
+
+    @property
+    def result(self) -> str | None:
+        return self.state.result
+
+    @property
+    def termination(self) -> str | None:
+        return self.state.termination
+
+    @property
+    def winner(self) -> int | None:
+        return self.state.winner
+
+    @property
+    def draw_offer(self) -> int | None:
+        return self.state.draw_offer
+
+    @property
+    def takeback_offer(self) -> int | None:
+        return self.state.takeback_offer
+
+    @property
+    def casual(self) -> bool:
+        return self.state.casual
+
+    @property
+    def connected(self) -> tuple[bool, ...]:
+        return self.state.connected
 
     # ------------------------------------------------------------ position
-
-    def _new_board(self) -> Game[Any]:
-        options = dict(self.options)
-        if self.start_fen:
-            options["fen"] = self.start_fen
-        return create_game(self.variant, **options)
 
     @property
     def ply(self) -> int:
@@ -204,8 +297,11 @@ class GameModel:
             self._first_seat = self._new_board().seat_to_move
         return self._first_seat
 
-    def set_moves(self, moves: list[str]) -> None:
-        """Make the live position the one after ``moves`` (replaying only what changed)."""
+    def _new_board(self) -> Game[Any]:
+        return _new_board(self.variant, self.state.options, self.start_fen)
+
+    def _follow(self, moves: list[str]) -> None:
+        """Make the shown position the one after ``moves`` (replaying only what changed)."""
         common = 0
         for mine, theirs in zip(self.moves, moves, strict=False):
             if mine != theirs:
@@ -213,6 +309,7 @@ class GameModel:
             common += 1
         if common == len(self.moves) == len(moves):
             return
+        parsed = self._parsed if common == len(self.moves) else None  # else: taken back
         if common < len(self.moves) // 2:
             self.board = self._new_board()
             self.moves = []
@@ -221,31 +318,24 @@ class GameModel:
                 self.board.pop()
                 self.moves.pop()
         for text in moves[len(self.moves) :]:
-            self.board.push(self.board.parse_move(text))
+            if parsed is not None and parsed[:2] == (len(self.moves), text):
+                self.board.push(parsed[2])  # parsed once, where it was played
+            else:
+                self.board.push(self.board.parse_move(text))
             self.moves.append(text)
+        self._parsed = None
         for texts in self._texts.values():
             del texts[common:]
         self.version += 1
 
-    def push(self, text: str) -> str:
-        """Play ``text`` on the live position and return it in wire notation.
-
-        Raises the rules' MoveError for a move that is not legal now.
-        """
+    def parse(self, text: str) -> str:
+        """The move ``text`` (any notation) on the live position, in wire notation;
+        raises the rules' MoveError for a move that is not legal now.  The model
+        pushes this very move when the state brings it back."""
         move = self.board.parse_move(text)
-        self.board.push(move)
         wire = str(move)
-        self.moves.append(wire)
-        self.version += 1
+        self._parsed = (self.ply, wire, move)
         return wire
-
-    def pop(self) -> str:
-        self.board.pop()
-        self.version += 1
-        text = self.moves.pop()
-        for texts in self._texts.values():
-            del texts[len(self.moves) :]
-        return text
 
     def board_at(self, ply: int) -> Game[Any]:
         """A fresh rules object at the position after ``ply`` moves."""
@@ -258,15 +348,19 @@ class GameModel:
 
     def legal_reason(self, text: str) -> str | None:
         """Why ``text`` cannot be played now, or None if it can."""
+        return self.check(text)[1]
+
+    def check(self, text: str) -> tuple[str, str | None]:
+        """(``text`` in wire notation, None) if it can be played now, else (``text``,
+        why not, in words for players)."""
         if self.finished:
-            return tr("game_over")
+            return text, tr("game_over")
         try:
-            self.board.parse_move(text)
+            return self.parse(text), None
         except IllegalMoveError as exc:
-            return illegal_text(exc)
+            return text, illegal_text(exc)
         except MoveError as exc:
-            return str(exc)
-        return None
+            return text, str(exc)
 
     def position(self, ply: int | None = None) -> Position:
         """The drawable position after ``ply`` moves (the live one by default)."""
@@ -303,26 +397,6 @@ class GameModel:
 
     def headline(self) -> tuple[str, str]:
         return describe_result(self.variant, self.result, self.winner)
-
-    def finish(self, result: str, termination: str, winner: int | None) -> None:
-        self.status = "finished"
-        self.result, self.termination, self.winner = result, termination, winner
-        self.draw_offer = self.takeback_offer = None
-        if self.clock.timed and self.clock.running is not None:
-            now = time.monotonic()
-            left = self.clock.left_ms(self.clock.running, now) or 0.0
-            self.clock.remaining_ms[self.clock.running] = left
-            self.clock.running = None
-            self.clock.at = now
-        self.clock.first_move = None
-
-    def finish_by_rules(self) -> bool:
-        """End the game if the rules say it is over; True if they do."""
-        outcome = self.board.outcome()
-        if outcome is None:
-            return False
-        self.finish(outcome.result(), outcome.termination.value, outcome.winner_seat)
-        return True
 
     def say(self, text: str) -> None:
         """A line from the program in the message box."""
@@ -391,16 +465,26 @@ class GameModel:
         return models
 
     def _finish_from_headers(self, result: str, headers: Mapping[str, str]) -> None:
+        """A record's game is over: as its board decides, else as its tags say."""
         outcome = self.board.outcome()
         termination = headers.get("Termination", "")
+        ended: tuple[ResultText | None, str, int | None]
         if outcome is not None:
-            self.finish(outcome.result(), termination or outcome.termination.value, None)
-            self.winner = outcome.winner_seat
+            ended = outcome.result(), termination or outcome.termination.value, outcome.winner_seat
         else:
-            winner = {"1-0": 0, "0-1": 1}.get(result)
-            self.finish(result, termination, winner)
-        if result == "*" and outcome is None:
-            self.result = None
+            known = result if result in ("1-0", "0-1", "1/2-1/2") else None
+            ended = cast("ResultText | None", known), termination, {"1-0": 0, "0-1": 1}.get(result)
+        word, reason = legacy_termination(ended[1], ended[0]) if ended[1] else (None, "")
+        self.state = self.state._replace(
+            status="finished", result=ended[0], termination=word, reason=reason, winner=ended[2]
+        )
+
+
+def _new_board(variant: str, options: Mapping[str, Any], start_fen: str | None) -> Game[Any]:
+    given = {k: v for k, v in options.items() if k != "fen"}
+    if start_fen:
+        given["fen"] = start_fen
+    return create_game(variant, **given)
 
 
 def load_record(path: Path) -> list[GameModel]:

@@ -23,11 +23,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lanqi.bot.base import Bot, GameState
-from lanqi.clock import GameClock, awaits_first_move
+from lanqi.bot.base import Bot
+from lanqi.bot.base import GameState as BotState
 from lanqi.gamestate import GameState as RefereeState
 from lanqi.gui import commands
-from lanqi.gui.model import ChatLine, ClockView, GameModel, Pending, seat_name, termination_text
+from lanqi.gui.model import (
+    ChatLine,
+    ClockView,
+    GameModel,
+    Pending,
+    clock_view,
+    seat_name,
+    termination_text,
+)
 from lanqi.gui.net import (
     Disconnected,
     Failed,
@@ -39,8 +47,24 @@ from lanqi.gui.net import (
     ViewState,
 )
 from lanqi.i18n import tr
-from lanqi.protocol import Assignment, Seek
+from lanqi.protocol import (
+    AcceptDraw,
+    AcceptTakeback,
+    Assignment,
+    DeclineDraw,
+    ErrorReply,
+    MoveRequest,
+    OfferDraw,
+    Reply,
+    Request,
+    RequestTakeback,
+    Resign,
+    Seek,
+)
 from lanqi.protocol.timecontrol import parse_time_control
+from lanqi.session import RefereeError
+from lanqi.table.local import LocalReferee
+from lanqi.table.port import Answered
 
 __all__ = [
     "AISession",
@@ -54,6 +78,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+#: each clock's time left (ms), or None: untimed
+Remaining = tuple[float, float] | None
 
 #: a second press within this many seconds confirms an action that loses the game
 CONFIRM_S = 3.0
@@ -193,9 +220,20 @@ class Session:
 
 # ================================================================ local games
 
+#: a local game's first-move window: longer than anyone sits at one screen, so that,
+#: as in lobby games, no clock runs before each side's first move (and none is aborted)
+LOCAL_FIRST_MOVE_MS = 24 * 3600 * 1000
+
 
 class LocalSession(Session):
-    """Two people on one computer; optional clocks (``time_control`` like ``5+3``)."""
+    """Two people on one computer; optional clocks (``time_control`` like ``5+3``).
+
+    The game is refereed in this process: a :class:`~lanqi.table.local.LocalReferee`
+    (the referee's own session) with one table per seat; this screen acts for both
+    seats and keeps no game logic (moves, flags, draws, takebacks, resignation and
+    clocks are the referee's).  Time stands still for it while a question is asked
+    over the game (:meth:`pause`).
+    """
 
     kind = "local"
 
@@ -212,118 +250,151 @@ class LocalSession(Session):
         #: the time control as given (``5+3``, ``none``): kept with an unfinished game
         self.time_text = time_control
         self.time_control = parse_time_control(time_control)
+        #: a question is asked over the game: the clocks stand still
+        self.paused = False
+        self._paused_at = 0.0
+        self._paused_for = 0.0
+        self.referee = self._start()
+        self.tables = [self.referee.table(0), self.referee.table(1)]
         super().__init__(self._new_model())
         self.my_seats = frozenset({0, 1})
         self.title = tr("two_players")
-        self.game_clock: GameClock | None = None
-        #: a question is asked over the game: the clocks stand still
-        self.paused = False
-        self._start_clock()
+
+    def _names(self) -> list[str]:
+        variant, _, _, players = self._setup
+        return players or [seat_name(variant, 0), seat_name(variant, 1)]
+
+    def _start(self, moves: list[str] | None = None, remaining: Remaining = None) -> LocalReferee:
+        variant, options, start_fen, _ = self._setup
+        tc = dataclasses.replace(self.time_control, first_move_ms=LOCAL_FIRST_MOVE_MS)
+        try:
+            return LocalReferee.start(
+                variant,
+                options=options,
+                start_fen=start_fen,
+                players=self._names(),
+                time_control=tc,
+                clock=self.game_time,
+                over_ok=True,  # set up from a final position: its result shows
+                moves=moves or (),
+                remaining_ms=remaining,
+            )
+        except RefereeError as exc:
+            raise ValueError(exc.msg) from None
 
     def _new_model(self) -> GameModel:
-        variant, options, start_fen, players = self._setup
-        names = players or [seat_name(variant, 0), seat_name(variant, 1)]
-        model = GameModel(variant, options=options, start_fen=start_fen, players=names)
-        model.finish_by_rules()
+        state = self.referee.state
+        model = GameModel(
+            state.variant, options=state.options, start_fen=state.start_fen, players=self._names()
+        )
+        model.show(state, clock=self._clock())
         return model
+
+    # ------------------------------------------------------------ the table
+
+    def game_time(self) -> float:
+        """The game's own time (monotonic seconds): it stands still while paused."""
+        now = time.monotonic()
+        if self.paused:
+            now = self._paused_at
+        return now - self._paused_for
+
+    def _clock(self) -> ClockView:
+        """The referee's clocks read now, for the screen (a local game shows no
+        first-move window: it lasts longer than anyone sits here)."""
+        state = self.referee.state._replace(clock=self.referee.clock_at(self.game_time()))
+        return clock_view(state, time.monotonic(), window=False, paused=self.paused)
+
+    def _show(self) -> None:
+        self.model.show(self.tables[0].state, clock=self._clock())
+
+    def _poll(self) -> bool:
+        """Run the referee's timers now and take the news; True if there was any."""
+        now = self.game_time()
+        news = [item for table in self.tables for item in table.poll(now)]
+        for item in news:
+            if isinstance(item, Answered) and item.refusal is not None:
+                self.notice(item.refusal.msg or item.refusal.code, error=True)
+        return bool(news)
+
+    def _send(self, seat: int, kind: Callable[..., Request], **fields: Any) -> Reply:
+        """``seat`` sends a request to the referee; the screen shows what it did."""
+        table = self.tables[seat]
+        request = kind(game_id=table.game_id, token=table.token or "", **fields)
+        request_id = table.send(request)
+        now = self.game_time()
+        reply: Reply | None = None
+        for item in table.poll(now):
+            if isinstance(item, Answered) and item.request.id == request_id:
+                reply = item.reply
+        self._poll()  # the other table's news (the same events)
+        self._show()
+        assert reply is not None  # a local table answers at once
+        return reply
+
+    def _act(self, seat: int, kind: Callable[..., Request], **fields: Any) -> bool:
+        """Like :meth:`_send`; a refusal is said in the status line.  True if done."""
+        reply = self._send(seat, kind, **fields)
+        if isinstance(reply, ErrorReply):
+            self.notice(reply.msg or reply.code, error=True)
+            return False
+        return True
 
     # ------------------------------------------------------------ clock
 
-    def _start_clock(self) -> None:
-        tc = self.time_control
-        if tc.kind == "none":
-            self.game_clock = None
-            self.model.clock = ClockView()
-            return
-        self.game_clock = GameClock(
-            tc.kind, base_ms=tc.base_ms, increment_ms=tc.increment_ms, per_move_ms=tc.per_move_ms
-        )
-        self._run_clock()
-
-    def _run_clock(self) -> None:
-        """Run the side to move's clock, unless the game is over, a question is asked
-        over it (:meth:`pause`) or that side has its first move to make: as in lobby
-        games, no clock runs before each side's first move."""
-        clock = self.game_clock
-        if clock is None:
-            return
-        model, now = self.model, time.monotonic() * 1000
-        if model.finished or self.paused or awaits_first_move(model.ply):
-            clock.stop(now)
-        elif clock.running != model.seat_to_move:
-            clock.start(model.seat_to_move, now)
-        self._show_clock()
-
     def pause(self, on: bool) -> None:
-        if on != self.paused:
-            self.paused = on
-            self._run_clock()
-
-    def _show_clock(self) -> None:
-        clock = self.game_clock
-        if clock is None:
+        if on == self.paused:
             return
         now = time.monotonic()
-        state = clock.state(now * 1000)
-        running = clock.running if not self.model.finished else None
-        self.model.clock = ClockView(list(state.remaining_ms), running, now)
+        if on:
+            self._paused_at = now
+        else:
+            self._paused_for += now - self._paused_at
+        self.paused = on
+        self._show()
 
     def remaining_ms(self) -> tuple[float, float] | None:
         """What each clock has left now (None: untimed)."""
-        clock = self.game_clock
-        if clock is None:
-            return None
-        left = clock.state(time.monotonic() * 1000).remaining_ms
-        return float(left[0]), float(left[1])
+        left = self.referee.clock_at(self.game_time()).remaining_ms
+        return (float(left[0]), float(left[1])) if len(left) == 2 else None
 
     def unfinished(self) -> bool:
         """Is there a game to lose: moves played and no result yet?"""
         return self.model.ply > 0 and not self.model.finished
 
-    def resume(self, moves: list[str], remaining_ms: tuple[float, float] | None) -> None:
+    def resume(self, moves: list[str], remaining_ms: Remaining) -> None:
         """Continue a kept game: ``moves`` from the start, the clocks at ``remaining_ms``
-        (the side to move's running from now). Raises the rules' MoveError for a move
-        that is not legal."""
+        (the side to move's running from now). Raises ValueError for a move the
+        referee refuses."""
         model = self.model
-        model.set_moves(moves)
-        model.finish_by_rules()
-        clock = self.game_clock
-        if clock is not None and remaining_ms is not None:
-            clock.restore(remaining_ms, None, time.monotonic() * 1000)
-        self._run_clock()
+        kept = GameModel(  # raises the rules' own error, with its reason, for a bad move
+            model.variant,
+            options=model.options,
+            start_fen=model.start_fen,
+            moves=moves,
+            players=model.players,
+        )
+        self.referee = self._start(moves, remaining_ms)
+        self.tables = [self.referee.table(0), self.referee.table(1)]
+        self.model = kept
+        self._show()
 
     def update(self, now: float) -> None:
-        clock = self.game_clock
-        if clock is None or self.model.finished:
-            return
-        flagged = clock.flagged(now * 1000)
-        if flagged is not None:
-            clock.stop(now * 1000)
-            self.model.finish("1-0" if flagged == 1 else "0-1", "timeout", 1 - flagged)
-            self._show_clock()
+        if self._poll():  # a flag falls here
+            self._show()
 
     # ------------------------------------------------------------ moves
 
     def play(self, text: str) -> bool:
-        reason = self.model.legal_reason(text)
+        wire, reason = self.model.check(text)
         if reason is not None:
             self.notice(reason, error=True)
             return False
-        if self.model.seat_to_move not in self.my_seats:
+        seat = self.model.seat_to_move
+        if seat not in self.my_seats:
             self.notice(tr("not_your_move"), error=True)
             return False
-        self._commit(text)
-        return True
-
-    def _commit(self, text: str) -> None:
-        model = self.model
-        seat = model.seat_to_move
-        model.push(text)
-        if self.game_clock is not None:
-            self.game_clock.press(seat, time.monotonic() * 1000)
-        model.draw_offer = None
-        model.finish_by_rules()
-        self._run_clock()
+        return self._act(seat, MoveRequest, ply=self.model.ply, move=wire)
 
     # ------------------------------------------------------------ buttons
 
@@ -357,39 +428,35 @@ class LocalSession(Session):
         elif action_id == "takeback" and model.ply > 0:
             self.take_back()
         elif action_id == "offer_draw":
-            model.finish("1/2-1/2", "agreement", None)
-            self._stop_clock()
+            # both players are here: one offers, the other agrees at once
+            seat = model.seat_to_move
+            if self._act(seat, OfferDraw):
+                self._act(1 - seat, AcceptDraw)
         elif action_id == "resign":
             if not self.confirmed("resign", tr("press_r_again")):
                 return
-            loser = self._resigning_seat()
-            model.finish("1-0" if loser == 1 else "0-1", "resignation", 1 - loser)
-            self._stop_clock()
+            self._act(self._resigning_seat(), Resign)
 
     def _resigning_seat(self) -> int:
         return self.model.seat_to_move
 
-    def _stop_clock(self) -> None:
-        if self.game_clock is not None:
-            self.game_clock.stop(time.monotonic() * 1000)
-        self._show_clock()
-
-    def take_back(self, plies: int = 1) -> None:
-        model = self.model
-        for _ in range(min(plies, model.ply)):
-            model.pop()
-        if self.game_clock is not None:
-            self.game_clock.stop(time.monotonic() * 1000)
-        self._run_clock()
+    def take_back(self) -> None:
+        """Undo the last move: its player asks, the other grants it at once."""
+        asker = 1 - self.model.seat_to_move
+        if self._act(asker, RequestTakeback):
+            self._act(1 - asker, AcceptTakeback)
 
     def new_game(self) -> None:
+        self.referee = self._start()
+        self.tables = [self.referee.table(0), self.referee.table(1)]
         self.model = self._new_model()
-        self._start_clock()
 
 
 class AISession(LocalSession):
     """One person against an AI (which thinks in a worker thread); ``ai_factory``
-    makes a fresh one (the variant registry knows the built-in AIs)."""
+    makes a fresh one (the variant registry knows the built-in AIs).  The AI is a
+    seat like the other: it moves, declines draws and grants takebacks through its
+    own table, and thinks on the referee's live position (no replay)."""
 
     kind = "ai"
 
@@ -445,39 +512,46 @@ class AISession(LocalSession):
             self._future = None
             current = self._future_generation == self._generation and model.ply == self._future_ply
             if current and model.status == "active":
-                try:
-                    text = future.result()
-                    self._commit(text)
-                except Exception as exc:  # the AI failed: it loses, the GUI goes on
-                    log.exception("the AI failed to move")
-                    self.notice(f"{tr('computer_failed')}: {exc}", error=True)
-                    model.finish(
-                        "1-0" if self.ai_seat == 1 else "0-1", "resignation", self.human_seat
-                    )
-                    self._stop_clock()
+                self._ai_moves(future)
         if self._future is None and model.status == "active" and model.seat_to_move == self.ai_seat:
             self._think()
 
+    def _ai_moves(self, future: concurrent.futures.Future[str]) -> None:
+        try:
+            text = future.result()
+        except Exception as exc:  # the AI failed: it loses, the GUI goes on
+            log.exception("the AI failed to move")
+            why = str(exc)
+        else:
+            reply = self._send(self.ai_seat, MoveRequest, ply=self._future_ply, move=text)
+            if not isinstance(reply, ErrorReply):
+                return
+            why = reply.msg or reply.code
+        self.notice(f"{tr('computer_failed')}: {why}", error=True)
+        self._act(self.ai_seat, Resign)
+
     def _think(self) -> None:
         model = self.model
-        clock = model.clock
+        clock = self.referee.clock_at(self.game_time())
         remaining: tuple[int, int] | None = None
-        if clock.timed:
-            now = time.monotonic()
-            remaining = (int(clock.left_ms(0, now) or 0), int(clock.left_ms(1, now) or 0))
-        state = GameState.start(
-            model.variant,
+        if len(clock.remaining_ms) == 2:
+            remaining = (clock.remaining_ms[0], clock.remaining_ms[1])
+        state = self.referee.state
+        view = BotState(
+            game_id=state.game_id,
+            variant=state.variant,
+            options=dict(state.options),
             seat=self.ai_seat,
-            options=model.options,
-            start_fen=model.start_fen,
-            moves=list(model.moves),
+            board=self.referee.live_board(),
+            moves=list(state.moves),
+            start_fen=state.start_fen,
             remaining_ms=remaining,
             increment_ms=self.time_control.increment_ms,
             per_move_ms=self.time_control.per_move_ms,
         )
         self._future_ply = model.ply
         self._future_generation = self._generation
-        self._future = self._executor.submit(self.ai.choose_move, state)
+        self._future = self._executor.submit(self.ai.choose_move, view)
 
     def actions(self) -> list[Action]:
         model = self.model
@@ -493,13 +567,15 @@ class AISession(LocalSession):
     def act(self, action_id: str) -> None:
         model = self.model
         if action_id == "offer_draw" and model.status == "active":
-            self.notice(tr("computer_declines_draw"))
+            if self._act(self.human_seat, OfferDraw):
+                self._act(self.ai_seat, DeclineDraw)
+                self.notice(tr("computer_declines_draw"))
             return
         if action_id == "takeback" and model.status == "active":
             self._generation += 1  # whatever the AI is thinking about is void now
             self._future = None
-            plies = 1 if model.seat_to_move == self.ai_seat else 2
-            self.take_back(plies)
+            if self._act(self.human_seat, RequestTakeback):
+                self._act(self.ai_seat, AcceptTakeback)
             return
         super().act(action_id)
 
@@ -536,8 +612,7 @@ class OnlineSession(Session):
         lobby: LobbyLink | None = None,
         name: str = "",
     ) -> None:
-        super().__init__(GameModel(variant, options=options, players=players))
-        self.model.status = "waiting"
+        super().__init__(GameModel(variant, options=options, players=players, status="waiting"))
         self.agent = agent
         self.assignment = assignment
         self.lobby = lobby
@@ -627,26 +702,11 @@ class OnlineSession(Session):
             len(new.moves) > self.pending.ply or new.status != "active"
         ):
             self.pending = None
-        self._apply_moves()
-        model.players = [p or seat_name(new.variant, i) for i, p in enumerate(new.players)]
-        model.connected = list(new.connected)
-        model.casual = new.casual
-        running = new.clock.running if new.status == "active" else None
         if old is None or new.clock is not old.clock or self._clock_at is None:
             self._clock_at = view.at  # when these times were read, not a later chat line
-        remaining = [float(t) for t in new.clock.remaining_ms]
-        model.clock = ClockView(remaining, running, self._clock_at)
-        if new.status == "active" and new.clock.first_move_left_ms is not None:
-            model.clock.first_move = new.to_move  # no clock runs before a first move
-            model.clock.first_move_ms = float(new.clock.first_move_left_ms)
-        if new.status == "finished" and not model.finished:
-            model.finish(new.result or "*", new.termination or "", new.winner)
-        elif new.status != "finished":
-            model.status = new.status
-            model.result = model.termination = None
-            model.winner = None
+        self._apply_moves(clock_view(new, self._clock_at))
+        model.players = [p or seat_name(new.variant, i) for i, p in enumerate(new.players)]
         self._offers(old, new)
-        model.draw_offer, model.takeback_offer = new.draw_offer, new.takeback_offer
         # A player in a rated game sees the spectators' room only once the game is
         # over: no kibitzing (a courtesy of this client; the referee publishes both).
         hide_spectators = self.seat is not None and not new.casual and new.status != "finished"
@@ -657,18 +717,16 @@ class OnlineSession(Session):
                 self._chat_seen.add(chat.seq)
                 model.chat.append(ChatLine(chat.name or "?", chat.text, room=chat.room))
 
-    def _apply_moves(self) -> None:
-        if self.view is None:
-            return
-        moves = list(self.view.state.moves)
-        if self.pending is not None and len(moves) == self.pending.ply:
-            moves.append(self.pending.move)
+    def _apply_moves(self, clock: ClockView | None = None) -> None:
+        """Show the view's state, with our move on its way after its moves."""
+        model = self.model
+        state = self.view.state if self.view is not None else model.state
         try:
-            self.model.set_moves(moves)
+            model.show(state, clock=clock, pending=self.pending)
         except ValueError as exc:  # a pending move the referee has not taken
             log.info("dropping a local move: %s", exc)
             self.pending = None
-            self.model.set_moves(list(self.view.state.moves))
+            model.show(state, clock=clock)
 
     def who(self, seat: int) -> str:
         """A seat's player by name (the side's name where the seat has none)."""
@@ -738,15 +796,15 @@ class OnlineSession(Session):
         if self.pending is not None:
             self.notice(tr("wait_last_move"), error=True)
             return False
-        reason = model.legal_reason(text)
+        wire, reason = model.check(text)
         if reason is None and model.seat_to_move != self.seat:
             reason = tr("not_your_move")
         if reason is not None:
             self.notice(reason, error=True)
             return False
         ply = model.ply
-        wire = model.push(text)
         self.pending = Pending(ply, wire)
+        self._apply_moves()  # shown at once, until the referee answers
         self.agent.send(commands.PlayMove(ply, wire))
         return True
 

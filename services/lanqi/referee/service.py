@@ -28,14 +28,8 @@ from zmq.auth.thread import ThreadAuthenticator
 from lanqi.gamestate import GameState
 from lanqi.protocol import (
     MAX_MESSAGE_BYTES,
-    AbortGame,
-    AcceptDraw,
-    AcceptTakeback,
     Adjudicate,
-    ChatRequest,
     CreateGame,
-    DeclineDraw,
-    DeclineTakeback,
     ErrorReply,
     GameCreated,
     GameEnded,
@@ -43,20 +37,12 @@ from lanqi.protocol import (
     GameResult,
     GamesList,
     GameSummary,
-    Heartbeat,
-    Join,
     ListGames,
     Message,
-    MoveAccepted,
-    MoveRequest,
-    OfferDraw,
     Ok,
     ProtocolError,
-    RequestTakeback,
-    Resign,
     ResultsList,
     ResultsSince,
-    Sync,
     TimeControl,
     decode_payload,
     decode_request,
@@ -68,17 +54,19 @@ from lanqi.protocol import (
 from lanqi.protocol.codec import encode_payload
 from lanqi.protocol.endpoints import REFEREE_PORT, REFEREE_PUB_PORT, TOPIC_RESULTS, game_topic
 from lanqi.protocol.schema import struct_from_wire, struct_to_wire
-from lanqi.referee.session import (
+from lanqi.referee.store import ClockMark, EventStore, Finish, GameRow, StoredEvent
+from lanqi.security import KeyPair, server_keys
+from lanqi.server.sockets import SecureSockets, bind_tcp
+from lanqi.session import (
+    GAME_REQUESTS,
     ClockReading,
     GameEndedError,
     GameSession,
     Liveness,
     RefereeError,
     SessionSetup,
+    answer,
 )
-from lanqi.referee.store import ClockMark, EventStore, Finish, GameRow, StoredEvent
-from lanqi.security import KeyPair, server_keys
-from lanqi.server.sockets import SecureSockets, bind_tcp
 
 __all__ = ["RefereeConfig", "RefereeService"]
 
@@ -178,26 +166,8 @@ class RefereeService:
         self._next_mark = 0.0
         self._handlers: dict[type[Message], Callable[[Any, bytes, float], _Outcome]] = {
             CreateGame: self._create,
-            Join: self._join,
-            MoveRequest: self._move,
-            Resign: self._seat_action(lambda s, r, now: s.resign(r.token, now, r.reason)),
-            AbortGame: self._seat_action(lambda s, r, now: s.abort(r.token, now)),
+            **dict.fromkeys(GAME_REQUESTS, self._game_request),
             Adjudicate: self._adjudicate,
-            OfferDraw: self._seat_action(lambda s, r, now: s.offer_draw(r.token, now)),
-            AcceptDraw: self._seat_action(
-                lambda s, r, now: s.answer_draw(r.token, True, now, r.reason)
-            ),
-            DeclineDraw: self._seat_action(lambda s, r, now: s.answer_draw(r.token, False, now)),
-            RequestTakeback: self._seat_action(lambda s, r, now: s.request_takeback(r.token, now)),
-            AcceptTakeback: self._seat_action(
-                lambda s, r, now: s.answer_takeback(r.token, True, now)
-            ),
-            DeclineTakeback: self._seat_action(
-                lambda s, r, now: s.answer_takeback(r.token, False, now)
-            ),
-            Heartbeat: self._seat_action(lambda s, r, now: s.seen(s.seat_of(r.token), now)),
-            ChatRequest: self._chat,
-            Sync: self._sync,
             ListGames: self._list_games,
             ResultsSince: self._results_since,
         }
@@ -502,9 +472,9 @@ class RefereeService:
                     self._commit(session, exc.events)
                 except Exception as failure:
                     self._write_failed(failure, session.game_id)
-            return ErrorReply(re=request_id, code=exc.code, msg=exc.msg[:500])
+            return exc.reply(request_id)
         except RefereeError as exc:
-            return ErrorReply(re=request_id, code=exc.code, msg=exc.msg[:500])
+            return exc.reply(request_id)
         except sqlite3.Error as exc:  # the store cannot be read (nothing was changed)
             self._store_fails(exc, "a read")
             return ErrorReply(re=request_id, code="internal", msg=STORE_FAILED_MSG)
@@ -704,39 +674,11 @@ class RefereeService:
             log.info("game %s adjudicated %s (%s)", session.game_id, request.result, request.reason)
         return _Outcome(Ok(re=request.id), session, events)
 
-    def _join(self, request: Join, identity: bytes, now: float) -> _Outcome:
+    def _game_request(self, request: Any, identity: bytes, now: float) -> _Outcome:
+        """A request for one game: its session answers it (:func:`lanqi.session.answer`)."""
         session = self._session(request.game_id)
-        events = session.join(request.seat, request.token, now)
-        seat = session.seat_of(request.token) if request.token is not None else None
-        # the snapshot is taken after the join events: it already counts them
-        return _Outcome(session.snapshot(request.id, seat, now), session, events)
-
-    def _move(self, request: MoveRequest, identity: bytes, now: float) -> _Outcome:
-        session = self._session(request.game_id)
-        seq, wire, events = session.move(request.token, request.ply, request.move, now)
-        reply = MoveAccepted(
-            re=request.id, game_id=session.game_id, ply=request.ply, move=wire, seq=seq
-        )
+        reply, events = answer(session, request, identity.hex(), now)
         return _Outcome(reply, session, events)
-
-    def _seat_action(
-        self, action: Callable[[GameSession, Any, float], list[GameEvent]]
-    ) -> Callable[[Any, bytes, float], _Outcome]:
-        def handle(request: Any, identity: bytes, now: float) -> _Outcome:
-            session = self._session(request.game_id)
-            events = action(session, request, now)
-            return _Outcome(Ok(re=request.id), session, events)
-
-        return handle
-
-    def _chat(self, request: ChatRequest, identity: bytes, now: float) -> _Outcome:
-        session = self._session(request.game_id)
-        events = session.chat(request.token, request.name, request.text, identity.hex(), now)
-        return _Outcome(Ok(re=request.id), session, events)
-
-    def _sync(self, request: Sync, identity: bytes, now: float) -> _Outcome:
-        session = self._session(request.game_id)
-        return _Outcome(session.snapshot(request.id, None, now))
 
     def _list_games(self, request: ListGames, identity: bytes, now: float) -> _Outcome:
         if request.status not in ("active", "finished", "all"):

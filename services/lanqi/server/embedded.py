@@ -27,8 +27,8 @@ from lanqi.protocol.endpoints import (
     REFEREE_PUB_PORT,
 )
 from lanqi.referee.service import RefereeConfig, RefereeService
-from lanqi.referee.session import Liveness
 from lanqi.security import KeyPair, Link, server_keys
+from lanqi.session import Liveness
 
 __all__ = ["EmbeddedServer"]
 

@@ -17,7 +17,7 @@ from lanqi.protocol import (
     TakenBack,
     TimeControl,
 )
-from lanqi.referee.session import (
+from lanqi.session import (
     ClockReading,
     GameEndedError,
     GameSession,

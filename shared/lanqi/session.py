@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import secrets
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -38,20 +38,38 @@ from lanqi.games.registry import UnknownVariantError, create_game
 from lanqi.gamestate import GameState, apply, to_snapshot
 from lanqi.protocol import (
     TERMINATIONS,
+    AbortGame,
+    AcceptDraw,
+    AcceptTakeback,
     ChatPosted,
+    ChatRequest,
     ChatRoom,
     ClockInfo,
+    DeclineDraw,
+    DeclineTakeback,
     DrawDeclined,
     DrawOffered,
+    ErrorReply,
     GameEnded,
     GameEvent,
     GameStarted,
     GameStatus,
     GameSummary,
+    Heartbeat,
+    Join,
+    MoveAccepted,
     MoveMade,
+    MoveRequest,
+    OfferDraw,
+    Ok,
     PlayerJoined,
     Presence,
+    Reply,
+    Request,
+    RequestTakeback,
+    Resign,
     Snapshot,
+    Sync,
     TakebackDeclined,
     TakebackRequested,
     TakenBack,
@@ -62,12 +80,14 @@ from lanqi.protocol.endpoints import game_topic
 from lanqi.protocol.schema import ErrorCode
 
 __all__ = [
+    "GAME_REQUESTS",
     "ClockReading",
     "GameEndedError",
     "GameSession",
     "Liveness",
     "RefereeError",
     "SessionSetup",
+    "answer",
 ]
 
 CHAT_BURST = 5  # messages ...
@@ -81,6 +101,10 @@ class RefereeError(Exception):
         super().__init__(msg)
         self.code = code
         self.msg = msg
+
+    def reply(self, re: int | None) -> ErrorReply:
+        """The error reply that refuses request ``re``."""
+        return ErrorReply(re=re, code=self.code, msg=self.msg[:500])
 
 
 class GameEndedError(RefereeError):
@@ -506,6 +530,16 @@ class GameSession:
 
     # ------------------------------------------------------------ endings
 
+    def end_if_over(self, now: float) -> list[GameEvent]:
+        """End a live game whose position the rules say is over (a game set up from
+        such a position: the referee refuses to create one, a local table shows it)."""
+        outcome = self.game.outcome()
+        if outcome is None or self.over:
+            return []
+        events: list[GameEvent] = []
+        self._end(outcome, now, events)
+        return events
+
     def _end(self, outcome: Outcome[Any], now: float, events: list[GameEvent]) -> None:
         termination = termination_text(outcome.termination)
         self._finish(outcome.result(), termination, outcome.winner_seat, now, events)
@@ -787,3 +821,76 @@ class GameSession:
 
     def moves(self) -> list[str]:
         return list(self.state.moves)
+
+
+# ---------------------------------------------------------------- requests
+
+#: what a request for one game does to its session: (reply, events to publish)
+_Answer = tuple[Reply, list[GameEvent]]
+#: a request's handler; ``sender`` names who sent it (a spectator's chat meter is per sender)
+GameRequestHandler = Callable[[GameSession, Any, str, float], _Answer]
+
+
+def _seat(
+    action: Callable[[GameSession, Any, float], list[GameEvent]],
+) -> GameRequestHandler:
+    def handle(session: GameSession, request: Any, sender: str, now: float) -> _Answer:
+        return Ok(re=request.id), action(session, request, now)
+
+    return handle
+
+
+def _join(session: GameSession, request: Join, sender: str, now: float) -> _Answer:
+    events = session.join(request.seat, request.token, now)
+    seat = session.seat_of(request.token) if request.token is not None else None
+    # the snapshot is taken after the join events: it already counts them
+    return session.snapshot(request.id, seat, now), events
+
+
+def _move(session: GameSession, request: MoveRequest, sender: str, now: float) -> _Answer:
+    seq, wire, events = session.move(request.token, request.ply, request.move, now)
+    reply = MoveAccepted(
+        re=request.id, game_id=session.game_id, ply=request.ply, move=wire, seq=seq
+    )
+    return reply, events
+
+
+def _chat(session: GameSession, request: ChatRequest, sender: str, now: float) -> _Answer:
+    events = session.chat(request.token, request.name, request.text, sender, now)
+    return Ok(re=request.id), events
+
+
+def _sync(session: GameSession, request: Sync, sender: str, now: float) -> _Answer:
+    return session.snapshot(request.id, None, now), []
+
+
+#: every request addressed to one game (it names its ``game_id``), to its handler:
+#: the referee service and a local table answer them alike
+GAME_REQUESTS: dict[type[Request], GameRequestHandler] = {
+    Join: _join,
+    MoveRequest: _move,
+    Resign: _seat(lambda s, r, now: s.resign(r.token, now, r.reason)),
+    AbortGame: _seat(lambda s, r, now: s.abort(r.token, now)),
+    OfferDraw: _seat(lambda s, r, now: s.offer_draw(r.token, now)),
+    AcceptDraw: _seat(lambda s, r, now: s.answer_draw(r.token, True, now, r.reason)),
+    DeclineDraw: _seat(lambda s, r, now: s.answer_draw(r.token, False, now)),
+    RequestTakeback: _seat(lambda s, r, now: s.request_takeback(r.token, now)),
+    AcceptTakeback: _seat(lambda s, r, now: s.answer_takeback(r.token, True, now)),
+    DeclineTakeback: _seat(lambda s, r, now: s.answer_takeback(r.token, False, now)),
+    Heartbeat: _seat(lambda s, r, now: s.seen(s.seat_of(r.token), now)),
+    ChatRequest: _chat,
+    Sync: _sync,
+}
+
+
+def answer(session: GameSession, request: Request, sender: str, now: float) -> _Answer:
+    """What the referee answers ``request`` (one of :data:`GAME_REQUESTS`) for
+    ``session`` at ``now``, and the events it causes.
+
+    A refusal raises :class:`RefereeError` (its :meth:`~RefereeError.reply` is
+    the answer); a :class:`GameEndedError` carries events to publish all the same.
+    """
+    handler = GAME_REQUESTS.get(type(request))
+    if handler is None:
+        raise RefereeError("bad_request", f"{request.T!r} is not a request for one game")
+    return handler(session, request, sender, now)
