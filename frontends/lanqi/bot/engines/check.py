@@ -729,9 +729,6 @@ class _UcciChecker(_XiangqiChecker):
     def go_movetime(self, ms: int) -> str:
         return f"go time {self._t(ms)} movestogo 1"
 
-    def go_infinite(self) -> str:
-        return "go depth infinite"
-
     def can_ponder(self) -> bool:
         return True  # part of UCCI itself, no option announces it
 
