@@ -270,8 +270,13 @@ class MatchConfig:
                 raise MatchConfigError(f"-{label} must be at least 1")
         if self.sprt is not None and len(self.engines) != 2:
             raise MatchConfigError("-sprt needs exactly two engines")
-        if self.openings is not None and not self.openings.file.is_file():
-            raise MatchConfigError(f"opening file {self.openings.file} not found")
+        if self.openings is not None:
+            from lanqi.match.openings import builtin_book, is_builtin
+
+            if is_builtin(self.openings.file):  # a shipped book: it must fit the variant
+                builtin_book(self.openings.file, self.variant, rule=self.rule)
+            elif not self.openings.file.is_file():
+                raise MatchConfigError(f"opening file {self.openings.file} not found")
         if self.referee and not self.admin_key:
             raise MatchConfigError("-referee needs the referee's admin key (-admin-key KEY)")
         return self
@@ -518,6 +523,8 @@ def parse_args(argv: Sequence[str]) -> MatchConfig:
         if flag == "engine":
             engines.append(_pairs("-engine", values))
             continue
+        if flag == "openings":  # -openings builtin:xiangqi is short for file=builtin:xiangqi
+            values = [f"file={v}" if v.split(":")[0] == "builtin" else v for v in values]  # noqa: PLW2901
         if flag in ("each", "openings", "draw", "resign", "sprt"):
             data[flag] = _pairs(f"-{flag}", values)
             continue
