@@ -26,6 +26,7 @@ Engine matches through a real referee, cutechess-cli style (docs/engines.md).
   -repeat [N]                     games per opening, colours alternating (default 2)
   -concurrency N                  games at once (default 1)
   -openings file=F [format=fen|epd|pgn] [order=sequential|random] [plies=N] [start=N]
+  -openings builtin[:xiangqi|gomoku|renju]    the books that ship with lanqi
   -draw movenumber=M movecount=N score=CP     adjudicate a draw
   -resign movecount=N score=CP [twosided=true] adjudicate a loss
   -maxmoves N                     adjudicate a draw after N full moves
