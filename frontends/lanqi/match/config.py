@@ -224,6 +224,11 @@ class MatchConfig:
     #: gomoku rule and board size
     rule: str = "freestyle"
     size: int = 15
+    #: xiangqi repetition rules (``axf``, ``check``, ``draw``) and the count that ends a
+    #: game; None: the rules' own defaults (axf, 3).  Engines are kept from moves that
+    #: lose by them (UCCI ``banmoves``, UCI ``searchmoves``).
+    repetition: str | None = None
+    repetition_count: int | None = None
     tc: str = "inf"
     #: games per encounter per round (cutechess ``-games``)
     games: int = 2
@@ -246,8 +251,14 @@ class MatchConfig:
     ratinginterval: int = 1
 
     def game_options(self) -> dict[str, Any]:
-        """The options of this match's games that its variant takes (gomoku ``size``, ``rule``)."""
-        return {name: getattr(self, name) for name in variant_spec(self.variant).option_names}
+        """The options of this match's games that its variant takes (gomoku ``size``,
+        ``rule``; xiangqi ``repetition``, ``repetition_count`` when given)."""
+        options = {name: getattr(self, name) for name in variant_spec(self.variant).option_names}
+        if self.variant == "xiangqi":
+            for name in ("repetition", "repetition_count"):
+                if getattr(self, name) is not None:
+                    options[name] = getattr(self, name)
+        return options
 
     def check(self) -> MatchConfig:
         if self.variant not in VARIANTS:
@@ -260,6 +271,15 @@ class MatchConfig:
         if len(set(names)) != len(names):
             raise MatchConfigError(f"engine names must differ: {', '.join(names)} (use name=)")
         self._check_odds()
+        if self.repetition is not None or self.repetition_count is not None:
+            from lanqi.games.xiangqi import Board
+
+            if self.variant != "xiangqi":
+                raise MatchConfigError("-repetition and -repetition-count are xiangqi rules")
+            try:
+                Board.from_options(self.game_options())
+            except ValueError as exc:
+                raise MatchConfigError(f"-repetition: {exc}") from None
         for label, number in (
             ("games", self.games),
             ("rounds", self.rounds),
@@ -415,6 +435,10 @@ def _apply(config: MatchConfig, data: Mapping[str, Any], each: dict[str, Any]) -
             setattr(config, key, str(value))
         elif key in ("games", "rounds", "repeat", "concurrency", "size", "seed", "ratinginterval"):
             setattr(config, key, _int(f"-{key}", value))
+        elif key == "repetition":
+            config.repetition = str(value)
+        elif key == "repetition_count":
+            config.repetition_count = _int("-repetition-count", value)
         elif key == "maxmoves":
             config.adjudication.maxmoves = _int("-maxmoves", value)
         elif key == "openings":

@@ -158,6 +158,10 @@ class MatchSeat(Bot):
             self._start_inner(state)
         if self.start_error is not None:
             raise _StartFailureError(failure_reason(self.start_error)) from self.start_error
+        if isinstance(self.inner, UcciEngine):  # the opponent's last move offered a draw
+            with self.lock:
+                theirs = [n for n in self.notes if n.seat != self.seat]
+            self.inner.draw_proposed = bool(theirs) and theirs[-1].offers_draw
         self.idle.clear()
         try:
             from lanqi.bot.xiangqi_ai import XiangqiAI
