@@ -104,6 +104,10 @@ class EngineConfig:
     #: seconds an engine may overrun before it counts as hung (cutechess ``timemargin``)
     timemargin: float | None = None
     handshake_timeout: float | None = None
+    #: the engine's memory cap in MB (RLIMIT_AS): over it, it dies and loses the game
+    memory: int | None = None
+    #: stop the engine (SIGSTOP) while the opponent thinks; None: yes, unless it ponders
+    pause: bool | None = None
 
     def check(self, variant: str) -> None:
         if self.proto not in PROTOCOLS:
@@ -129,14 +133,21 @@ class EngineConfig:
                 "builtin" if self.proto == "builtin" else Path(shlex.split(self.cmd)[0]).name
             )
 
-    def make_bot(self, variant: str) -> Bot:
-        """Start this player (an engine process, or a built-in AI) for ``variant``."""
+    def make_bot(self, variant: str, *, cpus: Sequence[int] | None = None) -> Bot:
+        """Start this player (an engine process, or a built-in AI) for ``variant``;
+        an engine is pinned to ``cpus`` when given."""
         movetime = round(self.st * 1000) if self.st is not None else None
         if self.proto == "builtin":
             return _BUILTIN[variant](self, movetime)
         from lanqi.bot.engines import create_engine
 
-        kwargs: dict[str, Any] = {"cwd": self.dir}
+        pause = (not self.ponder) if self.pause is None else self.pause
+        kwargs: dict[str, Any] = {
+            "cwd": self.dir,
+            "memory_mb": self.memory,
+            "cpus": cpus,
+            "pause_waiting": pause,
+        }
         if self.timemargin is not None:
             kwargs["timeout_margin_ms"] = round(self.timemargin * 1000)
         if self.proto == "gomocup":
@@ -249,6 +260,8 @@ class MatchConfig:
     admin_key: str | None = None
     #: print the interval this often (games); 0: only at the end
     ratinginterval: int = 1
+    #: pin each engine process to a core of its own (round robin over the usable cores)
+    use_affinity: bool = False
 
     def game_options(self) -> dict[str, Any]:
         """The options of this match's games that its variant takes (gomoku ``size``,
@@ -353,6 +366,8 @@ _ENGINE_KEYS = {
     "dir",
     "timemargin",
     "handshake",
+    "memory",
+    "pause",
 }
 
 
@@ -399,8 +414,13 @@ def _engine_fields(pairs: Mapping[str, Any], flag: str) -> dict[str, Any]:
             fields["handshake_timeout"] = float(fields.pop("handshake"))
     except ValueError as exc:
         raise MatchConfigError(f"{flag}: {exc}") from None
-    if "ponder" in fields:
-        fields["ponder"] = str(fields["ponder"]).lower() in ("true", "1", "on", "yes")
+    for key in ("ponder", "pause"):
+        if key in fields:
+            fields[key] = str(fields[key]).lower() in ("true", "1", "on", "yes")
+    if "memory" in fields:
+        fields["memory"] = _int(f"{flag} memory", fields["memory"])
+        if fields["memory"] < 1:
+            raise MatchConfigError(f"{flag}: memory is in MB and must be at least 1")
     for key in ("tc", "cmd", "name", "proto", "dir"):
         if key in fields and fields[key] is not None:
             fields[key] = str(fields[key])
@@ -435,6 +455,8 @@ def _apply(config: MatchConfig, data: Mapping[str, Any], each: dict[str, Any]) -
             setattr(config, key, str(value))
         elif key in ("games", "rounds", "repeat", "concurrency", "size", "seed", "ratinginterval"):
             setattr(config, key, _int(f"-{key}", value))
+        elif key == "use_affinity":
+            config.use_affinity = str(value).lower() in ("true", "1", "on", "yes")
         elif key == "repetition":
             config.repetition = str(value)
         elif key == "repetition_count":
@@ -554,6 +576,9 @@ def parse_args(argv: Sequence[str]) -> MatchConfig:
             continue
         if flag == "repeat" and not values:
             data["repeat"] = 2
+            continue
+        if flag == "use-affinity" and not values:  # fastchess's flag, without a value
+            data["use_affinity"] = True
             continue
         if len(values) < 1:
             raise MatchConfigError(f"-{flag} wants a value")

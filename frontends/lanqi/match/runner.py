@@ -13,6 +13,7 @@ import concurrent.futures
 import contextlib
 import logging
 import math
+import os
 import secrets
 import tempfile
 import threading
@@ -93,6 +94,7 @@ class _Pool:
         self.lock = threading.Lock()
         self.all: list[Bot] = []
         self.spare: dict[int, list[Bot]] = defaultdict(list)
+        self.pinned = 0  # engines pinned so far (-use-affinity)
 
     def _mine(self) -> dict[int, Bot]:
         mine: dict[int, Bot] | None = getattr(self.local, "bots", None)
@@ -109,7 +111,12 @@ class _Pool:
         return mine[index]
 
     def start(self, engine: EngineConfig) -> Bot:
-        bot = engine.make_bot(self.config.variant)
+        cpus = None
+        if self.config.use_affinity:  # a core of its own, round robin
+            usable = sorted(os.sched_getaffinity(0))
+            with self.lock:
+                cpus, self.pinned = [usable[self.pinned % len(usable)]], self.pinned + 1
+        bot = engine.make_bot(self.config.variant, cpus=cpus)
         with self.lock:
             self.all.append(bot)
         return bot

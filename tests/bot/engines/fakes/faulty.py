@@ -14,7 +14,8 @@ Faults (``none`` for a clean engine):
 - ``early``: ends an infinite search by itself at once, without ``stop``;
 - ``ignores-stop``: never answers ``stop`` in an infinite search;
 - ``ponder-early``: answers ``go ponder`` at once, before ``ponderhit``;
-- ``crash-quit``: exits with code 3 on ``quit``.
+- ``crash-quit``: exits with code 3 on ``quit``;
+- ``hungry``: allocates a gigabyte at every ``go`` (run it under a memory cap only).
 
 It moves the first legal move (ICCS order) after thinking: depth or nodes at once,
 ``movetime``/``time ... movestogo 1`` half of it, a Fischer clock a twentieth of its
@@ -116,6 +117,9 @@ def main() -> None:
             except Exception:  # a broken FEN or move: the start position
                 board = xiangqi.Board()
         elif command == "go":
+            if fault == "hungry":  # a search that wants a gigabyte at once
+                tables = bytearray(1 << 30)
+                _say(f"info string {len(tables)} bytes")
             first = str(min(board.legal_moves(), key=str))
             move = "a0a5" if fault == "illegal" else first
             _say(f"info depth 1 score cp 0 nodes 1 pv {move}")
