@@ -86,3 +86,35 @@ def test_use_affinity_pins_each_engine_to_the_next_core() -> None:
         pool.close()
     plain = ["-engine", "name=A", "proto=builtin", "-engine", "name=B", "proto=builtin"]
     assert not parse_args(plain).use_affinity
+
+
+def test_the_referees_latency_is_in_each_moves_comment_and_summarised(
+    tmp_path: Path, run_match: Runner
+) -> None:
+    pgn = tmp_path / "match.pgn"
+    summary, lines = run_match(
+        [
+            "-engine", "name=A", "proto=builtin", "depth=1",
+            "-engine", "name=B", "proto=builtin", "depth=1",
+            "-games", "2", "-maxmoves", "6", "-pgnout", str(pgn),
+        ]
+    )  # fmt: skip
+    text = pgn.read_text(encoding="utf-8")
+    assert len(read_pgns(text)) == 2  # the comments keep the records readable
+    measured = [n.latency_ms for g in summary.games for n in g.notes if n.latency_ms is not None]
+    moves = sum(len(g.moves) for g in summary.games)
+    assert len(measured) == moves - 2  # every move but each game's first
+    assert all(value >= 0 for value in measured)
+    assert text.count("[%lat ") == len(measured)
+    (line,) = [line for line in lines if line.startswith("Referee latency per move: ")]
+    assert line.endswith(f"({len(measured)} moves)")
+
+
+def test_latency_comment_and_summary_format() -> None:
+    from lanqi.match.adjudicate import MoveNote
+    from lanqi.match.records import latency_text
+
+    note = MoveNote(3, 1, "h9g7", score_cp=-35, depth=7, time_ms=1230, latency_ms=1.84)
+    assert note.comment() == "-0.35/7 1.23s [%lat 1.8ms]"
+    assert MoveNote(0, 0, "h2e2", time_ms=50).comment() == "0.05s"
+    assert latency_text([]) is None

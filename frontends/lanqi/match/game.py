@@ -152,7 +152,9 @@ class MatchSeat(Bot):
     def choose_move(self, state: GameState) -> str:
         ply = len(state.moves)
         if ply < len(self.book):
-            self._note(MoveNote(ply, self.seat, self.book[ply], book=True))
+            self._note(
+                MoveNote(ply, self.seat, self.book[ply], book=True, answered_at=time.perf_counter())
+            )
             return self.book[ply]
         if not self.started:
             self._start_inner(state)
@@ -170,9 +172,13 @@ class MatchSeat(Bot):
                 self.inner.last = None
             began = time.perf_counter()
             move = self.inner.choose_move(state)
-            spent = round((time.perf_counter() - began) * 1000)
+            answered = time.perf_counter()
+            spent = round((answered - began) * 1000)
         finally:
             self.idle.set()
+        with self.lock:  # the referee's latency: the last move's hand-over to this ask
+            before = [n for n in self.notes if n.ply == ply - 1]
+        latency = (began - before[0].answered_at) * 1000 if before else None
         score, mate, depth = _report(self.inner)
         flagged = isinstance(self.inner, UcciEngine)
         self._note(
@@ -186,6 +192,8 @@ class MatchSeat(Bot):
                 time_ms=spent,
                 offers_draw=flagged and self.inner.draw_offered,  # type: ignore[attr-defined]
                 resigns=flagged and self.inner.resigned,  # type: ignore[attr-defined]
+                latency_ms=latency,
+                answered_at=answered,
             )
         )
         return move

@@ -32,7 +32,7 @@ from lanqi.games.registry import variant_spec
 from lanqi.match.config import EngineConfig, MatchConfig
 from lanqi.match.game import GameSpec, MatchSeat, Played, RefereeLink, play_game
 from lanqi.match.openings import Opening, load_openings
-from lanqi.match.records import extra_record, record_text, termination_text
+from lanqi.match.records import extra_record, latency_text, record_text, termination_text
 from lanqi.stats import Estimate, SprtState, format_elo, format_nelo, pentanomial, trinomial
 
 __all__ = ["EngineStartError", "Match", "MatchSummary"]
@@ -438,6 +438,9 @@ class Match:
         summary = self.summary
         endings = ", ".join(f"{k} {v}" for k, v in summary.endings.most_common())
         self.say(f"Endings: {endings or 'none'}")
+        latency = latency_text(summary.games)
+        if latency is not None:
+            self.say(latency)
         if summary.stopped_by_sprt and summary.sprt is not None:
             self.say(f"SPRT stopped the match: {summary.sprt.decision} accepted")
         if len(self.config.engines) > 2:
