@@ -54,7 +54,7 @@ def test_repetition_rules_are_the_games_options() -> None:
     [
         (["-repetition", "sometimes"], "repetition must be one of axf, check, draw"),
         (["-repetition-count", "1"], "repetition_count must be a whole number from 2 to 10"),
-        (["-variant", "gomoku", "-repetition", "axf"], "are xiangqi rules"),
+        (["-variant", "gomoku", "-repetition", "axf"], "unknown gomoku option.s.: repetition"),
     ],
 )
 def test_bad_repetition_rules_are_refused(argv: list[str], message: str) -> None:

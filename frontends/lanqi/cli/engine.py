@@ -19,7 +19,7 @@ EXAMPLES = """examples:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="engine_command", metavar="ACTION", required=True)
+    sub = parser.add_subparsers(dest="engine_command", metavar="ACTION")
     check = sub.add_parser(
         "check",
         help="run the protocol's compliance steps against an engine",
@@ -31,26 +31,32 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     check.add_argument("spec", metavar="SPEC", help="uci:COMMAND, ucci:COMMAND or gomocup:COMMAND")
     check.add_argument(
-        "--variant", default=None, help="UCI_Variant to set, when the engine has it (xiangqi)"
+        "--variant",
+        default=None,
+        help="UCI_Variant to set, when the engine has it (default: xiangqi)",
     )
     check.add_argument(
         "--rule",
         default="freestyle",
         choices=("freestyle", "standard", "renju"),
-        help="gomocup: the rule sent as INFO rule (freestyle)",
+        help="gomocup: the rule sent as INFO rule (default: freestyle)",
     )
-    check.add_argument("--size", type=int, default=15, help="gomocup: the board size (15)")
+    check.add_argument("--size", type=int, default=15, help="gomocup: the board size (default: 15)")
     check.add_argument(
         "--margin-ms",
         type=int,
         default=1000,
-        help="how far past its time an engine may answer before it counts (1000)",
+        help="how far past its time an engine may answer before it counts (default: 1000)",
     )
     check.add_argument("--quiet", "-q", action="store_true", help="print only the deviations")
 
 
 def run(args: argparse.Namespace) -> int:
     from lanqi.bot.engines.check import CheckLimits, check_engine
+
+    if args.engine_command != "check":
+        print("lanqi engine: say what to do: lanqi engine check SPEC", file=sys.stderr)
+        return 2
 
     try:
         report = check_engine(

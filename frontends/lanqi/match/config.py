@@ -17,7 +17,8 @@ from typing import Any
 
 from lanqi.bot.base import Bot
 from lanqi.bot.catalog import variants_of
-from lanqi.games.registry import VARIANTS, variant_spec
+from lanqi.games.registry import VARIANTS, create_game, variant_spec
+from lanqi.match.builtin_books import builtin_book, is_builtin
 from lanqi.protocol import TimeControl
 from lanqi.stats import Sprt
 
@@ -267,10 +268,9 @@ class MatchConfig:
         """The options of this match's games that its variant takes (gomoku ``size``,
         ``rule``; xiangqi ``repetition``, ``repetition_count`` when given)."""
         options = {name: getattr(self, name) for name in variant_spec(self.variant).option_names}
-        if self.variant == "xiangqi":
-            for name in ("repetition", "repetition_count"):
-                if getattr(self, name) is not None:
-                    options[name] = getattr(self, name)
+        for name in ("repetition", "repetition_count"):  # given: the game must take them
+            if getattr(self, name) is not None:
+                options[name] = getattr(self, name)
         return options
 
     def check(self) -> MatchConfig:
@@ -285,12 +285,8 @@ class MatchConfig:
             raise MatchConfigError(f"engine names must differ: {', '.join(names)} (use name=)")
         self._check_odds()
         if self.repetition is not None or self.repetition_count is not None:
-            from lanqi.games.xiangqi import Board
-
-            if self.variant != "xiangqi":
-                raise MatchConfigError("-repetition and -repetition-count are xiangqi rules")
-            try:
-                Board.from_options(self.game_options())
+            try:  # the variant's own rules judge them (xiangqi has them, gomoku none)
+                create_game(self.variant, **self.game_options())
             except ValueError as exc:
                 raise MatchConfigError(f"-repetition: {exc}") from None
         for label, number in (
@@ -304,10 +300,11 @@ class MatchConfig:
         if self.sprt is not None and len(self.engines) != 2:
             raise MatchConfigError("-sprt needs exactly two engines")
         if self.openings is not None:
-            from lanqi.match.openings import builtin_book, is_builtin
-
             if is_builtin(self.openings.file):  # a shipped book: it must fit the variant
-                builtin_book(self.openings.file, self.variant, rule=self.rule)
+                try:
+                    builtin_book(self.openings.file, self.variant, rule=self.rule)
+                except ValueError as exc:
+                    raise MatchConfigError(str(exc)) from None
             elif not self.openings.file.is_file():
                 raise MatchConfigError(f"opening file {self.openings.file} not found")
         if self.referee and not self.admin_key:
