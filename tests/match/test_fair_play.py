@@ -1,4 +1,5 @@
-"""lanqi match on shared cores: the waiting engine is stopped unless it ponders,
+"""lanqi match on shared cores: with ``pause=true`` the waiting engine is stopped
+unless it ponders,
 ``memory=MB`` caps an engine (over it the game is lost as ``out of memory``),
 ``-use-affinity`` gives each engine process a core of its own."""
 
@@ -51,9 +52,11 @@ def _engine(**keys: str) -> EngineConfig:
 
 @pytest.mark.parametrize(
     ("keys", "paused"),
-    [({}, True), ({"ponder": "true"}, False), ({"pause": "false"}, False)],
+    [({"pause": "true"}, True), ({"pause": "true", "ponder": "true"}, False), ({}, False)],
 )
-def test_engines_wait_stopped_unless_they_ponder(keys: dict[str, str], paused: bool) -> None:
+def test_engines_wait_stopped_when_asked_unless_they_ponder(
+    keys: dict[str, str], paused: bool
+) -> None:
     bot = _engine(**keys).make_bot("xiangqi")
     try:
         assert isinstance(bot, XiangqiEngine) and bot.pause_waiting is paused

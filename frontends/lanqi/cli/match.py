@@ -18,7 +18,7 @@ Engine matches through a real referee, cutechess-cli style (docs/engines.md).
 
   -engine name=N cmd=PATH proto=uci|ucci|gomocup|builtin [option.NAME=V] [tc=T]
           [depth=D] [nodes=N] [st=SECONDS] [level=L] [dir=DIR] [timemargin=S]
-          [handshake=SECONDS] [memory=MB] [pause=false]
+          [handshake=SECONDS] [memory=MB] [pause=true]
                                   one player (give two or more)
   -each KEY=VALUE...              the same keys, for every engine
   -variant xiangqi|gomoku         (default xiangqi); gomoku: -rule R -size S

@@ -107,8 +107,8 @@ class EngineConfig:
     handshake_timeout: float | None = None
     #: the engine's memory cap in MB (RLIMIT_AS): over it, it dies and loses the game
     memory: int | None = None
-    #: stop the engine (SIGSTOP) while the opponent thinks; None: yes, unless it ponders
-    pause: bool | None = None
+    #: stop the engine (SIGSTOP) while the opponent thinks (never when it ponders)
+    pause: bool = False
 
     def check(self, variant: str) -> None:
         if self.proto not in PROTOCOLS:
@@ -142,7 +142,7 @@ class EngineConfig:
             return _BUILTIN[variant](self, movetime)
         from lanqi.bot.engines import create_engine
 
-        pause = (not self.ponder) if self.pause is None else self.pause
+        pause = self.pause and not self.ponder
         kwargs: dict[str, Any] = {
             "cwd": self.dir,
             "memory_mb": self.memory,
