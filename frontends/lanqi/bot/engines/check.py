@@ -633,11 +633,10 @@ class _XiangqiChecker(_Checker):
             self.ok(f"readyok while searching; bestmove {move} {took:.2f} s after stop")
 
     def ponder_go(self) -> str:
+        """``go ponder`` with Red's clock short (1 s + 0.1 s) and Black's long."""
         limits = self.limits
-        return (
-            "go ponder"
-            + self.go_fischer(limits.opp_clock_ms, limits.opp_clock_ms, 0, 0)[len("go") :]
-        )
+        go = self.go_fischer(limits.clock_ms, limits.opp_clock_ms, limits.increment_ms, 0)
+        return "go ponder" + go[len("go") :]
 
     def can_ponder(self) -> bool:
         return self.find("Ponder") is not None
@@ -658,8 +657,8 @@ class _XiangqiChecker(_Checker):
         if early is not None:
             self.fail(f"{go}: {early!r} before ponderhit (a ponder search waits)")
         else:
-            self.send("ponderhit")
-            limit_s = (self.limits.opp_clock_ms + self.limits.margin_ms) / 1000
+            self.send("ponderhit")  # Red to move: its own clock is the short one
+            limit_s = (self.limits.clock_ms + self.limits.margin_ms) / 1000
             move, took = self.bestmove("", limit_s, what="ponderhit")
             if move is not None:
                 self.ok(f"{go}, then ponderhit: bestmove {move} {took:.2f} s later")
