@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from lanqi.bot.engines.process import (
     EngineCrashed,
+    EngineOutOfMemory,
     EngineProtocolError,
     EngineTimeout,
     IllegalEngineMove,
@@ -16,8 +17,11 @@ _LIMIT = 32  # the protocol's limit on a termination
 
 
 def failure_reason(exc: BaseException) -> str:
-    """``crash``, ``hang``, ``illegal move h2h9``, ``unreadable output``, ``no move``,
-    ``protocol error`` or, for a bot's own exception, ``bot error``."""
+    """``crash`` (``out of memory`` over a memory cap), ``hang``, ``illegal move h2h9``,
+    ``unreadable output``, ``no move``, ``protocol error`` or, for a bot's own
+    exception, ``bot error``."""
+    if isinstance(exc, EngineOutOfMemory):
+        return "out of memory"
     if isinstance(exc, EngineCrashed):
         return "crash"
     if isinstance(exc, EngineTimeout):

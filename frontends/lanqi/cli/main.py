@@ -58,6 +58,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "matchmaker": ("lanqi.cli.matchmaker", "run the matchmaker (lobby, tournaments) on its own"),
     "bench": ("lanqi.cli.bench", "benchmarks: movegen, referee, tournament, strength"),
     "match": ("lanqi.cli.match", "engine matches like cutechess-cli: openings, adjudication, SPRT"),
+    "engine": (
+        "lanqi.cli.engine",
+        "check an engine against its protocol (UCI, UCCI, Gomocup): one line per deviation",
+    ),
     "key": ("lanqi.cli.key", "the server's public key and fingerprint (for players to compare)"),
     "servers": ("lanqi.cli.known", "the servers this machine trusts: list, forget a changed key"),
 }

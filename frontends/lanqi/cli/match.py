@@ -18,7 +18,8 @@ Engine matches through a real referee, cutechess-cli style (docs/engines.md).
 
   -engine name=N cmd=PATH proto=uci|ucci|gomocup|builtin [option.NAME=V] [tc=T]
           [depth=D] [nodes=N] [st=SECONDS] [level=L] [dir=DIR] [timemargin=S]
-          [handshake=SECONDS]     one player (give two or more)
+          [handshake=SECONDS] [memory=MB] [pause=true]
+                                  one player (give two or more)
   -each KEY=VALUE...              the same keys, for every engine
   -variant NAME                   one of VARIANTS (default xiangqi); gomoku: -rule R -size S
   -tc 10+0.1 | move:2 | inf       the clock, in seconds (default inf)
@@ -26,9 +27,12 @@ Engine matches through a real referee, cutechess-cli style (docs/engines.md).
   -repeat [N]                     games per opening, colours alternating (default 2)
   -concurrency N                  games at once (default 1)
   -openings file=F [format=fen|epd|pgn] [order=sequential|random] [plies=N] [start=N]
+  -openings builtin[:xiangqi|gomoku|renju]    the books that ship with lanqi
   -draw movenumber=M movecount=N score=CP     adjudicate a draw
   -resign movecount=N score=CP [twosided=true] adjudicate a loss
   -maxmoves N                     adjudicate a draw after N full moves
+  -repetition axf|check|draw  -repetition-count N   xiangqi repetition rules (axf, 3)
+  -use-affinity                   each engine process on a core of its own
   -sprt elo0=E0 elo1=E1 alpha=A beta=B        stop once the test decides
   -pgnout FILE   -psqout DIR      records (gomoku: lanqi records and .psq files)
   -event NAME  -srand N  -ratinginterval N

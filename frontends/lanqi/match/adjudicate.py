@@ -34,19 +34,27 @@ class MoveNote:
     #: the player's answer offered a draw or resigned (UCCI's ``draw`` / ``resign``)
     offers_draw: bool = False
     resigns: bool = False
+    #: the referee's latency before this move: from the previous move leaving its
+    #: player to this player being asked (ms, one clock: both players run here)
+    latency_ms: float | None = None
+    #: when the player handed its move over (``time.perf_counter``), for the next one
+    answered_at: float = 0.0
 
     def comment(self) -> str:
-        """``+0.25/12 0.51s`` (cutechess's comment), ``book``, or the time alone."""
+        """``+0.25/12 0.51s`` (cutechess's comment), ``book``, or the time alone; then
+        ``[%lat 1.8ms]``, the referee's latency before the move, when measured."""
         if self.book:
             return "book"
         seconds = f"{self.time_ms / 1000:.2f}s"
         if self.mate is not None:
-            score = f"{'+' if self.mate > 0 else '-'}M{abs(self.mate)}"
+            text = f"{'+' if self.mate > 0 else '-'}M{abs(self.mate)}/{self.depth or 0} {seconds}"
         elif self.score_cp is not None:
-            score = f"{self.score_cp / 100:+.2f}"
+            text = f"{self.score_cp / 100:+.2f}/{self.depth or 0} {seconds}"
         else:
-            return seconds
-        return f"{score}/{self.depth or 0} {seconds}"
+            text = seconds
+        if self.latency_ms is not None:
+            text += f" [%lat {self.latency_ms:.1f}ms]"
+        return text
 
 
 @dataclass(frozen=True, slots=True)

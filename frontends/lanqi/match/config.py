@@ -17,7 +17,8 @@ from typing import Any
 
 from lanqi.bot.base import Bot
 from lanqi.bot.catalog import builtin_ai, variants_of
-from lanqi.games.registry import VARIANTS, variant_spec
+from lanqi.games.registry import VARIANTS, create_game, variant_spec
+from lanqi.match.builtin_books import builtin_book, is_builtin
 from lanqi.protocol import TimeControl
 from lanqi.stats import Sprt
 
@@ -104,6 +105,10 @@ class EngineConfig:
     #: seconds an engine may overrun before it counts as hung (cutechess ``timemargin``)
     timemargin: float | None = None
     handshake_timeout: float | None = None
+    #: the engine's memory cap in MB (RLIMIT_AS): over it, it dies and loses the game
+    memory: int | None = None
+    #: stop the engine (SIGSTOP) while the opponent thinks (never when it ponders)
+    pause: bool = False
 
     def check(self, variant: str) -> None:
         if self.proto not in PROTOCOLS:
@@ -129,8 +134,9 @@ class EngineConfig:
                 "builtin" if self.proto == "builtin" else Path(shlex.split(self.cmd)[0]).name
             )
 
-    def make_bot(self, variant: str) -> Bot:
-        """Start this player (an engine process, or a built-in AI) for ``variant``."""
+    def make_bot(self, variant: str, *, cpus: Sequence[int] | None = None) -> Bot:
+        """Start this player (an engine process, or a built-in AI) for ``variant``;
+        an engine is pinned to ``cpus`` when given."""
         movetime = round(self.st * 1000) if self.st is not None else None
         if self.proto == "builtin":
             return builtin_ai(
@@ -142,7 +148,13 @@ class EngineConfig:
             )
         from lanqi.bot.engines import create_engine
 
-        kwargs: dict[str, Any] = {"cwd": self.dir}
+        pause = self.pause and not self.ponder
+        kwargs: dict[str, Any] = {
+            "cwd": self.dir,
+            "memory_mb": self.memory,
+            "cpus": cpus,
+            "pause_waiting": pause,
+        }
         if self.timemargin is not None:
             kwargs["timeout_margin_ms"] = round(self.timemargin * 1000)
         if self.proto == "gomocup":
@@ -209,6 +221,11 @@ class MatchConfig:
     #: gomoku rule and board size
     rule: str = "freestyle"
     size: int = 15
+    #: xiangqi repetition rules (``axf``, ``check``, ``draw``) and the count that ends a
+    #: game; None: the rules' own defaults (axf, 3).  Engines are kept from moves that
+    #: lose by them (UCCI ``banmoves``, UCI ``searchmoves``).
+    repetition: str | None = None
+    repetition_count: int | None = None
     tc: str = "inf"
     #: games per encounter per round (cutechess ``-games``)
     games: int = 2
@@ -229,10 +246,17 @@ class MatchConfig:
     admin_key: str | None = None
     #: print the interval this often (games); 0: only at the end
     ratinginterval: int = 1
+    #: pin each engine process to a core of its own (round robin over the usable cores)
+    use_affinity: bool = False
 
     def game_options(self) -> dict[str, Any]:
-        """The options of this match's games that its variant takes (gomoku ``size``, ``rule``)."""
-        return {name: getattr(self, name) for name in variant_spec(self.variant).option_names}
+        """The options of this match's games that its variant takes (gomoku ``size``,
+        ``rule``; xiangqi ``repetition``, ``repetition_count`` when given)."""
+        options = {name: getattr(self, name) for name in variant_spec(self.variant).option_names}
+        for name in ("repetition", "repetition_count"):  # given: the game must take them
+            if getattr(self, name) is not None:
+                options[name] = getattr(self, name)
+        return options
 
     def check(self) -> MatchConfig:
         if self.variant not in VARIANTS:
@@ -245,6 +269,11 @@ class MatchConfig:
         if len(set(names)) != len(names):
             raise MatchConfigError(f"engine names must differ: {', '.join(names)} (use name=)")
         self._check_odds()
+        if self.repetition is not None or self.repetition_count is not None:
+            try:  # the variant's own rules judge them (xiangqi has them, gomoku none)
+                create_game(self.variant, **self.game_options())
+            except ValueError as exc:
+                raise MatchConfigError(f"-repetition: {exc}") from None
         for label, number in (
             ("games", self.games),
             ("rounds", self.rounds),
@@ -255,8 +284,14 @@ class MatchConfig:
                 raise MatchConfigError(f"-{label} must be at least 1")
         if self.sprt is not None and len(self.engines) != 2:
             raise MatchConfigError("-sprt needs exactly two engines")
-        if self.openings is not None and not self.openings.file.is_file():
-            raise MatchConfigError(f"opening file {self.openings.file} not found")
+        if self.openings is not None:
+            if is_builtin(self.openings.file):  # a shipped book: it must fit the variant
+                try:
+                    builtin_book(self.openings.file, self.variant, rule=self.rule)
+                except ValueError as exc:
+                    raise MatchConfigError(str(exc)) from None
+            elif not self.openings.file.is_file():
+                raise MatchConfigError(f"opening file {self.openings.file} not found")
         if self.referee and not self.admin_key:
             raise MatchConfigError("-referee needs the referee's admin key (-admin-key KEY)")
         return self
@@ -313,6 +348,8 @@ _ENGINE_KEYS = {
     "dir",
     "timemargin",
     "handshake",
+    "memory",
+    "pause",
 }
 
 
@@ -359,8 +396,13 @@ def _engine_fields(pairs: Mapping[str, Any], flag: str) -> dict[str, Any]:
             fields["handshake_timeout"] = float(fields.pop("handshake"))
     except ValueError as exc:
         raise MatchConfigError(f"{flag}: {exc}") from None
-    if "ponder" in fields:
-        fields["ponder"] = str(fields["ponder"]).lower() in ("true", "1", "on", "yes")
+    for key in ("ponder", "pause"):
+        if key in fields:
+            fields[key] = str(fields[key]).lower() in ("true", "1", "on", "yes")
+    if "memory" in fields:
+        fields["memory"] = _int(f"{flag} memory", fields["memory"])
+        if fields["memory"] < 1:
+            raise MatchConfigError(f"{flag}: memory is in MB and must be at least 1")
     for key in ("tc", "cmd", "name", "proto", "dir"):
         if key in fields and fields[key] is not None:
             fields[key] = str(fields[key])
@@ -395,6 +437,12 @@ def _apply(config: MatchConfig, data: Mapping[str, Any], each: dict[str, Any]) -
             setattr(config, key, str(value))
         elif key in ("games", "rounds", "repeat", "concurrency", "size", "seed", "ratinginterval"):
             setattr(config, key, _int(f"-{key}", value))
+        elif key == "use_affinity":
+            config.use_affinity = str(value).lower() in ("true", "1", "on", "yes")
+        elif key == "repetition":
+            config.repetition = str(value)
+        elif key == "repetition_count":
+            config.repetition_count = _int("-repetition-count", value)
         elif key == "maxmoves":
             config.adjudication.maxmoves = _int("-maxmoves", value)
         elif key == "openings":
@@ -503,11 +551,16 @@ def parse_args(argv: Sequence[str]) -> MatchConfig:
         if flag == "engine":
             engines.append(_pairs("-engine", values))
             continue
+        if flag == "openings":  # -openings builtin:xiangqi is short for file=builtin:xiangqi
+            values = [f"file={v}" if v.split(":")[0] == "builtin" else v for v in values]  # noqa: PLW2901
         if flag in ("each", "openings", "draw", "resign", "sprt"):
             data[flag] = _pairs(f"-{flag}", values)
             continue
         if flag == "repeat" and not values:
             data["repeat"] = 2
+            continue
+        if flag == "use-affinity" and not values:  # fastchess's flag, without a value
+            data["use_affinity"] = True
             continue
         if len(values) < 1:
             raise MatchConfigError(f"-{flag} wants a value")

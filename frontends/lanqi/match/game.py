@@ -141,19 +141,29 @@ class MatchSeat(Bot):
     def play(self, state: GameState) -> PlayResult:
         ply = len(state.moves)
         if ply < len(self.book):
-            self._note(MoveNote(ply, self.seat, self.book[ply], book=True))
+            self._note(
+                MoveNote(ply, self.seat, self.book[ply], book=True, answered_at=time.perf_counter())
+            )
             return PlayResult(self.book[ply])
         if not self.started:
             self._start_inner(state)
         if self.start_error is not None:
             raise _StartFailureError(failure_reason(self.start_error)) from self.start_error
+        with self.lock:
+            theirs = [n for n in self.notes if n.seat != self.seat]
+        if theirs and theirs[-1].offers_draw:  # told before it searches (UCCI: go draw)
+            self.inner.on_draw_offer(state)
         self.idle.clear()
         try:
             began = time.perf_counter()
             played = self.inner.play(state)
-            spent = round((time.perf_counter() - began) * 1000)
+            answered = time.perf_counter()
+            spent = round((answered - began) * 1000)
         finally:
             self.idle.set()
+        with self.lock:  # the referee's latency: the last move's hand-over to this ask
+            before = [n for n in self.notes if n.ply == ply - 1]
+        latency = (began - before[0].answered_at) * 1000 if before else None
         info = played.info
         self._note(
             MoveNote(
@@ -166,6 +176,8 @@ class MatchSeat(Bot):
                 time_ms=spent,
                 offers_draw=played.offer_draw,
                 resigns=played.resign,
+                latency_ms=latency,
+                answered_at=answered,
             )
         )
         return played

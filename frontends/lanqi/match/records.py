@@ -9,6 +9,9 @@ moves).
 
 from __future__ import annotations
 
+import math
+import statistics
+from collections.abc import Sequence
 from typing import Any
 
 from lanqi.games.base import Game
@@ -19,6 +22,7 @@ from lanqi.protocol import TimeControl
 
 __all__ = [
     "extra_record",
+    "latency_text",
     "record_text",
 ]
 
@@ -88,3 +92,17 @@ def extra_record(played: Played, suffix: str) -> str:
     write = variant_spec(played.variant).extra_records[suffix]
     think_ms = [times.get(ply, 0) for ply in range(len(played.moves))]
     return write(_board(played), played.names, played.result, think_ms)
+
+
+def latency_text(games: Sequence[Played]) -> str | None:
+    """``Referee latency per move: median 1.9 ms, p95 3.1 ms, max 7.4 ms (812 moves)``:
+    the time each move spent between its players (see ``MoveNote.latency_ms``), or
+    None when no move was measured."""
+    values = sorted(n.latency_ms for game in games for n in game.notes if n.latency_ms is not None)
+    if not values:
+        return None
+    p95 = values[min(len(values) - 1, math.ceil(0.95 * len(values)) - 1)]
+    return (
+        f"Referee latency per move: median {statistics.median(values):.1f} ms, "
+        f"p95 {p95:.1f} ms, max {values[-1]:.1f} ms ({len(values)} moves)"
+    )

@@ -13,6 +13,7 @@ import concurrent.futures
 import contextlib
 import logging
 import math
+import os
 import secrets
 import tempfile
 import threading
@@ -31,7 +32,7 @@ from lanqi.games.registry import variant_spec
 from lanqi.match.config import EngineConfig, MatchConfig
 from lanqi.match.game import STOPPED, GameSpec, MatchSeat, Played, RefereeLink, play_game
 from lanqi.match.openings import Opening, load_openings
-from lanqi.match.records import extra_record, record_text
+from lanqi.match.records import extra_record, latency_text, record_text
 from lanqi.phrases import termination_words
 from lanqi.stats import Estimate, SprtState, format_elo, format_nelo, pentanomial, trinomial
 
@@ -93,6 +94,7 @@ class _Pool:
         self.lock = threading.Lock()
         self.all: list[Bot] = []
         self.spare: dict[int, list[Bot]] = defaultdict(list)
+        self.pinned = 0  # engines pinned so far (-use-affinity)
 
     def _mine(self) -> dict[int, Bot]:
         mine: dict[int, Bot] | None = getattr(self.local, "bots", None)
@@ -109,7 +111,12 @@ class _Pool:
         return mine[index]
 
     def start(self, engine: EngineConfig) -> Bot:
-        bot = engine.make_bot(self.config.variant)
+        cpus = None
+        if self.config.use_affinity:  # a core of its own, round robin
+            usable = sorted(os.sched_getaffinity(0))
+            with self.lock:
+                cpus, self.pinned = [usable[self.pinned % len(usable)]], self.pinned + 1
+        bot = engine.make_bot(self.config.variant, cpus=cpus)
         with self.lock:
             self.all.append(bot)
         return bot
@@ -431,6 +438,9 @@ class Match:
         summary = self.summary
         endings = ", ".join(f"{k} {v}" for k, v in summary.endings.most_common())
         self.say(f"Endings: {endings or 'none'}")
+        latency = latency_text(summary.games)
+        if latency is not None:
+            self.say(latency)
         if summary.stopped_by_sprt and summary.sprt is not None:
             self.say(f"SPRT stopped the match: {summary.sprt.decision} accepted")
         if len(self.config.engines) > 2:

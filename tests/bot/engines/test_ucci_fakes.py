@@ -162,3 +162,33 @@ def test_create_engine_spec(fake: Fake, fake_env: dict[str, str]) -> None:
         bot.close()
     with pytest.raises(ValueError, match="must look like"):
         create_engine("xboard:/usr/games/crafty")
+
+
+@pytest.mark.parametrize(("rule", "banned"), [("axf", True), ("check", True), ("draw", False)])
+def test_banmoves_follow_the_games_repetition_rules(
+    make: Callable[..., UcciEngine], fake_log: Log, rule: str, banned: bool
+) -> None:
+    """Completing a perpetual check loses under axf and check rules (banned), draws
+    under draw rules (allowed): the ban comes from the game's own rules."""
+    bot = make()
+    state = GameState.start(
+        "xiangqi", options={"repetition": rule}, start_fen=PERPETUAL_FEN, moves=PERPETUAL_MOVES
+    )
+    bot.choose_move(state)
+    assert ("banmoves a8a9" in fake_log()) is banned
+
+
+def test_go_draw_when_the_opponent_offers_one(
+    make: Callable[..., UcciEngine], fake_log: Log
+) -> None:
+    bot = make("accept")
+    state = GameState.start("xiangqi")
+    assert bot.on_draw_offer(state) is False  # its last move did not offer a draw itself
+    bot.choose_move(state)
+    assert fake_log()[-1] == "go draw time 1000 movestogo 1"
+    assert bot.draw_offered  # it accepted with its move: "bestmove a0a1 draw"
+    assert bot.on_draw_offer(state) is True  # and a new offer now finds it willing
+    bot.draw_proposed = False
+    bot.choose_move(state)
+    assert fake_log()[-1] == "go time 1000 movestogo 1"  # the offer is answered once
+    assert not bot.draw_offered

@@ -100,6 +100,9 @@ class GomocupEngine(Bot):
       silent before it counts as hung.
     - ``start_timeout_s``: the wait for answers to ``ABOUT``, ``START``, ``RESTART``.
     - ``line_ending``: the protocol says CR LF; most brains take plain LF (default).
+    - ``memory_mb``: cap the brain's address space (also sent as ``max_memory`` when
+      that is not given); ``cpus``: pin it to these cores; ``pause_waiting``: stop
+      it (SIGSTOP) while the opponent thinks.
     """
 
     name: ClassVar[str] = "gomocup"
@@ -120,6 +123,9 @@ class GomocupEngine(Bot):
         timeout_margin_ms: int = 1000,
         start_timeout_s: float = 10.0,
         line_ending: str = "\n",
+        memory_mb: int | None = None,
+        cpus: Sequence[int] | None = None,
+        pause_waiting: bool = False,
     ) -> None:
         argv = shlex.split(command) if isinstance(command, str) else [str(p) for p in command]
         if not argv:
@@ -133,7 +139,14 @@ class GomocupEngine(Bot):
         self.default_movetime_ms = default_movetime_ms
         self.timeout_margin_ms = timeout_margin_ms
         self.start_timeout_s = start_timeout_s
-        self.process = EngineProcess(argv, cwd=cwd, env=env, line_ending=line_ending)
+        if memory_mb is not None and not max_memory:
+            max_memory = memory_mb * 1024 * 1024  # the brain hears its cap too
+            self.max_memory = max_memory
+        #: stop the brain (SIGSTOP) while the opponent thinks
+        self.pause_waiting = pause_waiting
+        self.process = EngineProcess(
+            argv, cwd=cwd, env=env, line_ending=line_ending, memory_mb=memory_mb, cpus=cpus
+        )
         self.engine_name = self.process.name
         #: The ``ABOUT`` reply as a dict (``name``, ``version``, ``author``, ...).
         self.about: dict[str, str] = {}
@@ -243,6 +256,8 @@ class GomocupEngine(Bot):
         except (EngineTimeout, EngineCrashed):
             self._fail()
             raise
+        if self.pause_waiting:
+            self.process.pause()
 
     def _start_board(self, size: int) -> None:
         """A clean board of ``size`` in the engine: RESTART if it can, else START."""
@@ -333,7 +348,10 @@ class GomocupEngine(Bot):
         except EngineError:
             self._known = None
             raise
-        return self._read_move(reply, board)
+        move = self._read_move(reply, board)
+        if self.pause_waiting:
+            self.process.pause()
+        return move
 
     def _ask(self, state: GameState, board: gomoku.Board) -> str:
         size = board.size

@@ -13,7 +13,12 @@ Every adapter (UCI, UCCI, Gomocup) runs its engine through :class:`EngineProcess
 - :meth:`EngineProcess.close` sends the protocol's quit command, closes the
   engine's input, waits briefly, then kills the whole process group and reaps
   it.  A finalizer does the same (without the polite quit) if the object is
-  garbage collected unclosed, so no engine and no zombie outlives its adapter.
+  garbage collected unclosed, so no engine and no zombie outlives its adapter;
+- fair play on shared cores: ``memory_mb`` caps the engine's address space
+  (``RLIMIT_AS``; an engine that dies over it raises :class:`EngineOutOfMemory`),
+  ``cpus`` pins it to those cores, and :meth:`EngineProcess.pause` stops its whole
+  process group (``SIGSTOP``) while it waits, until the next line sent to it
+  (``SIGCONT``).
 
 All traffic is logged at DEBUG level on this module's logger.
 
@@ -35,6 +40,7 @@ import queue
 import re
 import signal
 import subprocess
+import sys
 import threading
 import time
 import weakref
@@ -42,10 +48,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Self
 
+if sys.platform != "win32":
+    import resource
+
 __all__ = [
     "EngineConfigError",
     "EngineCrashed",
     "EngineError",
+    "EngineOutOfMemory",
     "EngineProcess",
     "EngineProtocolError",
     "EngineTimeout",
@@ -88,6 +98,16 @@ class EngineCrashed(EngineError):  # noqa: N818 - the names the bot runner and d
         super().__init__(details)
         self.exit_code = exit_code
         self.stderr = tuple(stderr)
+
+
+class EngineOutOfMemory(EngineCrashed):
+    """The engine died over its memory cap (``memory_mb``)."""
+
+
+#: what an engine's last words say when an allocation failed (C++, C, Python, Rust, Go)
+_MEMORY_WORDS = ("bad_alloc", "memoryerror", "out of memory", "cannot allocate", "alloc")
+#: how a program dies when an allocation it did not check fails
+_MEMORY_SIGNALS = (signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS, signal.SIGKILL)
 
 
 class EngineProtocolError(EngineError):
@@ -237,6 +257,8 @@ class EngineProcess:
         name: str | None = None,
         line_ending: str = "\n",
         stderr_keep: int = _STDERR_KEEP,
+        memory_mb: int | None = None,
+        cpus: Sequence[int] | None = None,
     ) -> None:
         if isinstance(argv, str) or not argv:
             raise ValueError("argv must be a non-empty list of strings (no shell)")
@@ -254,6 +276,16 @@ class EngineProcess:
             None
         )
         self.starts = 0
+        if memory_mb is not None and memory_mb < 1:
+            raise ValueError(f"memory_mb must be at least 1, not {memory_mb}")
+        #: the cap on the engine's address space (MB), applied at every start
+        self.memory_mb = memory_mb
+        #: the cores the engine may run on, applied at every start
+        self.cpus = tuple(sorted(set(cpus))) if cpus else None
+        #: stopped by :meth:`pause` (SIGSTOP) until the next line sent
+        self.paused = False
+        #: times :meth:`pause` stopped the engine (for logs and tests)
+        self.pauses = 0
 
     # -- lifetime -------------------------------------------------------------
 
@@ -280,7 +312,9 @@ class EngineProcess:
             raise EngineCrashed(f"cannot start {self.name} ({' '.join(self.argv)}): {exc}") from exc
         assert proc.stdout is not None and proc.stderr is not None
         self._proc = proc
+        self.paused = False
         self.starts += 1
+        self._confine(proc.pid)
         self._lines = queue.Queue()
         self._stderr = collections.deque(maxlen=self._stderr_keep)
         label = f"{self.name}[{proc.pid}]"
@@ -317,6 +351,43 @@ class EngineProcess:
         self._finalizer = weakref.finalize(self, _finalize, proc, label)
         log.debug("%s: started %s", label, " ".join(self.argv))
 
+    def _confine(self, pid: int) -> None:
+        """Apply the memory cap and the cores to a just-started engine (Linux).  The
+        engine has had no input yet, so it has not allocated its tables."""
+        if self.memory_mb is not None and sys.platform != "win32":
+            limit = self.memory_mb * 1024 * 1024
+            try:
+                resource.prlimit(pid, resource.RLIMIT_AS, (limit, limit))
+            except (OSError, ValueError) as exc:
+                log.warning("%s: cannot cap its memory: %s", self.name, exc)
+        if self.cpus is not None and hasattr(os, "sched_setaffinity"):
+            try:
+                os.sched_setaffinity(pid, self.cpus)
+            except OSError as exc:
+                log.warning("%s: cannot pin it to cores %s: %s", self.name, self.cpus, exc)
+
+    def pause(self) -> None:
+        """Stop the engine's process group (SIGSTOP) while it has nothing to do; the
+        next :meth:`send` (or :meth:`close`) lets it run again.  POSIX only."""
+        proc = self._proc
+        if proc is None or self.paused or os.name != "posix" or _exited(proc):
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGSTOP)
+            self.paused = True
+            self.pauses += 1
+            log.debug("%s: paused", self._label)
+
+    def resume(self) -> None:
+        """Let a paused engine run again (SIGCONT)."""
+        proc = self._proc
+        if proc is None or not self.paused:
+            return
+        self.paused = False
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGCONT)
+            log.debug("%s: resumed", self._label)
+
     def close(self, quit_command: str | None = "quit", grace_s: float = CLOSE_GRACE_S) -> None:
         """Ask the engine to quit (``quit_command``, then end of input), wait up to
         ``grace_s`` for it to exit, then kill its process group and reap it.
@@ -326,6 +397,7 @@ class EngineProcess:
         proc = self._proc
         if proc is None:
             return
+        self.resume()  # a stopped engine could not read quit (SIGKILL needs no CONT)
         if quit_command is not None and not _exited(proc):
             with contextlib.suppress(EngineError):
                 self.send(quit_command)
@@ -392,6 +464,7 @@ class EngineProcess:
             raise EngineCrashed(f"{self.name} is not running")
         if "\n" in line or "\r" in line:
             raise ValueError(f"one line at a time, not {line!r}")
+        self.resume()
         log.debug("%s >> %s", self._label, line)
         try:
             proc.stdin.write((line + self.line_ending).encode("utf-8"))
@@ -463,7 +536,25 @@ class EngineProcess:
             thread.join(timeout=0.5)  # the last stderr lines
         if killed:
             message += "; it had closed its output but kept running, so it was killed"
-        return EngineCrashed(message, exit_code=code, stderr=self.stderr_tail())
+        stderr = self.stderr_tail()
+        if self.memory_mb is not None and self._over_memory(code, stderr):
+            return EngineOutOfMemory(
+                f"{message}; over its memory cap of {self.memory_mb} MB",
+                exit_code=code,
+                stderr=stderr,
+            )
+        return EngineCrashed(message, exit_code=code, stderr=stderr)
+
+    @staticmethod
+    def _over_memory(code: int | None, stderr: Sequence[str]) -> bool:
+        """Did a capped engine die of its cap?  Its last words name a failed
+        allocation, or it died the way unchecked allocations end (abort, segfault)."""
+        if code is None or code == 0:
+            return False
+        words = " ".join(stderr[-5:]).lower()
+        if any(word in words for word in _MEMORY_WORDS):
+            return True
+        return code < 0 and -code in _MEMORY_SIGNALS
 
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"

@@ -3,7 +3,9 @@
 UCCI is the Chinese-chess cousin of UCI: ``ucci``/``ucciok``, ``setoption NAME
 VALUE`` (no ``name``/``value`` keywords), moves in ICCS (ranks 0-9, like lanqi),
 ``banmoves`` to forbid moves in the next search, and ``go`` with ``time``,
-``increment``, ``opptime``, ``oppincrement`` or ``depth``/``nodes``.
+``increment``, ``opptime``, ``oppincrement`` or ``depth``/``nodes`` (``go draw``
+when the opponent offers a draw; ``bestmove ... draw`` accepts or offers one,
+``bestmove ... resign`` resigns).
 
 Before UCCI 2.3 times were in seconds; an engine that announces the
 ``usemillisec`` option is switched to milliseconds.  Fairy-Stockfish speaks UCCI
@@ -57,6 +59,11 @@ class UcciEngine(XiangqiEngine):
         self.time_unit_setting: TimeUnit = time_unit
         #: The unit in use, ``ms`` or ``s`` (``auto`` is resolved at start).
         self.time_unit: Literal["ms", "s"] = "ms" if time_unit == "auto" else time_unit
+        #: the engine's last ``bestmove`` carried ``draw`` (it offers or accepts one)
+        self.draw_offered = False
+        #: the opponent offers a draw: the next search is ``go draw ...``, and the
+        #: engine accepts by adding ``draw`` to its ``bestmove`` (:attr:`draw_offered`)
+        self.draw_proposed = False
         super().__init__(command, **kwargs)
 
     # -- handshake and options ------------------------------------------------------
@@ -118,6 +125,17 @@ class UcciEngine(XiangqiEngine):
         return self._time(ms) if ms else "0"
 
     def _go_command(self, state: GameState, board: xiangqi.Board, banned: list[str]) -> str:
+        go = self._go_limits(state)
+        return "go draw" + go[len("go") :] if self.draw_proposed else go
+
+    def on_draw_offer(self, state: GameState) -> bool:
+        """The opponent offers a draw: accepted at once when the engine's last
+        ``bestmove`` carried ``draw`` (it wants one too); its next search is ``go draw``
+        either way, so it can answer the offer with its move."""
+        self.draw_proposed = True
+        return self.draw_offered
+
+    def _go_limits(self, state: GameState) -> str:
         if self.depth is not None:
             return f"go depth {self.depth}"
         if self.nodes is not None:
@@ -138,8 +156,10 @@ class UcciEngine(XiangqiEngine):
         return f"go time {self._time(self.default_movetime_ms)} movestogo 1"
 
     def _bestmove_words(self, reply: str) -> tuple[bool, bool]:
+        self.draw_proposed = False  # answered (with or without draw)
         extras = reply.split()[2:]
         draw, resign = "draw" in extras, "resign" in extras
+        self.draw_offered = draw
         if draw or resign:
             log.info("%s: bestmove with %s", self.engine_name, " ".join(extras))
         return draw, resign

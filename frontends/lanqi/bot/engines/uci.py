@@ -302,6 +302,10 @@ class XiangqiEngine(Bot):
     - ``ponder``: think on the opponent's time (``go ponder`` after each move,
       then ``ponderhit`` or ``stop``); the engine's ``Ponder`` option, if it has
       one and ``options`` do not set it, is switched on.
+    - ``memory_mb``: cap the engine's address space (it dies over it:
+      :class:`~lanqi.bot.engines.process.EngineOutOfMemory`); ``cpus``: pin it to
+      these cores; ``pause_waiting``: stop it (SIGSTOP) between its moves, while
+      the opponent thinks (not with ``ponder``).
     """
 
     name: ClassVar[str] = "xiangqi-engine"
@@ -325,6 +329,9 @@ class XiangqiEngine(Bot):
         handshake_timeout_s: float = 10.0,
         avoid_losing_repetition: bool = True,
         ponder: bool = False,
+        memory_mb: int | None = None,
+        cpus: Sequence[int] | None = None,
+        pause_waiting: bool = False,
     ) -> None:
         for label, limit in (("depth", depth), ("nodes", nodes), ("movetime", movetime)):
             if limit is not None and limit < 1:
@@ -344,7 +351,9 @@ class XiangqiEngine(Bot):
         #: searches on the opponent's time whose prediction came true, and the others
         self.ponderhits = 0
         self.pondermisses = 0
-        self.process = EngineProcess(argv, cwd=cwd, env=env)
+        #: stop the engine (SIGSTOP) while it waits for the opponent; never when it ponders
+        self.pause_waiting = pause_waiting and not ponder
+        self.process = EngineProcess(argv, cwd=cwd, env=env, memory_mb=memory_mb, cpus=cpus)
         self.engine_name = self.process.name
         self.engine_author = ""
         self.engine_options: dict[str, EngineOption] = {}
@@ -507,6 +516,8 @@ class XiangqiEngine(Bot):
         except (EngineTimeout, EngineCrashed):
             self._fail()
             raise
+        if self.pause_waiting:
+            self.process.pause()
 
     def play(self, state: GameState) -> PlayResult:
         """Ask the engine; return its move in ICCS once the rules accept it, with
@@ -545,6 +556,8 @@ class XiangqiEngine(Bot):
         except (EngineTimeout, EngineCrashed):
             self._fail()
             raise
+        if self.pause_waiting and not self._owes_bestmove:
+            self.process.pause()  # until the next command: the opponent's turn is its own
         move = self._read_bestmove(reply, board)
         expected = self._expected_reply(reply, board, move)
         if self.ponder:

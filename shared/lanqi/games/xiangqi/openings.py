@@ -1,15 +1,16 @@
 """Xiangqi opening suites for engine matches.
 
 - ``.fen`` / ``.epd``: one position per line (the first two FEN fields are
-  enough; EPD operations after them are ignored).
+  enough); of the EPD operations after them, ``id "..."`` names the opening.
 - ``.pgn``: each game's moves (its first ``plies`` when given), from the game's
-  own start position.
+  own start position; its ``Opening`` tag names it.
 
 Lines that are empty or start with ``#`` are skipped.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,9 +22,13 @@ from lanqi.games.xiangqi.pgn import PgnError, read_pgns
 __all__ = ["read_openings"]
 
 
+_EPD_ID = re.compile(r'(?:^|[\s;])id\s+"([^"]*)"')
+
+
 def _fens(path: Path, text: str) -> list[Opening]:
     out = []
     for number, line in opening_lines(text):
+        named = _EPD_ID.search(line)  # EPD: id "..." names the position
         fields = line.replace(";", " ").split()
         if len(fields) < 2:
             raise ValueError(f"{path}:{number}: not a FEN: {line!r}")
@@ -32,7 +37,8 @@ def _fens(path: Path, text: str) -> list[Opening]:
             Board.from_options({"fen": fen})
         except (InvalidPositionError, ValueError) as exc:
             raise ValueError(f"{path}:{number}: {exc}") from None
-        out.append(Opening(f"{path.name}:{number}", fen=fen))
+        name = named.group(1) if named is not None else f"{path.name}:{number}"
+        out.append(Opening(name, fen=fen))
     return out
 
 
@@ -47,11 +53,8 @@ def _pgn(path: Path, text: str, plies: int | None) -> list[Opening]:
         if plies is not None:
             moves = moves[:plies]
         start = game.board.start_fen
-        out.append(
-            Opening(
-                f"{path.name}#{number}", fen=None if start == STARTING_FEN else start, moves=moves
-            )
-        )
+        name = game.headers.get("Opening") or f"{path.name}#{number}"
+        out.append(Opening(name, fen=None if start == STARTING_FEN else start, moves=moves))
     return out
 
 

@@ -4,7 +4,8 @@
 
 Modes: ``ok`` (announces ``usemillisec`` and ``newgame``, plays the first legal
 move not banned by ``banmoves``), ``seconds`` (no ``usemillisec``), ``draw``
-(adds ``draw`` to its bestmove), ``nomove`` (answers ``nobestmove``), ``slow``
+(adds ``draw`` to its bestmove), ``accept`` (adds ``draw`` only after ``go draw``),
+``nomove`` (answers ``nobestmove``), ``slow``
 (whatever the clock says, thinks until ``stop``, with an ``info ... pv`` line first).
 Every line received is appended to the file named by ``$FAKE_LOG``, if set.
 """
@@ -63,7 +64,8 @@ def main() -> None:
                 _say("nobestmove")
                 continue
             moves = [m for m in sorted(str(m) for m in board.legal_moves()) if m not in banned]
-            suffix = " draw" if mode == "draw" else ""
+            offered = tokens[1:2] == ["draw"]
+            suffix = " draw" if mode == "draw" or (mode == "accept" and offered) else ""
             if mode == "slow":
                 _say(f"info depth 1 score 5 pv {moves[0]}")
                 pending = moves[0]
