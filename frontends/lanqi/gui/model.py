@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from lanqi.games import gomoku, xiangqi
-from lanqi.games.base import Game, IllegalMoveError, MoveError, Position, ResultText
-from lanqi.games.registry import create_game, variant_spec
+from lanqi.games.base import Game, IllegalMoveError, MoveError, Position, ResultText, winner_of
+from lanqi.games.registry import VARIANTS, create_game, read_records, variant_spec
 from lanqi.gamestate import GameState
 from lanqi.i18n import CATALOGUE, Term, en, tr, zh
-from lanqi.protocol import ClockInfo, GameStatus, TimeControl, legacy_termination
+from lanqi.phrases import termination_words, time_left_ms
+from lanqi.protocol import ClockInfo, GameStatus, TimeControl, legacy_termination, termination_label
 
 __all__ = [
     "ChatLine",
@@ -48,12 +48,15 @@ def seat_name(variant: str, seat: int, *, chinese: bool = False) -> str:
     return zh(f"side.{name.lower()}") if chinese else name
 
 
-def termination_text(termination: str | None) -> str:
-    """A termination code for people: ``绝杀 checkmate``."""
+def termination_text(termination: str | None, variant: str | None = None, reason: str = "") -> str:
+    """A termination code for people: ``绝杀 checkmate``; the variant's own words
+    where the catalogue has none (:func:`lanqi.phrases.termination_words`), and the
+    referee's free-text ``reason`` after it (``认输 resignation (crash)``)."""
     if not termination:
         return ""
     key = f"termination.{termination}"
-    return tr(key) if key in CATALOGUE else termination.replace("_", " ")
+    words = tr(key) if key in CATALOGUE else termination_words(termination, variant)
+    return f"{words} ({reason})" if reason else words
 
 
 def illegal_text(error: IllegalMoveError) -> str:
@@ -82,8 +85,8 @@ def record_error(path: object, error: Exception) -> str:
 
 def describe_result(variant: str, result: str | None, winner: int | None) -> tuple[str, str]:
     """(headline in Chinese, headline in English) of a finished game."""
-    if winner is None and result in ("1-0", "0-1"):
-        winner = 0 if result == "1-0" else 1
+    if winner is None:
+        winner = winner_of(result)
     if winner is not None:
         key = f"wins.{seat_name(variant, winner).lower()}"
     else:
@@ -111,7 +114,7 @@ class ClockView:
         if self.first_move != seat:
             return None
         now = time.monotonic() if now is None else now
-        return max(0.0, self.first_move_ms - max(0.0, now - self.at) * 1000.0)
+        return time_left_ms(self.first_move_ms, read_at=self.at, now=now)
 
     @property
     def timed(self) -> bool:
@@ -120,11 +123,10 @@ class ClockView:
     def left_ms(self, seat: int, now: float | None = None) -> float | None:
         if not self.timed:
             return None
-        left = self.remaining_ms[seat]
-        if self.running == seat:
-            now = time.monotonic() if now is None else now
-            left -= max(0.0, now - self.at) * 1000.0
-        return max(0.0, left)
+        now = time.monotonic() if now is None else now
+        return time_left_ms(
+            self.remaining_ms[seat], read_at=self.at, now=now, running=self.running == seat
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +257,11 @@ class GameModel:
     @property
     def termination(self) -> str | None:
         return self.state.termination
+
+    @property
+    def ending(self) -> str:
+        """How the game ended, for people (:func:`termination_text` of its state)."""
+        return termination_text(self.state.termination, self.state.variant, self.state.reason)
 
     @property
     def winner(self) -> int | None:
@@ -422,45 +429,25 @@ class GameModel:
         outcome = self.board.outcome()
         headers["Result"] = outcome.result() if outcome is not None else self.result or "*"
         if self.termination:
-            headers["Termination"] = self.termination
+            headers["Termination"] = termination_label(self.termination, self.state.reason)
         return spec.write_record(self.board, headers)
 
     @classmethod
     def from_record(cls, text: str) -> list[GameModel]:
         """Every game of a PGN or gomoku record text; raises ValueError if none can be read."""
-        stripped = text.lstrip("\ufeff")
-        if '[Game "Gomoku"' in stripped or '[Game "gomoku"' in stripped:
-            records = gomoku.read_records(stripped)
-            models = []
-            for headers, board in records:
-                moves = [str(m) for m in board.move_stack]
-                model = cls(
-                    "gomoku",
-                    options=board.options,
-                    start_fen=board.start_fen,
-                    moves=moves,
-                    players=[headers.get("Black", "?"), headers.get("White", "?")],
-                )
-                model.headers = dict(headers)
-                model._finish_from_headers(headers.get("Result", "*"), headers)
-                models.append(model)
-            return models
-        from lanqi.games.xiangqi.pgn import read_pgns
-
-        games = read_pgns(stripped)
-        if not games:
-            raise ValueError("no game found in the text")
+        spec, games = read_records(text)
         models = []
-        for game in games:
-            start = game.board.start_fen
+        for headers, board, result in games:
+            record = board.snapshot()
             model = cls(
-                "xiangqi",
-                start_fen=None if start == xiangqi.STARTING_FEN else start,
-                moves=[str(m) for m in game.board.move_stack],
-                players=[game.headers.get("Red", "?"), game.headers.get("Black", "?")],
+                spec.name,
+                options=record["options"],
+                start_fen=record["start"],
+                moves=record["moves"],
+                players=[headers.get(side, "?") for side in spec.seat_names],
             )
-            model.headers = dict(game.headers)
-            model._finish_from_headers(game.result, game.headers)
+            model.headers = dict(headers)
+            model._finish_from_headers(result, headers)
             models.append(model)
         return models
 
@@ -539,7 +526,10 @@ def record_summary(path: Path) -> RecordSummary:
         value = first.get(name, "").strip()
         return "" if value in ("?", "????.??.??") else value
 
-    seats = ("Red", "Black") if "Red" in first else ("Black", "White")
+    seats = next(
+        (spec.seat_names for spec in VARIANTS.values() if spec.seat_names[0] in first),
+        variant_spec(next(iter(VARIANTS))).seat_names,
+    )
     names = [tag(seat) or "?" for seat in seats]
     players = " – ".join(names) if any(n != "?" for n in names) else ""
     return RecordSummary(players, tag("Result"), tag("Date"), tag("Event"), max(1, games))

@@ -21,7 +21,7 @@ from lanqi.gui import theme
 from lanqi.gui.board_view import BoardView
 from lanqi.gui.connection import away_text, opponent_away_line
 from lanqi.gui.fonts import MISSING_NOTE, UI_FONT, font, missing
-from lanqi.gui.model import GameModel, seat_name, termination_text
+from lanqi.gui.model import GameModel, seat_name
 from lanqi.gui.sessions import Action, AISession, Notice, Session
 from lanqi.gui.settings import Settings
 from lanqi.gui.variants import VariantUI
@@ -551,8 +551,8 @@ class SidePanel:
         if model.finished:
             cn, en = model.headline()
             if model.result in (None, "*"):
-                return tr("game_record"), theme.TEXT, termination_text(model.termination)
-            why = termination_text(model.termination)
+                return tr("game_record"), theme.TEXT, model.ending
+            why = model.ending
             return (
                 f"{cn} {en}",
                 theme.ACCENT,

@@ -31,7 +31,7 @@ from lanqi.gui.connection import draw_lost, lost_lines
 from lanqi.gui.controllers import BoardInput
 from lanqi.gui.dialog import Choice, Dialog
 from lanqi.gui.fonts import BOARD_FONT, UI_FONT, font
-from lanqi.gui.model import GameModel, illegal_text, seat_name, termination_text
+from lanqi.gui.model import GameModel, illegal_text, seat_name
 from lanqi.gui.net import GameAgent
 from lanqi.gui.panel import NOTATIONS, SidePanel, notation
 from lanqi.gui.scenes.base import (
@@ -746,7 +746,7 @@ class GameScene(Scene):
                 surface.blit(image, self.banner_rect)
         if model.finished and model.result and not self.banner_hidden and live:
             chinese, english = model.headline()
-            head, why = f"{chinese}  {english}", termination_text(model.termination)
+            head, why = f"{chinese}  {english}", model.ending
             self._draw_banner(surface, [head, why] if why else [head])
         if model.status == "waiting":
             key = "waiting_start_banner"
