@@ -13,6 +13,7 @@ is :mod:`lanqi.tournament.scoring`'s.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import logging
 import os
 import secrets
@@ -100,7 +101,7 @@ from lanqi.tournament.model import Pairing, Player, Result, ResultKind, Tourname
 from lanqi.tournament.schedule import Format, Schedule, make_schedule
 from lanqi.tournament.scoring import DEFAULT_POINTS, GameScore, points_system, score_unplayed
 from lanqi.tournament.standings import Crosstable, StandingRow, resolve_tiebreaks
-from lanqi.tournament.trf import trf_text
+from lanqi.tournament.trf import TrfEntrant, trf_text
 
 __all__ = ["Director", "TournamentHost"]
 
@@ -363,7 +364,19 @@ class Director:
             if p.result is None or p.first is None or p.score_first is None:
                 continue
             kind = p.kind or "played"
-            out.append(Result(p.round, p.board, p.first, p.second, p.score_first, kind, p.game_no))
+            left_out = kind == "bye" and p.origin in ("requested", "absent")
+            out.append(
+                Result(
+                    p.round,
+                    p.board,
+                    p.first,
+                    p.second,
+                    p.score_first,
+                    kind,
+                    p.game_no,
+                    left_out=left_out,
+                )
+            )
         return out
 
     def _name(self, player_id: str | None) -> str | None:
@@ -1081,15 +1094,7 @@ class Director:
         stored = self.store.pairings(record.tournament_id)
         results = self._results(stored)
         if fmt == "trf":
-            ranks = {row.player.id: row.rank for row in schedule.standings(results)}
-            return trf_text(
-                players,
-                results,
-                name=record.spec.name,
-                rounds=schedule.planned_rounds,
-                points=record.spec.points,
-                ranks=ranks,
-            )
+            return self._trf(record, schedule, players, stored, results)
         if Format(record.spec.format) is not Format.SWISS:
             raise _error("bad_request", "only a Swiss event is paired round by round")
         played = [
@@ -1097,11 +1102,58 @@ class Director:
             for p in stored
             if p.first is not None
         ]
-        lines = check_pairings(schedule, results, played)
+        forbidden = {n: self.forbidden_pairs(record, n) for n in {p.round for p in played}}
+        lines = check_pairings(schedule, results, played, forbidden)
         system = schedule.options.get("pairing")
         rounds = len({p.round for p in played})
         lines.append(f"{rounds} rounds checked by {system}: {len(lines)} differences")
         return "\n".join(lines) + "\n"
+
+    def _trf(
+        self,
+        record: TournamentRecord,
+        schedule: Schedule,
+        players: list[Player],
+        stored: list[PairingRecord],
+        results: list[Result],
+    ) -> str:
+        """The event's TRF: each player's rating as it was at the start (a federation
+        rating the director entered, else lanqi's rating before the first rated game
+        of the event), the fields the director entered, round dates (the day the
+        round's first game began), hand-made pairings marked."""
+        before = self.ratings_before(record)
+        at_start = [dataclasses.replace(p, rating=before.get(p.id, p.rating)) for p in players]
+        entrants = {
+            e.player_id: TrfEntrant(
+                rating=e.fields.rating,
+                title=e.fields.title or "",
+                birth=str(e.fields.birth_year) if e.fields.birth_year else "",
+            )
+            for e in self.store.entrants(record.tournament_id)
+        }
+        dates: dict[int, datetime.date] = {}
+        for game in self.store.games(tournament_id=record.tournament_id):
+            day = datetime.date.fromtimestamp(game.created_ms / 1000)
+            if game.round and (game.round not in dates or day < dates[game.round]):
+                dates[game.round] = day
+        manual = [
+            (p.round, p.first, p.second)
+            for p in stored
+            if p.origin == "manual" and p.first is not None and p.second is not None
+        ]
+        ranks = {row.player.id: row.rank for row in schedule.standings(results)}
+        return trf_text(
+            at_start,
+            results,
+            name=record.spec.name,
+            rounds=schedule.planned_rounds,
+            points=record.spec.points,
+            ranks=ranks,
+            bye_points=schedule.bye_points,
+            entrants=entrants,
+            round_dates=dates,
+            manual=manual,
+        )
 
     def _finished_games(self, record: TournamentRecord) -> list[GameRecord]:
         games = self.store.games(tournament_id=record.tournament_id)

@@ -152,6 +152,13 @@ class Schedule(ABC):
         assert isinstance(score, float)
         return Result.bye(pairing, self.points.result_for(score))
 
+    @property
+    def bye_points(self) -> float | None:
+        """What the pairing-allocated bye is worth in the event's points (``None``:
+        a win)."""
+        score = self.options.get("bye_score")
+        return float(score) if isinstance(score, (int, float)) else None
+
     def standings(self, results: Collection[Result]) -> list[StandingRow]:
         """The standings with this format's points, tie-breaks and unplayed-game rule."""
         return standings(
@@ -272,6 +279,8 @@ class _SwissSchedule(Schedule):
                 late_entries_score=late,
                 accelerated=self.options["acceleration"] == "baku",
                 forbidden=forbidden,
+                points=self.points,
+                bye_points=self.bye_points,
             )
         out = swiss_pairings(
             self.players,
