@@ -409,8 +409,15 @@ class Director:
         )
 
     def _note(self, p: PairingRecord) -> str | None:
-        """What the director should see next to a pairing: an absence, the players'
-        words on an over-the-board game that does not count yet."""
+        """What the director should see next to a pairing: the pairing rule it had to
+        break, an absence, the players' words on an over-the-board game that does not
+        count yet."""
+        note = self._origin_note(p)
+        if p.warning:
+            return f"{p.warning}; {note}" if note else p.warning
+        return note
+
+    def _origin_note(self, p: PairingRecord) -> str | None:
         if p.origin == "absent":
             return "absent"
         if p.origin == "requested":
@@ -1270,8 +1277,27 @@ class Director:
 
     def note(self, tournament_id: str) -> str:
         """``pairing round N...`` while a round is paired off the loop, the one-line
-        reason when the next round cannot be paired, else empty."""
-        return self._notes.get(tournament_id, "")
+        reason when the next round cannot be paired, else how many pairings of the
+        current round break a pairing rule (empty when none)."""
+        if tournament_id in self._notes:
+            return self._notes[tournament_id]
+        record = self.store.tournament(tournament_id)
+        if record is None or not record.round:
+            return ""
+        broken = [p for p in self.store.pairings(tournament_id, record.round) if p.warning]
+        if not broken:
+            return ""
+        n = len(broken)
+        return (
+            f"round {record.round}: {n} pairing{'s' if n > 1 else ''} had to break a "
+            f"pairing rule ({broken[0].warning}{'; ...' if n > 1 else ''})"
+        )[:MAX_NOTE]
+
+    def _named(self, warning: str, p: Pairing) -> str:
+        """An engine's warning with the players' names for their ids."""
+        for pid in p.players():
+            warning = warning.replace(pid, self._name(pid) or pid)
+        return warning
 
     def result_recorded(self, tournament_id: str) -> None:
         record = self.store.tournament(tournament_id)
@@ -1421,7 +1447,7 @@ class Director:
         games = [p for p in engine if p.second is not None]
         byes = [p for p in engine if p.second is None and p.first not in requested]
         for p in [*games, *byes]:
-            out.append(Pairing(round_no, len(out) + 1, p.first, p.second))
+            out.append(Pairing(round_no, len(out) + 1, p.first, p.second, warning=p.warning))
         for pid, _score in inputs.requested:
             origins[pid] = "requested"
             out.append(Pairing(round_no, len(out) + 1, pid, None))
@@ -1492,6 +1518,9 @@ class Director:
         origins: dict[str, str] | None = None,
     ) -> None:
         origins = origins or {}
+        # a Swiss engine's warnings (a rematch, a forbidden pair, a second bye); the
+        # fixed formats' "withdrawn" notes are settled by the forfeit recorded here
+        swiss = schedule.format is Format.SWISS
         rows = []
         for p in upcoming:
             result: str | None = None
@@ -1526,6 +1555,7 @@ class Director:
                     table=None if p.second is None else p.board,
                     otb=p.second is not None and self._is_otb(record.spec, p.board),
                     origin=origin,
+                    warning=self._named(p.warning, p) if swiss and origin != "requested" else "",
                 )
             )
         round_no = upcoming[0].round

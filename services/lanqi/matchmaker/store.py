@@ -132,6 +132,7 @@ CREATE TABLE IF NOT EXISTS pairings (
     origin TEXT NOT NULL DEFAULT '',
     report_first TEXT,
     report_second TEXT,
+    warning TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (tournament_id, round, board, game_no)
 );
 CREATE TABLE IF NOT EXISTS forbidden_pairs (
@@ -228,6 +229,7 @@ _ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("origin", "TEXT NOT NULL DEFAULT ''"),
         ("report_first", "TEXT"),
         ("report_second", "TEXT"),
+        ("warning", "TEXT NOT NULL DEFAULT ''"),
     ),
 }
 
@@ -327,12 +329,15 @@ class PairingRecord:
     origin: str = ""
     #: what each player reported of an over-the-board game (first, second)
     reports: tuple[str | None, str | None] = (None, None)
+    #: the pairing rule this pairing had to break (a rematch, a second bye), for the
+    #: director; empty when none
+    warning: str = ""
 
 
 #: the columns of ``pairings`` in the order :func:`_pairing_row` gives them
 _PAIRING_COLUMNS = (
     "tournament_id, round, board, game_no, first, second, game_id, result, score_first, "
-    "kind, table_no, otb, origin, report_first, report_second"
+    "kind, table_no, otb, origin, report_first, report_second, warning"
 )
 
 
@@ -352,6 +357,7 @@ def _pairing_row(p: PairingRecord) -> tuple[Any, ...]:
         int(p.otb),
         p.origin,
         *p.reports,
+        p.warning,
     )
 
 
@@ -399,6 +405,7 @@ def _pairing(row: sqlite3.Row) -> PairingRecord:
         otb=bool(row["otb"]),
         origin=row["origin"],
         reports=(row["report_first"], row["report_second"]),
+        warning=row["warning"],
     )
 
 
@@ -1083,7 +1090,7 @@ class MatchmakerStore:
             if round_no <= current:
                 return False
             conn.executemany(
-                f"INSERT INTO pairings ({_PAIRING_COLUMNS}) VALUES ({', '.join('?' * 15)})",
+                f"INSERT INTO pairings ({_PAIRING_COLUMNS}) VALUES ({', '.join('?' * 16)})",
                 [
                     _pairing_row(dataclasses.replace(p, tournament_id=tournament_id))
                     for p in pairings
@@ -1100,7 +1107,7 @@ class MatchmakerStore:
         with self._tx() as conn:
             conn.executemany(
                 f"INSERT OR IGNORE INTO pairings ({_PAIRING_COLUMNS}) "
-                f"VALUES ({', '.join('?' * 15)})",
+                f"VALUES ({', '.join('?' * 16)})",
                 [_pairing_row(p) for p in pairings],
             )
 
