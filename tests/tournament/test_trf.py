@@ -182,3 +182,13 @@ def test_an_absence_is_not_the_pairing_bye_in_lanqis_engine() -> None:
     got = schedule.next_round(results)
     assert got is not None
     assert [p.first for p in got if p.second is None] == ["e"]
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_a_three_one_zero_schedule_pairs_dutch_by_its_points(system: str) -> None:
+    schedule = make_schedule(
+        "swiss", field_of(8), {"rounds": 5, "pairing": system, "points": "3-1-0"}
+    )
+    got = schedule.next_round(three_one_zero_history())
+    assert got is not None
+    assert frozenset(("a", "g")) in {frozenset(p.players()) for p in got}
