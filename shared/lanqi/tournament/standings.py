@@ -32,10 +32,10 @@ their points); for the opponents' tie-breaks a player's unplayed rounds count as
 *dummy opponent* whose score is the player's own final score, capped at a draw's
 points per round (and, for a forfeit, at the scheduled opponent's adjusted score);
 Buchholz adds it, SB adds it times the round's result (a full-point bye the whole of
-it, a forfeit loss nothing); for the opponents' tie-breaks a player's score is their real score, except
-that voluntarily unplayed rounds (a requested or absence bye, a forfeit loss, a round
-without a result) after their last round present count as draws (a withdrawal); and
-the cut of BH-C1 takes a voluntarily unplayed round first. ``unplayed="as_played"``
+it, a forfeit loss nothing); for the opponents' tie-breaks a player's score is their
+real score, except that voluntarily unplayed rounds (a requested or absence bye, a
+forfeit loss, a round without a result) after their last round present count as
+draws (a withdrawal); and the cut of BH-C1 takes a voluntarily unplayed round first. ``unplayed="as_played"``
 (round robins) takes forfeits as ordinary results against the real opponent and
 leaves byes out.
 
