@@ -35,9 +35,9 @@ Buchholz adds it, SB adds it times the round's result (a full-point bye the whol
 it, a forfeit loss nothing); for the opponents' tie-breaks a player's score is their
 real score, except that voluntarily unplayed rounds (a requested or absence bye, a
 forfeit loss, a round without a result) after their last round present count as
-draws (a withdrawal); and the cut of BH-C1 takes a voluntarily unplayed round first. ``unplayed="as_played"``
-(round robins) takes forfeits as ordinary results against the real opponent and
-leaves byes out.
+draws (a withdrawal); and the cut of BH-C1 takes a voluntarily unplayed round first.
+``unplayed="as_played"`` (round robins) takes forfeits as ordinary results against the
+real opponent and leaves byes out.
 
 >>> players = [Player(p, p.upper()) for p in "abc"]
 >>> results = [Result(1, 1, "a", "b", 1.0), Result(2, 1, "b", "c", 0.5),
