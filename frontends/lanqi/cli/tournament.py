@@ -268,6 +268,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     result.add_argument("round", type=int_in(1, 999), metavar="ROUND")
     result.add_argument("table", type=int_in(1, 999), metavar="TABLE")
     result.add_argument("result", metavar="RESULT", help="1-0, 0-1, 1/2-1/2, +-, -+ or --")
+    result.add_argument(
+        "--correct",
+        action="store_true",
+        help="correct a result that already counts (standings, ratings and exports follow; "
+        "a round paired since stays as paired)",
+    )
     actions["reclaim"].add_argument("player", metavar="NAME")
     actions["standings"].add_argument(
         "--watch", action="store_true", help="the live view of `watch`, until the event ends"
@@ -815,10 +821,14 @@ def run(args: argparse.Namespace) -> int:
                     table=args.table,
                     result=args.result,
                     director_key=director,
+                    correct=args.correct,
                 ),
                 ResultNoted,
             )
-            print(f"result: round {args.round} table {args.table} {args.result} {noted.status}")
+            done = f"result: round {args.round} table {args.table} {args.result} {noted.status}"
+            if noted.status == "corrected":
+                done += " (standings, ratings and exports follow; rounds paired since stay paired)"
+            print(done)
         elif args.action == "watch" or (args.action == "standings" and args.watch):
             _watch(client, args)
         elif args.action == "standings":

@@ -807,6 +807,10 @@ class Director:
             raise _error(
                 "not_allowed", f"table {request.table} plays on screen: the referee has its result"
             )
+        if request.correct:
+            if not director:
+                raise _error("unauthorized", "only the director corrects a result")
+            return self._correct_board(record, pairing, request)
         if pairing.result is not None:
             raise _error("not_allowed", f"table {request.table} has its result: {pairing.result}")
         said = BOARD_RESULTS.get(request.result.strip())
@@ -843,6 +847,47 @@ class Director:
             status,
         )
         return ResultNoted(re=request.id, status=status)
+
+    def _correct_board(
+        self, record: TournamentRecord, pairing: PairingRecord, request: ReportResult
+    ) -> Message:
+        """The director's correction of a counted over-the-board result: standings,
+        ratings (every rated game of the variant replayed) and exports follow; a
+        round paired since stays as it was paired. Logged with both results."""
+        said = BOARD_RESULTS.get(request.result.strip())
+        if said is None:
+            raise _error(
+                "bad_request",
+                f"a result is 1-0, 0-1, 1/2-1/2, +-, -+ or --, not {request.result!r}",
+            )
+        if pairing.result is None or pairing.game_id is None:
+            raise _error(
+                "not_allowed",
+                f"table {request.table} has no result to correct: send it without --correct",
+            )
+        result, score_first, kind = said
+        if (pairing.result, pairing.kind) == (result, kind):
+            raise _error("not_allowed", f"table {request.table} has that result already: {result}")
+        if not self.store.correct_board_result(
+            pairing.game_id,
+            result=result,
+            termination="over_the_board" if kind == "played" else "forfeit",
+            score=GameScore(score_first, kind),
+            rated=record.spec.rated and kind == "played",
+        ):
+            raise _error("not_allowed", f"table {request.table} has no counted game to correct")
+        later = record.round > pairing.round
+        log.warning(
+            "tournament %s round %d table %d: result corrected by the director from %s to %s%s",
+            record.tournament_id,
+            pairing.round,
+            request.table,
+            pairing.result,
+            result,
+            f" (round {record.round} was paired before: it stays as paired)" if later else "",
+        )
+        self.result_recorded(record.tournament_id)
+        return ResultNoted(re=request.id, status="corrected")
 
     def _record_board(
         self, record: TournamentRecord, pairing: PairingRecord, said: tuple[str, float, ResultKind]

@@ -23,8 +23,8 @@ from lanqi.protocol.messages import TournamentStatus
 from lanqi.protocol.schema import struct_from_wire, struct_to_wire
 from lanqi.server.database import StoreOpenError, connect, explain
 from lanqi.tournament.model import ResultKind
-from lanqi.tournament.ratings import Glicko2
-from lanqi.tournament.scoring import GameScore
+from lanqi.tournament.ratings import Glicko2, glicko2_game
+from lanqi.tournament.scoring import GameScore, points_of
 
 __all__ = [
     "EntrantRecord",
@@ -790,6 +790,94 @@ class MatchmakerStore:
                 ),
             )
             return True
+
+    def correct_board_result(
+        self,
+        game_id: str,
+        *,
+        result: str,
+        termination: str,
+        score: GameScore,
+        rated: bool,
+    ) -> bool:
+        """Correct a counted over-the-board game (its referee ``otb``): the game's
+        and its pairing's result, then every rating of the game's variant replayed
+        (see :meth:`_replay_ratings`), in one transaction; False if there is no such
+        finished game."""
+        with self._tx() as conn:
+            row = conn.execute(
+                "SELECT variant FROM games WHERE game_id = ? AND referee = 'otb' "
+                "AND status = 'finished'",
+                (game_id,),
+            ).fetchone()
+            if row is None:
+                return False
+            conn.execute(
+                "UPDATE games SET result = ?, termination = ? WHERE game_id = ?",
+                (result, termination, game_id),
+            )
+            conn.execute(
+                "UPDATE pairings SET result = ?, score_first = ?, kind = ?, "
+                "report_first = NULL, report_second = NULL WHERE game_id = ?",
+                (result, score.score_first, score.kind, game_id),
+            )
+            self._replay_ratings(conn, row["variant"], game_id, rated)
+            return True
+
+    def _replay_ratings(
+        self, conn: sqlite3.Connection, variant: str, changed: str, rated: bool
+    ) -> None:
+        """Every rated game of ``variant`` rated again, in the order the games ended,
+        one game at a time as they were (``changed`` is rated if ``rated``, the
+        others if they were): the games' ratings before and after, and the players'
+        ratings, follow a corrected result. Each player starts from their rating
+        before their first rated game there, with the default deviation and
+        volatility (exactly the state a player starts with; an approximation only
+        for a store migrated from schema 1, whose old ratings kept their own)."""
+        d = self.default_rating
+        rows = conn.execute(
+            "SELECT game_id, player_ids, result, ratings_before, ratings_after FROM games "
+            "WHERE variant = ? AND status = 'finished' "
+            "ORDER BY ended_ms, created_ms, game_id",
+            (variant,),
+        ).fetchall()
+        state: dict[str, Glicko2] = {}
+        games: dict[str, int] = {}
+        for row in rows:
+            was_rated = bool(json.loads(row["ratings_after"] or "[]"))
+            is_rated = rated if row["game_id"] == changed else was_rated
+            score = points_of(row["result"] or "*")
+            player_ids: list[str] = json.loads(row["player_ids"])
+            if not is_rated or score is None or len(player_ids) != 2:
+                if row["game_id"] == changed:
+                    conn.execute(
+                        "UPDATE games SET ratings_before = '[]', ratings_after = '[]' "
+                        "WHERE game_id = ?",
+                        (changed,),
+                    )
+                continue
+            before_stored: list[float] = json.loads(row["ratings_before"] or "[]")
+            for seat, pid in enumerate(player_ids):
+                if pid not in state:
+                    start = before_stored[seat] if len(before_stored) == 2 else d.rating
+                    state[pid] = Glicko2(start, d.rd, d.volatility)
+            first, second = player_ids
+            before = [state[first].rating, state[second].rating]
+            state[first], state[second] = glicko2_game(state[first], state[second], score)
+            after = [state[first].rating, state[second].rating]
+            for pid in player_ids:
+                games[pid] = games.get(pid, 0) + 1
+            conn.execute(
+                "UPDATE games SET ratings_before = ?, ratings_after = ? WHERE game_id = ?",
+                (json.dumps(before), json.dumps(after), row["game_id"]),
+            )
+        for pid, new in state.items():
+            conn.execute(
+                "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(player_id, variant) DO UPDATE SET rating = excluded.rating, "
+                "rd = excluded.rd, volatility = excluded.volatility, games = excluded.games",
+                (pid, variant, new.rating, new.rd, new.volatility, games[pid]),
+            )
 
     def set_report(
         self, tournament_id: str, round_no: int, board: int, seat: int, result: str | None

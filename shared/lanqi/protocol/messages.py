@@ -1244,13 +1244,16 @@ class ReportResult(Request):
     table: int = field(metadata=limit(min_value=1, max_value=999))
     result: str = field(metadata=limit(8))
     director_key: str | None = field(default=None, metadata=TOKEN)
+    #: the director corrects a result that already counts (over the board only)
+    correct: bool = False
 
 
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResultNoted(Reply):
     """``tour_result`` taken: ``recorded`` (it counts), ``waiting`` (for the other
-    player's word) or ``disputed`` (the players disagree: the director decides)."""
+    player's word), ``disputed`` (the players disagree: the director decides) or
+    ``corrected`` (a correction: it counts instead of the result before)."""
 
     T = "result_noted"
     status: str = field(metadata=limit(16))
