@@ -217,8 +217,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         metavar="FILE",
-        help="enter the players of a CSV file (columns: name, rating, club, title, born); "
-        "all or, on any bad row, none",
+        help="enter the players of a CSV file (columns: name, rating, club, title, born, sex, "
+        "federation, fide_id, table); all or, on any bad row, none",
     )
     join.add_argument(
         "--rating", type=float, default=None, help="rating from a federation list (seeds first)"
@@ -226,6 +226,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     join.add_argument("--club", default=None, help="club or school")
     join.add_argument("--title", default=None, help="title (GM, IM, FM, ...)")
     join.add_argument("--born", type=int, default=None, metavar="YEAR", help="year of birth")
+    join.add_argument("--sex", choices=("m", "w"), default=None, help="m or w (as FIDE's TRF)")
+    join.add_argument(
+        "--federation", type=federation_arg, default=None, metavar="FED", help="e.g. CHN"
+    )
+    join.add_argument("--fide-id", type=int, default=None, metavar="N", help="FIDE number")
+    join.add_argument(
+        "--table",
+        type=int_in(1, 999),
+        default=None,
+        metavar="N",
+        help="a fixed table: the player's games are played there (a wheelchair place)",
+    )
     forbid = actions["forbid"]
     forbid.add_argument("players", nargs="*", metavar="NAME", help="two players to keep apart")
     forbid.add_argument(
@@ -353,7 +365,25 @@ def _tables(text: str) -> list[int]:
 
 
 #: the columns a CSV entry list may have (``name`` is required); other names are refused
-CSV_COLUMNS = ("name", "rating", "club", "title", "born")
+CSV_COLUMNS = (
+    "name",
+    "rating",
+    "club",
+    "title",
+    "born",
+    "sex",
+    "federation",
+    "fide_id",
+    "table",
+)
+
+
+def federation_arg(text: str) -> str:
+    """A federation: three letters (``CHN``)."""
+    code = text.strip().upper()
+    if len(code) != 3 or not code.isalpha():
+        raise argparse.ArgumentTypeError(f"a federation is three letters (CHN), not {text!r}")
+    return code
 
 
 def read_entries(path: Path) -> list[Any]:
@@ -400,12 +430,33 @@ def read_entries(path: Path) -> list[Any]:
                     club=cells.get("club") or None,
                     title=cells.get("title") or None,
                     birth_year=_number(cells, "born", 2100, where, low=1900),
+                    sex=_sex(cells, where),
+                    federation=_federation(cells, where),
+                    fide_id=_number(cells, "fide_id", 99_999_999_999, where, low=1),
+                    table=_number(cells, "table", 999, where, low=1),
                 ),
             )
         )
     if not rows:
         raise ValueError(f"{path}: no players in it")
     return rows
+
+
+def _sex(cells: dict[str, str], where: str) -> str | None:
+    text = cells.get("sex", "").lower()
+    if text and text not in ("m", "w"):
+        raise ValueError(f"{where}, column sex: {text!r} is not m or w")
+    return text or None
+
+
+def _federation(cells: dict[str, str], where: str) -> str | None:
+    text = cells.get("federation", "")
+    if not text:
+        return None
+    try:
+        return federation_arg(text)
+    except argparse.ArgumentTypeError as exc:
+        raise ValueError(f"{where}, column federation: {exc}") from None
 
 
 def _number(cells: dict[str, str], column: str, high: int, where: str, low: int = 0) -> Any:
@@ -722,10 +773,26 @@ def run(args: argparse.Namespace) -> int:
                 for entry in imported.codes:
                     print(f"{entry.player} {entry.code}", flush=True)
                 print(f"join: {imported.entered} players from {args.csv}", flush=True)
-            given = (args.rating, args.club, args.title, args.born)
+            given = (
+                args.rating,
+                args.club,
+                args.title,
+                args.born,
+                args.sex,
+                args.federation,
+                args.fide_id,
+                args.table,
+            )
             fields = (
                 EntrantFields(
-                    rating=args.rating, club=args.club, title=args.title, birth_year=args.born
+                    rating=args.rating,
+                    club=args.club,
+                    title=args.title,
+                    birth_year=args.born,
+                    sex=args.sex,
+                    federation=args.federation,
+                    fide_id=args.fide_id,
+                    table=args.table,
                 )
                 if any(v is not None for v in given)
                 else None

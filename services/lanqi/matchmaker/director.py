@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import itertools
 import logging
 import os
 import secrets
@@ -1178,7 +1179,10 @@ class Director:
         entrants = {
             e.player_id: TrfEntrant(
                 rating=e.fields.rating,
+                sex=e.fields.sex or "",
                 title=e.fields.title or "",
+                federation=e.fields.federation or "",
+                fide_id=str(e.fields.fide_id) if e.fields.fide_id else "",
                 birth=str(e.fields.birth_year) if e.fields.birth_year else "",
             )
             for e in self.store.entrants(record.tournament_id)
@@ -1255,6 +1259,7 @@ class Director:
                     termination=(game.termination or "") if game else "",
                     game=_anchor(game) if game else None,
                     note={"manual": "manual", "absent": "absent"}.get(p.origin, ""),
+                    table=p.table,
                 )
             )
         return report.html_report(
@@ -1362,6 +1367,14 @@ class Director:
         assert game.tournament_id is not None
         key = (game.tournament_id, game.round, game.board, game.game_no)
         self._creating.discard(key)
+        table = next(
+            (
+                p.table
+                for p in self.store.pairings(game.tournament_id, game.round)
+                if (p.board, p.game_no) == (game.board, game.game_no)
+            ),
+            game.board,
+        )
         self._publish(
             TourGame(
                 tournament_id=game.tournament_id,
@@ -1373,7 +1386,7 @@ class Director:
                         first=game.names[0],
                         second=game.names[1],
                         game_id=game.game_id,
-                        table=game.board,
+                        table=table,
                     )
                 ],
             )
@@ -1551,6 +1564,37 @@ class Director:
         self._notes[record.tournament_id] = text
         self._publish(TourStuck(tournament_id=record.tournament_id, round=round_no, note=text))
 
+    def _tables(
+        self, record: TournamentRecord, upcoming: list[Pairing]
+    ) -> dict[tuple[int, int, int], int]:
+        """The table of each game of a new round, by pairing key: a player's fixed
+        table (a wheelchair place) where the director gave one (the higher board's
+        player first when two ask for tables), the other games numbered in board
+        order on the tables left. Byes have none. Without fixed tables, a game's
+        table is its board. A later game of a knockout match keeps the numbering
+        of its round."""
+        fixed = {
+            e.player_id: e.fields.table
+            for e in self.store.entrants(record.tournament_id)
+            if e.fields.table is not None and not e.withdrawn
+        }
+        games = [p for p in upcoming if p.second is not None]
+        if not fixed:
+            return {p.key: p.board for p in games}
+        taken: dict[tuple[int, int, int], int] = {}
+        used: set[int] = set()
+        for p in sorted(games, key=lambda p: p.key):
+            for pid in p.players():
+                want = fixed.get(pid)
+                if want is not None and want not in used and p.key not in taken:
+                    taken[p.key] = want
+                    used.add(want)
+        free = (n for n in itertools.count(1) if n not in used)
+        for p in sorted(games, key=lambda p: p.key):
+            if p.key not in taken:
+                taken[p.key] = next(free)
+        return taken
+
     def _is_otb(self, spec: TournamentSpec, table: int) -> bool:
         return spec.boards == "otb" or (spec.boards == "mixed" and table in spec.otb_tables)
 
@@ -1563,6 +1607,7 @@ class Director:
         origins: dict[str, str] | None = None,
     ) -> None:
         origins = origins or {}
+        tables = self._tables(record, upcoming)
         # a Swiss engine's warnings (a rematch, a forbidden pair, a second bye); the
         # fixed formats' "withdrawn" notes are settled by the forfeit recorded here
         swiss = schedule.format is Format.SWISS
@@ -1597,8 +1642,8 @@ class Director:
                     result,
                     score,
                     kind,
-                    table=None if p.second is None else p.board,
-                    otb=p.second is not None and self._is_otb(record.spec, p.board),
+                    table=tables.get(p.key),
+                    otb=p.second is not None and self._is_otb(record.spec, tables[p.key]),
                     origin=origin,
                     warning=self._named(p.warning, p) if swiss and origin != "requested" else "",
                 )

@@ -114,6 +114,10 @@ CREATE TABLE IF NOT EXISTS entrants (
     club TEXT,
     title TEXT,
     birth_year INTEGER,
+    sex TEXT,
+    federation TEXT,
+    fide_id INTEGER,
+    fixed_table INTEGER,
     PRIMARY KEY (tournament_id, player_id)
 );
 CREATE TABLE IF NOT EXISTS pairings (
@@ -222,6 +226,10 @@ _ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("club", "TEXT"),
         ("title", "TEXT"),
         ("birth_year", "INTEGER"),
+        ("sex", "TEXT"),
+        ("federation", "TEXT"),
+        ("fide_id", "INTEGER"),
+        ("fixed_table", "INTEGER"),
     ),
     "pairings": (
         ("table_no", "INTEGER"),
@@ -1072,13 +1080,18 @@ class MatchmakerStore:
         conn: sqlite3.Connection, tournament_id: str, player_id: str, fields: EntrantFields
     ) -> None:
         conn.execute(
-            "UPDATE entrants SET fed_rating = ?, club = ?, title = ?, birth_year = ? "
+            "UPDATE entrants SET fed_rating = ?, club = ?, title = ?, birth_year = ?, "
+            "sex = ?, federation = ?, fide_id = ?, fixed_table = ? "
             "WHERE tournament_id = ? AND player_id = ?",
             (
                 fields.rating,
                 fields.club,
                 fields.title,
                 fields.birth_year,
+                fields.sex,
+                fields.federation,
+                fields.fide_id,
+                fields.table,
                 tournament_id,
                 player_id,
             ),
@@ -1148,7 +1161,8 @@ class MatchmakerStore:
         """The tournament's entrants (withdrawn ones included) in seed order."""
         rows = self._conn.execute(
             "SELECT player_id, seed, joined_round, withdrawn, fed_rating, club, title, "
-            "birth_year FROM entrants WHERE tournament_id = ? ORDER BY seed",
+            "birth_year, sex, federation, fide_id, fixed_table FROM entrants "
+            "WHERE tournament_id = ? ORDER BY seed",
             (tournament_id,),
         ).fetchall()
         return [
@@ -1157,7 +1171,16 @@ class MatchmakerStore:
                 r[1],
                 r[2],
                 bool(r[3]),
-                EntrantFields(rating=r[4], club=r[5], title=r[6], birth_year=r[7]),
+                EntrantFields(
+                    rating=r[4],
+                    club=r[5],
+                    title=r[6],
+                    birth_year=r[7],
+                    sex=r[8],
+                    federation=r[9],
+                    fide_id=r[10],
+                    table=r[11],
+                ),
             )
             for r in rows
         ]

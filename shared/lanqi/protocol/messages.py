@@ -1132,12 +1132,18 @@ class TournamentCreated(Reply):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EntrantFields(Struct):
     """What the director knows of an entrant: a rating from a federation list, club
-    or school, title, year of birth (each ``None`` when not given)."""
+    or school, title, year of birth, sex (``m``/``w``, as FIDE's TRF), federation
+    (3 letters), FIDE number, a fixed table (a wheelchair place: the player's games
+    are played there) (each ``None`` when not given)."""
 
     rating: float | None = field(default=None, metadata=limit(min_value=0, max_value=4000))
     club: str | None = field(default=None, metadata=limit(60))
     title: str | None = field(default=None, metadata=limit(8))
     birth_year: int | None = field(default=None, metadata=limit(min_value=1900, max_value=2100))
+    sex: str | None = field(default=None, metadata=limit(1))
+    federation: str | None = field(default=None, metadata=limit(3))
+    fide_id: int | None = field(default=None, metadata=limit(min_value=1, max_value=99_999_999_999))
+    table: int | None = field(default=None, metadata=limit(min_value=1, max_value=999))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -30,6 +30,7 @@ scorers), so a package's bug cannot reach a board.
 from __future__ import annotations
 
 import logging
+import threading
 import warnings
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
@@ -38,8 +39,10 @@ from typing import Literal
 
 import networkx as nx
 from caissify_pairings.engines.dutch import DutchEngine as CaissifyDutch
+from py4swiss.dynamicuint import DynamicUint
 from py4swiss.engines import DutchEngine as Py4SwissDutch
 from py4swiss.engines.common import PairingError
+from py4swiss.matching_computer import ComputerDutchOptimality
 from py4swiss.trf import ParsedTrf
 from py4swiss.trf.codes import PlayerCode, TournamentCode, XCode
 from py4swiss.trf.exceptions import ParsingError
@@ -379,6 +382,75 @@ def _board_key(a: Entry, b: Entry) -> tuple[float, float, int]:
     return (-hi.score, -(hi.score + lo.score), hi.tpn)
 
 
+#: caissify-pairings' matchings by the compiled matcher (see ``_max_weight_matching``);
+#: False: by networkx, as the package does on its own (the tests compare the two)
+COMPILED_MATCHING = True
+#: set (per thread) while caissify-pairings pairs a round for lanqi
+_COMPILED = threading.local()
+_NX_MATCHING = nx.max_weight_matching
+
+
+def _dynamic_uint(value: int, parts: int) -> DynamicUint:
+    """``value`` as py4swiss's ``DynamicUint`` of ``parts`` 32-bit parts."""
+    out = DynamicUint(1)
+    out.shift_grow(32 * (parts - 1))
+    out -= out  # zero, with the parts
+    for k in range(parts - 1, -1, -1):
+        out <<= 32
+        out |= (value >> (32 * k)) & 0xFFFFFFFF
+    return out
+
+
+def _compiled_matching(graph: nx.Graph[int], weight: str) -> set[tuple[int, int]]:
+    """A maximum weight matching of ``graph`` by py4swiss's compiled blossom matcher
+    (bbpPairings' matching computer, in C++), in networkx's answer shape. Edge weights
+    must be positive integers; every edge weight of caissify's Dutch graphs carries a
+    top "pair them" component, so a maximum weight matching is also of maximum
+    cardinality, as ``maxcardinality=True`` asks."""
+    nodes = list(graph.nodes)
+    index = {v: i for i, v in enumerate(nodes)}
+    edges = [(index[u], index[v], int(d.get(weight, 1))) for u, v, d in graph.edges(data=True)]
+    edges = [(u, v, w) for u, v, w in edges if w > 0]
+    if not edges:
+        return set()
+    width = max(w for _, _, w in edges).bit_length() + 2  # the matcher's 2-bit margin
+    parts = (width + 31) // 32
+    computer = ComputerDutchOptimality(len(nodes), _dynamic_uint((1 << width) - 1, parts))
+    for _ in nodes:
+        computer.add_vertex()
+    cache: dict[int, DynamicUint] = getattr(_COMPILED, "weights", {})
+    if getattr(_COMPILED, "parts", 0) != parts:  # a round's graphs share their widths
+        cache = {}
+        _COMPILED.weights, _COMPILED.parts = cache, parts
+    for u, v, w in edges:
+        du = cache.get(w)
+        if du is None:
+            du = cache[w] = _dynamic_uint(w, parts)
+        computer.set_edge_weight(u, v, du)
+    computer.compute_matching()
+    mate = computer.get_matching()
+    return {(nodes[i], nodes[j]) for i, j in enumerate(mate) if i < j}
+
+
+def _max_weight_matching(
+    graph: nx.Graph[int], maxcardinality: bool = False, weight: str = "weight"
+) -> set[tuple[int, int]]:
+    """networkx's ``max_weight_matching``, answered by the compiled matcher while
+    caissify-pairings pairs a round for lanqi (this thread only), else by networkx."""
+    if maxcardinality and getattr(_COMPILED, "on", False):
+        return _compiled_matching(graph, weight)
+    found: set[tuple[int, int]] = _NX_MATCHING(graph, maxcardinality=maxcardinality, weight=weight)
+    return found
+
+
+# caissify-pairings imports networkx inside its engine and calls
+# nx.max_weight_matching dozens of times a round (bbpPairings' bracket-by-bracket
+# scheme): in pure Python that is almost all of a round's time (a 128-player round:
+# 37-51 s). The function is swapped here for one that uses the compiled matcher while
+# lanqi's caissify call runs on this thread; every other caller gets networkx's.
+nx.max_weight_matching = _max_weight_matching  # type: ignore[assignment]
+
+
 def _caissify(  # noqa: PLR0913, PLR0917 - the bridge's inputs, private
     table: Mapping[str, Entry],
     ids: Sequence[str],
@@ -429,7 +501,12 @@ def _caissify(  # noqa: PLR0913, PLR0917 - the bridge's inputs, private
             # the path an accelerated round 1 takes, honours them. The flag is read
             # only there once the engine is built (virtual points are added at build)
             engine.accelerated = True
-        raw = engine.generate_pairings()
+        _COMPILED.on = COMPILED_MATCHING
+        try:
+            raw = engine.generate_pairings()
+        finally:
+            _COMPILED.on = False
+            _COMPILED.weights, _COMPILED.parts = {}, 0
     pairs: list[tuple[str, str | None]] = []
     for p in raw:
         white, black = p.get("white_id"), p.get("black_id")
