@@ -401,34 +401,63 @@ def _dynamic_uint(value: int, parts: int) -> DynamicUint:
     return out
 
 
+@dataclass
+class _Matcher:
+    """The compiled matcher of one caissify round, kept between its matchings (as
+    bbpPairings keeps its own): each new graph only resets the edges that changed."""
+
+    nodes: list[int]
+    parts: int
+    width: int
+    computer: ComputerDutchOptimality
+    weights: dict[tuple[int, int], int] = field(default_factory=dict)
+    values: dict[int, DynamicUint] = field(default_factory=dict)
+
+    def value(self, weight: int) -> DynamicUint:
+        got = self.values.get(weight)
+        if got is None:
+            got = self.values[weight] = _dynamic_uint(weight, self.parts)
+        return got
+
+
 def _compiled_matching(graph: nx.Graph[int], weight: str) -> set[tuple[int, int]]:
     """A maximum weight matching of ``graph`` by py4swiss's compiled blossom matcher
     (bbpPairings' matching computer, in C++), in networkx's answer shape. Edge weights
     must be positive integers; every edge weight of caissify's Dutch graphs carries a
     top "pair them" component, so a maximum weight matching is also of maximum
-    cardinality, as ``maxcardinality=True`` asks."""
+    cardinality, as ``maxcardinality=True`` asks. Within one caissify round the
+    matcher is kept and only the edges whose weight changed are set again."""
     nodes = list(graph.nodes)
     index = {v: i for i, v in enumerate(nodes)}
-    edges = [(index[u], index[v], int(d.get(weight, 1))) for u, v, d in graph.edges(data=True)]
-    edges = [(u, v, w) for u, v, w in edges if w > 0]
-    if not edges:
+    weights: dict[tuple[int, int], int] = {}
+    for u, nbrs in graph.adj.items():
+        iu = index[u]
+        for v, data in nbrs.items():
+            iv = index[v]
+            w = int(data.get(weight, 1))
+            if iu < iv and w > 0:
+                weights[iu, iv] = w
+    if not weights:
         return set()
-    width = max(w for _, _, w in edges).bit_length() + 2  # the matcher's 2-bit margin
-    parts = (width + 31) // 32
-    computer = ComputerDutchOptimality(len(nodes), _dynamic_uint((1 << width) - 1, parts))
-    for _ in nodes:
-        computer.add_vertex()
-    cache: dict[int, DynamicUint] = getattr(_COMPILED, "weights", {})
-    if getattr(_COMPILED, "parts", 0) != parts:  # a round's graphs share their widths
-        cache = {}
-        _COMPILED.weights, _COMPILED.parts = cache, parts
-    for u, v, w in edges:
-        du = cache.get(w)
-        if du is None:
-            du = cache[w] = _dynamic_uint(w, parts)
-        computer.set_edge_weight(u, v, du)
-    computer.compute_matching()
-    mate = computer.get_matching()
+    top = max(weights.values()).bit_length() + 2  # the matcher's 2-bit margin
+    matcher: _Matcher | None = getattr(_COMPILED, "matcher", None)
+    if matcher is None or matcher.nodes != nodes or top > matcher.width:
+        width = top + 16  # room for the round's later weights
+        parts = (width + 31) // 32
+        computer = ComputerDutchOptimality(len(nodes), _dynamic_uint((1 << width) - 1, parts))
+        for _ in nodes:
+            computer.add_vertex()
+        matcher = _Matcher(nodes, parts, width, computer)
+        _COMPILED.matcher = matcher
+    old = matcher.weights
+    for key in old.keys() - weights.keys():
+        matcher.computer.set_edge_weight(key[0], key[1], matcher.value(0))
+    for key, w in weights.items():
+        if old.get(key) != w:
+            matcher.computer.set_edge_weight(key[0], key[1], matcher.value(w))
+    matcher.weights = weights
+    matcher.computer.compute_matching()
+    mate = matcher.computer.get_matching()
     return {(nodes[i], nodes[j]) for i, j in enumerate(mate) if i < j}
 
 
@@ -506,7 +535,7 @@ def _caissify(  # noqa: PLR0913, PLR0917 - the bridge's inputs, private
             raw = engine.generate_pairings()
         finally:
             _COMPILED.on = False
-            _COMPILED.weights, _COMPILED.parts = {}, 0
+            _COMPILED.matcher = None
     pairs: list[tuple[str, str | None]] = []
     for p in raw:
         white, black = p.get("white_id"), p.get("black_id")
