@@ -186,6 +186,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="swiss with a Dutch pairing: Baku acceleration for large fields (default none)",
     )
     create.add_argument(
+        "--unplayed",
+        choices=("fide2009", "fide2023"),
+        default="",
+        help="swiss: unplayed rounds in Buchholz/SB by FIDE's 2009 rule (a virtual "
+        "opponent, the default) or its 2023 rule (a dummy opponent with the player's score)",
+    )
+    create.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="game option"
     )
     create.add_argument(
@@ -745,6 +752,7 @@ def run(args: argparse.Namespace) -> int:
                 same_club_until=args.same_club_until,
                 pairing=args.pairing if args.format == "swiss" else "",
                 acceleration=args.acceleration,
+                unplayed=args.unplayed if args.format == "swiss" else "",
             )
             if args.board == "mixed" and not args.otb_tables:
                 raise CliError("a mixed event names its tables on boards: --otb-tables 1-4")

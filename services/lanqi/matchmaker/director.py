@@ -343,6 +343,7 @@ class Director:
             # an event stored before the option existed keeps lanqi's own matching
             options["pairing"] = spec.pairing or "lanqi"
             options["acceleration"] = spec.acceleration
+            options["unplayed"] = spec.unplayed or "fide2009"
             if spec.rounds:
                 options["rounds"] = spec.rounds
         elif fmt is Format.KNOCKOUT:
@@ -511,6 +512,8 @@ class Director:
                 )
             if spec.acceleration not in ("none", "baku"):
                 raise _error("bad_request", "acceleration must be none or baku")
+            if spec.unplayed not in ("", "fide2009", "fide2023"):
+                raise _error("bad_request", "unplayed must be fide2009 or fide2023")
         tournament_id = uuid.uuid4().hex[:10]
         self.store.add_tournament(TournamentRecord(tournament_id, spec, "open", 0, int(now)))
         self._publish(TourCreated(tournament_id=tournament_id))

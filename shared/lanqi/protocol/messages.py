@@ -1065,6 +1065,9 @@ class TournamentSpec(Struct):
     pairing: str = field(default="", metadata=limit(16))
     #: swiss: ``none`` or ``baku`` (Baku acceleration, Dutch systems only)
     acceleration: str = field(default="none", metadata=limit(8))
+    #: swiss: unplayed rounds in tie-breaks, ``fide2009`` (a virtual opponent) or
+    #: ``fide2023`` (C.07 2023: a dummy opponent); empty means ``fide2009``
+    unplayed: str = field(default="", metadata=limit(8))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
