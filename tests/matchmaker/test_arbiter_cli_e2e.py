@@ -240,6 +240,25 @@ def test_an_over_the_board_swiss_run_from_the_cli(lanqi: Any, tmp_path: Path) ->
     pgn = tour("export", tid, "--format", "pgn")
     assert pgn.count('[Termination "over_the_board"]') == len(met)
 
+    # the TRF: the absence coded Z, the entered fields in their columns, the rating
+    # at the start (the federation rating entered), round dates, the hand-made pair
+    trf = tour("export", tid, "--format", "trf").splitlines()
+    number = {line[14:47].strip(): line for line in trf if line.startswith("001")}
+    assert number[p[5]][91:99] == "0000 - Z"  # absent in round 1
+    assert number[p[0]][10:13] == " FM" and number[p[0]][69:79] == "1990/00/00"
+    assert number[p[0]][48:52] == "2010" and number[p[3]][10:13] == " CM"
+    dates = next(line for line in trf if line.startswith("132"))
+    assert re.fullmatch(r"(\d\d/\d\d/\d\d  ){2}\d\d/\d\d/\d\d", dates[91:]), dates
+    manual = [line for line in trf if line.startswith("### manual pairing, round 2: ")]
+    assert len(manual) == 1
+    # check: round 1 (an absent player, a family and a club kept apart) and round 3
+    # are what the engine makes; round 2's hand-made pair is not
+    checked = run(server, data, "tournament", "check", tid)
+    assert checked.returncode == 1, checked.stderr
+    lines = checked.stdout.splitlines()
+    assert lines[-1].startswith("3 rounds checked by dutch: ")
+    assert lines[:-1] and all(line.startswith("round 2 ") for line in lines[:-1]), lines
+
 
 def test_a_mixed_event_plays_screens_and_a_board(
     lanqi: Any,

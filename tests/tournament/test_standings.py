@@ -211,3 +211,99 @@ def test_each_tiebreak_splits_the_group_left_level_by_the_previous_ones() -> Non
     ]
     by_id = {r.player.id: r.tiebreaks["head_to_head"] for r in rows}
     assert (by_id["a"], by_id["b"], by_id["c"]) == (1.0, 0.0, 0.0)
+
+
+def test_fide_2023_dummy_opponent_for_unplayed_rounds() -> None:
+    # C.07 (2023) art. 16, worked by hand. Points: a 2, b ½, c 2½, d 2.
+    # Opponents see a player's real score, except voluntarily unplayed rounds after
+    # their last round present (b: a requested bye, then a forfeit lost) as draws:
+    # b 0 + ½ + ½ = 1; a, c, d their real scores (c's round 3 is the allocated bye).
+    # A player's own unplayed round is a game against a dummy opponent with the
+    # player's own final score, at most a draw per round (1½ here), and for a forfeit
+    # at most the scheduled opponent's score as opponents see it.
+    from lanqi.tournament.model import Pairing
+
+    ps = [Player(p, p.upper()) for p in "abcd"]
+    results = [
+        Result(1, 1, "a", "b", 1.0),
+        Result(1, 2, "c", "d", 1.0),
+        Result(2, 1, "a", "c", 0.5),
+        Result.bye(Pairing(2, 2, "b", None), 0.5, left_out=True),  # asked for
+        Result.bye(Pairing(2, 3, "d", None), 1.0),  # the pairing-allocated bye
+        Result.bye(Pairing(3, 1, "a", None), 0.5, left_out=True),
+        Result.forfeit(Pairing(3, 2, "d", "b"), absent="b"),
+        Result.bye(Pairing(3, 3, "c", None), 1.0),
+    ]
+    rows = {
+        r.player.id: r
+        for r in standings(
+            ps, results, ("buchholz", "buchholz_cut1", "sonneborn_berger"), unplayed="fide2023"
+        )
+    }
+    # a: b (1) + c (2½) + the dummy of round 3 (a's own 2, capped at 1½) = 5; the
+    # cut takes the voluntarily unplayed round 3 first (not b's lower 1): 3½;
+    # SB 1·1 + ½·2½ + ½·1½ = 3
+    assert rows["a"].tiebreaks == {
+        "buchholz": 5.0,
+        "buchholz_cut1": 3.5,
+        "sonneborn_berger": 3.0,
+    }
+    # d: c (2½), the allocated bye's dummy (1½), the forfeit won against b (capped
+    # at b's 1): 5; SB 0·2½ + 1·1½ + 1·1 = 2½
+    assert rows["d"].tiebreaks["buchholz"] == 5.0
+    assert rows["d"].tiebreaks["sonneborn_berger"] == 2.5
+    # the 2009 rule on the same history: a's round 3 is a virtual opponent with
+    # a's 1½ before it, ½ for the half-point bye, 0 rounds after: 2; b and c as seen
+    # by a count every unplayed round a draw (b 0 + ½ + ½, c 1½ + ½): 5
+    old = {r.player.id: r for r in standings(ps, results, ("buchholz",))}
+    assert old["a"].tiebreaks["buchholz"] == 5.0
+
+
+def test_direct_encounter_alone_at_the_top() -> None:
+    # a, b and c tie on 2 points; a beat both, b and c never met. Not all met, but
+    # no missing game could lift b or c (0 + one win = 1) to a's 2 between them:
+    # a is alone at the top, ranked first by DE; b and c stay tied.
+    ps = [Player(p, p.upper()) for p in "abcde"]
+    results = [
+        Result(1, 1, "a", "b", 1.0),
+        Result(1, 2, "c", "e", 1.0),
+        Result(2, 1, "a", "c", 1.0),
+        Result(2, 2, "b", "d", 1.0),
+        Result(3, 1, "d", "a", 1.0),
+        Result(3, 2, "b", "e", 1.0),
+        Result(4, 1, "c", "d", 1.0),
+    ]
+    rows = standings(ps, results, ("DE",))
+    ranks = {r.player.id: r.rank for r in rows}
+    assert [r.points for r in rows[:3]] == [2.0, 2.0, 2.0]
+    assert (ranks["a"], ranks["b"], ranks["c"]) == (1, 2, 2)  # on main: all three 1
+    assert {r.player.id: r.tiebreaks["head_to_head"] for r in rows[:3]} == {
+        "a": 2.0,
+        "b": 0.0,
+        "c": 0.0,
+    }
+
+
+def test_a_swiss_takes_the_2023_unplayed_rule_as_an_option() -> None:
+    from lanqi.tournament.model import Pairing
+    from lanqi.tournament.schedule import OptionError, make_schedule
+
+    ps = [Player(p, p.upper()) for p in "abcde"]
+    results = [
+        Result(1, 1, "a", "b", 1.0),
+        Result(1, 2, "c", "d", 1.0),
+        Result.bye(Pairing(1, 3, "e", None), 1.0),  # the pairing-allocated bye
+        Result(2, 1, "a", "e", 1.0),
+        Result(2, 2, "b", "c", 0.5),
+        Result.bye(Pairing(2, 3, "d", None), 1.0),
+    ]
+    fide2023 = make_schedule("swiss", ps, {"rounds": 3, "unplayed": "fide2023"})
+    fide2009 = make_schedule("swiss", ps, {"rounds": 3})
+    # a met b (½) and e (1: the bye and a loss); the 2023 rule counts e's bye with
+    # its point, the 2009 rule as a draw (e ½)
+    by2023 = {r.player.id: r.tiebreaks for r in fide2023.standings(results)}
+    by2009 = {r.player.id: r.tiebreaks for r in fide2009.standings(results)}
+    assert by2023["a"]["buchholz"] == 1.5
+    assert by2009["a"]["buchholz"] == 1.0
+    with pytest.raises(OptionError, match="unplayed must be fide2009 or fide2023"):
+        make_schedule("swiss", ps, {"rounds": 3, "unplayed": "fide2024"})

@@ -185,6 +185,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="swiss with a Dutch pairing: Baku acceleration for large fields (default none)",
     )
     create.add_argument(
+        "--unplayed",
+        choices=("fide2009", "fide2023"),
+        default="",
+        help="swiss: unplayed rounds in Buchholz/SB by FIDE's 2009 rule (a virtual "
+        "opponent, the default) or its 2023 rule (a dummy opponent with the player's score)",
+    )
+    create.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="game option"
     )
     create.add_argument(
@@ -216,8 +223,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         metavar="FILE",
-        help="enter the players of a CSV file (columns: name, rating, club, title, born); "
-        "all or, on any bad row, none",
+        help="enter the players of a CSV file (columns: name, rating, club, title, born, sex, "
+        "federation, fide_id, table); all or, on any bad row, none",
     )
     join.add_argument(
         "--rating", type=float, default=None, help="rating from a federation list (seeds first)"
@@ -225,6 +232,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     join.add_argument("--club", default=None, help="club or school")
     join.add_argument("--title", default=None, help="title (GM, IM, FM, ...)")
     join.add_argument("--born", type=int, default=None, metavar="YEAR", help="year of birth")
+    join.add_argument("--sex", choices=("m", "w"), default=None, help="m or w (as FIDE's TRF)")
+    join.add_argument(
+        "--federation", type=federation_arg, default=None, metavar="FED", help="e.g. CHN"
+    )
+    join.add_argument("--fide-id", type=int, default=None, metavar="N", help="FIDE number")
+    join.add_argument(
+        "--table",
+        type=int_in(1, 999),
+        default=None,
+        metavar="N",
+        help="a fixed table: the player's games are played there (a wheelchair place)",
+    )
     forbid = actions["forbid"]
     forbid.add_argument("players", nargs="*", metavar="NAME", help="two players to keep apart")
     forbid.add_argument(
@@ -267,6 +286,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     result.add_argument("round", type=int_in(1, 999), metavar="ROUND")
     result.add_argument("table", type=int_in(1, 999), metavar="TABLE")
     result.add_argument("result", metavar="RESULT", help="1-0, 0-1, 1/2-1/2, +-, -+ or --")
+    result.add_argument(
+        "--correct",
+        action="store_true",
+        help="correct a result that already counts (standings, ratings and exports follow; "
+        "a round paired since stays as paired)",
+    )
     actions["reclaim"].add_argument("player", metavar="NAME")
     actions["standings"].add_argument(
         "--watch", action="store_true", help="the live view of `watch`, until the event ends"
@@ -346,7 +371,25 @@ def _tables(text: str) -> list[int]:
 
 
 #: the columns a CSV entry list may have (``name`` is required); other names are refused
-CSV_COLUMNS = ("name", "rating", "club", "title", "born")
+CSV_COLUMNS = (
+    "name",
+    "rating",
+    "club",
+    "title",
+    "born",
+    "sex",
+    "federation",
+    "fide_id",
+    "table",
+)
+
+
+def federation_arg(text: str) -> str:
+    """A federation: three letters (``CHN``)."""
+    code = text.strip().upper()
+    if len(code) != 3 or not code.isalpha():
+        raise argparse.ArgumentTypeError(f"a federation is three letters (CHN), not {text!r}")
+    return code
 
 
 def read_entries(path: Path) -> list[Any]:
@@ -393,12 +436,33 @@ def read_entries(path: Path) -> list[Any]:
                     club=cells.get("club") or None,
                     title=cells.get("title") or None,
                     birth_year=_number(cells, "born", 2100, where, low=1900),
+                    sex=_sex(cells, where),
+                    federation=_federation(cells, where),
+                    fide_id=_number(cells, "fide_id", 99_999_999_999, where, low=1),
+                    table=_number(cells, "table", 999, where, low=1),
                 ),
             )
         )
     if not rows:
         raise ValueError(f"{path}: no players in it")
     return rows
+
+
+def _sex(cells: dict[str, str], where: str) -> str | None:
+    text = cells.get("sex", "").lower()
+    if text and text not in ("m", "w"):
+        raise ValueError(f"{where}, column sex: {text!r} is not m or w")
+    return text or None
+
+
+def _federation(cells: dict[str, str], where: str) -> str | None:
+    text = cells.get("federation", "")
+    if not text:
+        return None
+    try:
+        return federation_arg(text)
+    except argparse.ArgumentTypeError as exc:
+        raise ValueError(f"{where}, column federation: {exc}") from None
 
 
 def _number(cells: dict[str, str], column: str, high: int, where: str, low: int = 0) -> Any:
@@ -687,6 +751,7 @@ def run(args: argparse.Namespace) -> int:
                 same_club_until=args.same_club_until,
                 pairing=args.pairing if args.format == "swiss" else "",
                 acceleration=args.acceleration,
+                unplayed=args.unplayed if args.format == "swiss" else "",
             )
             if args.board == "mixed" and not args.otb_tables:
                 raise CliError("a mixed event names its tables on boards: --otb-tables 1-4")
@@ -715,10 +780,26 @@ def run(args: argparse.Namespace) -> int:
                 for entry in imported.codes:
                     print(f"{entry.player} {entry.code}", flush=True)
                 print(f"join: {imported.entered} players from {args.csv}", flush=True)
-            given = (args.rating, args.club, args.title, args.born)
+            given = (
+                args.rating,
+                args.club,
+                args.title,
+                args.born,
+                args.sex,
+                args.federation,
+                args.fide_id,
+                args.table,
+            )
             fields = (
                 EntrantFields(
-                    rating=args.rating, club=args.club, title=args.title, birth_year=args.born
+                    rating=args.rating,
+                    club=args.club,
+                    title=args.title,
+                    birth_year=args.born,
+                    sex=args.sex,
+                    federation=args.federation,
+                    fide_id=args.fide_id,
+                    table=args.table,
                 )
                 if any(v is not None for v in given)
                 else None
@@ -814,10 +895,14 @@ def run(args: argparse.Namespace) -> int:
                     table=args.table,
                     result=args.result,
                     director_key=director,
+                    correct=args.correct,
                 ),
                 ResultNoted,
             )
-            print(f"result: round {args.round} table {args.table} {args.result} {noted.status}")
+            done = f"result: round {args.round} table {args.table} {args.result} {noted.status}"
+            if noted.status == "corrected":
+                done += " (standings, ratings and exports follow; rounds paired since stay paired)"
+            print(done)
         elif args.action == "watch" or (args.action == "standings" and args.watch):
             _watch(client, args)
         elif args.action == "standings":

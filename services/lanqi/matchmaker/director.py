@@ -13,6 +13,8 @@ is :mod:`lanqi.tournament.scoring`'s.
 from __future__ import annotations
 
 import dataclasses
+import datetime
+import itertools
 import logging
 import os
 import secrets
@@ -102,7 +104,7 @@ from lanqi.tournament.model import Pairing, Player, Result, ResultKind, Tourname
 from lanqi.tournament.schedule import Format, Schedule, make_schedule
 from lanqi.tournament.scoring import DEFAULT_POINTS, GameScore, points_system, score_unplayed
 from lanqi.tournament.standings import Crosstable, StandingRow, resolve_tiebreaks
-from lanqi.tournament.trf import trf_text
+from lanqi.tournament.trf import TrfEntrant, trf_text
 
 __all__ = ["Director", "TournamentHost"]
 
@@ -333,6 +335,7 @@ class Director:
             # an event stored before the option existed keeps lanqi's own matching
             options["pairing"] = spec.pairing or "lanqi"
             options["acceleration"] = spec.acceleration
+            options["unplayed"] = spec.unplayed or "fide2009"
             if spec.rounds:
                 options["rounds"] = spec.rounds
         elif fmt is Format.KNOCKOUT:
@@ -355,7 +358,19 @@ class Director:
             if p.result is None or p.first is None or p.score_first is None:
                 continue
             kind = p.kind or "played"
-            out.append(Result(p.round, p.board, p.first, p.second, p.score_first, kind, p.game_no))
+            left_out = kind == "bye" and p.origin in ("requested", "absent")
+            out.append(
+                Result(
+                    p.round,
+                    p.board,
+                    p.first,
+                    p.second,
+                    p.score_first,
+                    kind,
+                    p.game_no,
+                    left_out=left_out,
+                )
+            )
         return out
 
     def _name(self, player_id: str | None) -> str | None:
@@ -388,8 +403,15 @@ class Director:
         )
 
     def _note(self, p: PairingRecord) -> str | None:
-        """What the director should see next to a pairing: an absence, the players'
-        words on an over-the-board game that does not count yet."""
+        """What the director should see next to a pairing: the pairing rule it had to
+        break, an absence, the players' words on an over-the-board game that does not
+        count yet."""
+        note = self._origin_note(p)
+        if p.warning:
+            return f"{p.warning}; {note}" if note else p.warning
+        return note
+
+    def _origin_note(self, p: PairingRecord) -> str | None:
         if p.origin == "absent":
             return "absent"
         if p.origin == "requested":
@@ -482,6 +504,8 @@ class Director:
                 )
             if spec.acceleration not in ("none", "baku"):
                 raise _error("bad_request", "acceleration must be none or baku")
+            if spec.unplayed not in ("", "fide2009", "fide2023"):
+                raise _error("bad_request", "unplayed must be fide2009 or fide2023")
         tournament_id = uuid.uuid4().hex[:10]
         self.store.add_tournament(TournamentRecord(tournament_id, spec, "open", 0, int(now)))
         self._publish(TourCreated(tournament_id=tournament_id))
@@ -779,6 +803,10 @@ class Director:
             raise _error(
                 "not_allowed", f"table {request.table} plays on screen: the referee has its result"
             )
+        if request.correct:
+            if not director:
+                raise _error("unauthorized", "only the director corrects a result")
+            return self._correct_board(record, pairing, request)
         if pairing.result is not None:
             raise _error("not_allowed", f"table {request.table} has its result: {pairing.result}")
         said = BOARD_RESULTS.get(request.result.strip())
@@ -815,6 +843,47 @@ class Director:
             status,
         )
         return ResultNoted(re=request.id, status=status)
+
+    def _correct_board(
+        self, record: TournamentRecord, pairing: PairingRecord, request: ReportResult
+    ) -> Message:
+        """The director's correction of a counted over-the-board result: standings,
+        ratings (every rated game of the variant replayed) and exports follow; a
+        round paired since stays as it was paired. Logged with both results."""
+        said = BOARD_RESULTS.get(request.result.strip())
+        if said is None:
+            raise _error(
+                "bad_request",
+                f"a result is 1-0, 0-1, 1/2-1/2, +-, -+ or --, not {request.result!r}",
+            )
+        if pairing.result is None or pairing.game_id is None:
+            raise _error(
+                "not_allowed",
+                f"table {request.table} has no result to correct: send it without --correct",
+            )
+        result, score_first, kind = said
+        if (pairing.result, pairing.kind) == (result, kind):
+            raise _error("not_allowed", f"table {request.table} has that result already: {result}")
+        if not self.store.correct_board_result(
+            pairing.game_id,
+            result=result,
+            termination="over_the_board" if kind == "played" else "forfeit",
+            score=GameScore(score_first, kind),
+            rated=record.spec.rated and kind == "played",
+        ):
+            raise _error("not_allowed", f"table {request.table} has no counted game to correct")
+        later = record.round > pairing.round
+        log.warning(
+            "tournament %s round %d table %d: result corrected by the director from %s to %s%s",
+            record.tournament_id,
+            pairing.round,
+            request.table,
+            pairing.result,
+            result,
+            f" (round {record.round} was paired before: it stays as paired)" if later else "",
+        )
+        self.result_recorded(record.tournament_id)
+        return ResultNoted(re=request.id, status="corrected")
 
     def _record_board(
         self, record: TournamentRecord, pairing: PairingRecord, said: tuple[str, float, ResultKind]
@@ -1073,15 +1142,7 @@ class Director:
         stored = self.store.pairings(record.tournament_id)
         results = self._results(stored)
         if fmt == "trf":
-            ranks = {row.player.id: row.rank for row in schedule.standings(results)}
-            return trf_text(
-                players,
-                results,
-                name=record.spec.name,
-                rounds=schedule.planned_rounds,
-                points=record.spec.points,
-                ranks=ranks,
-            )
+            return self._trf(record, schedule, players, stored, results)
         if Format(record.spec.format) is not Format.SWISS:
             raise _error("bad_request", "only a Swiss event is paired round by round")
         played = [
@@ -1089,11 +1150,61 @@ class Director:
             for p in stored
             if p.first is not None
         ]
-        lines = check_pairings(schedule, results, played)
+        forbidden = {n: self.forbidden_pairs(record, n) for n in {p.round for p in played}}
+        lines = check_pairings(schedule, results, played, forbidden)
         system = schedule.options.get("pairing")
         rounds = len({p.round for p in played})
         lines.append(f"{rounds} rounds checked by {system}: {len(lines)} differences")
         return "\n".join(lines) + "\n"
+
+    def _trf(
+        self,
+        record: TournamentRecord,
+        schedule: Schedule,
+        players: list[Player],
+        stored: list[PairingRecord],
+        results: list[Result],
+    ) -> str:
+        """The event's TRF: each player's rating as it was at the start (a federation
+        rating the director entered, else lanqi's rating before the first rated game
+        of the event), the fields the director entered, round dates (the day the
+        round's first game began), hand-made pairings marked."""
+        before = self.ratings_before(record)
+        at_start = [dataclasses.replace(p, rating=before.get(p.id, p.rating)) for p in players]
+        entrants = {
+            e.player_id: TrfEntrant(
+                rating=e.fields.rating,
+                sex=e.fields.sex or "",
+                title=e.fields.title or "",
+                federation=e.fields.federation or "",
+                fide_id=str(e.fields.fide_id) if e.fields.fide_id else "",
+                birth=str(e.fields.birth_year) if e.fields.birth_year else "",
+            )
+            for e in self.store.entrants(record.tournament_id)
+        }
+        dates: dict[int, datetime.date] = {}
+        for game in self.store.games(tournament_id=record.tournament_id):
+            day = datetime.date.fromtimestamp(game.created_ms / 1000)
+            if game.round and (game.round not in dates or day < dates[game.round]):
+                dates[game.round] = day
+        manual = [
+            (p.round, p.first, p.second)
+            for p in stored
+            if p.origin == "manual" and p.first is not None and p.second is not None
+        ]
+        ranks = {row.player.id: row.rank for row in schedule.standings(results)}
+        return trf_text(
+            at_start,
+            results,
+            name=record.spec.name,
+            rounds=schedule.planned_rounds,
+            points=record.spec.points,
+            ranks=ranks,
+            bye_points=schedule.bye_points,
+            entrants=entrants,
+            round_dates=dates,
+            manual=manual,
+        )
 
     def _finished_games(self, record: TournamentRecord) -> list[GameRecord]:
         games = self.store.games(tournament_id=record.tournament_id)
@@ -1138,6 +1249,7 @@ class Director:
                     termination=(game.termination or "") if game else "",
                     game=_anchor(game) if game else None,
                     note={"manual": "manual", "absent": "absent"}.get(p.origin, ""),
+                    table=p.table,
                 )
             )
         return report.html_report(
@@ -1205,8 +1317,27 @@ class Director:
 
     def note(self, tournament_id: str) -> str:
         """``pairing round N...`` while a round is paired off the loop, the one-line
-        reason when the next round cannot be paired, else empty."""
-        return self._notes.get(tournament_id, "")
+        reason when the next round cannot be paired, else how many pairings of the
+        current round break a pairing rule (empty when none)."""
+        if tournament_id in self._notes:
+            return self._notes[tournament_id]
+        record = self.store.tournament(tournament_id)
+        if record is None or not record.round:
+            return ""
+        broken = [p for p in self.store.pairings(tournament_id, record.round) if p.warning]
+        if not broken:
+            return ""
+        n = len(broken)
+        return (
+            f"round {record.round}: {n} pairing{'s' if n > 1 else ''} had to break a "
+            f"pairing rule ({broken[0].warning}{'; ...' if n > 1 else ''})"
+        )[:MAX_NOTE]
+
+    def _named(self, warning: str, p: Pairing) -> str:
+        """An engine's warning with the players' names for their ids."""
+        for pid in p.players():
+            warning = warning.replace(pid, self._name(pid) or pid)
+        return warning
 
     def result_recorded(self, tournament_id: str) -> None:
         record = self.store.tournament(tournament_id)
@@ -1226,6 +1357,14 @@ class Director:
         assert game.tournament_id is not None
         key = (game.tournament_id, game.round, game.board, game.game_no)
         self._creating.discard(key)
+        table = next(
+            (
+                p.table
+                for p in self.store.pairings(game.tournament_id, game.round)
+                if (p.board, p.game_no) == (game.board, game.game_no)
+            ),
+            game.board,
+        )
         self._publish(
             TourGame(
                 tournament_id=game.tournament_id,
@@ -1237,7 +1376,7 @@ class Director:
                         first=game.names[0],
                         second=game.names[1],
                         game_id=game.game_id,
-                        table=game.board,
+                        table=table,
                     )
                 ],
             )
@@ -1356,7 +1495,7 @@ class Director:
         games = [p for p in engine if p.second is not None]
         byes = [p for p in engine if p.second is None and p.first not in requested]
         for p in [*games, *byes]:
-            out.append(Pairing(round_no, len(out) + 1, p.first, p.second))
+            out.append(Pairing(round_no, len(out) + 1, p.first, p.second, warning=p.warning))
         for pid, _score in inputs.requested:
             origins[pid] = "requested"
             out.append(Pairing(round_no, len(out) + 1, pid, None))
@@ -1415,6 +1554,37 @@ class Director:
         self._notes[record.tournament_id] = text
         self._publish(TourStuck(tournament_id=record.tournament_id, round=round_no, note=text))
 
+    def _tables(
+        self, record: TournamentRecord, upcoming: list[Pairing]
+    ) -> dict[tuple[int, int, int], int]:
+        """The table of each game of a new round, by pairing key: a player's fixed
+        table (a wheelchair place) where the director gave one (the higher board's
+        player first when two ask for tables), the other games numbered in board
+        order on the tables left. Byes have none. Without fixed tables, a game's
+        table is its board. A later game of a knockout match keeps the numbering
+        of its round."""
+        fixed = {
+            e.player_id: e.fields.table
+            for e in self.store.entrants(record.tournament_id)
+            if e.fields.table is not None and not e.withdrawn
+        }
+        games = [p for p in upcoming if p.second is not None]
+        if not fixed:
+            return {p.key: p.board for p in games}
+        taken: dict[tuple[int, int, int], int] = {}
+        used: set[int] = set()
+        for p in sorted(games, key=lambda p: p.key):
+            for pid in p.players():
+                want = fixed.get(pid)
+                if want is not None and want not in used and p.key not in taken:
+                    taken[p.key] = want
+                    used.add(want)
+        free = (n for n in itertools.count(1) if n not in used)
+        for p in sorted(games, key=lambda p: p.key):
+            if p.key not in taken:
+                taken[p.key] = next(free)
+        return taken
+
     def _is_otb(self, spec: TournamentSpec, table: int) -> bool:
         return spec.boards == "otb" or (spec.boards == "mixed" and table in spec.otb_tables)
 
@@ -1427,6 +1597,10 @@ class Director:
         origins: dict[str, str] | None = None,
     ) -> None:
         origins = origins or {}
+        tables = self._tables(record, upcoming)
+        # a Swiss engine's warnings (a rematch, a forbidden pair, a second bye); the
+        # fixed formats' "withdrawn" notes are settled by the forfeit recorded here
+        swiss = schedule.format is Format.SWISS
         rows = []
         for p in upcoming:
             result: str | None = None
@@ -1458,9 +1632,10 @@ class Director:
                     result,
                     score,
                     kind,
-                    table=None if p.second is None else p.board,
-                    otb=p.second is not None and self._is_otb(record.spec, p.board),
+                    table=tables.get(p.key),
+                    otb=p.second is not None and self._is_otb(record.spec, tables[p.key]),
                     origin=origin,
+                    warning=self._named(p.warning, p) if swiss and origin != "requested" else "",
                 )
             )
         round_no = upcoming[0].round

@@ -23,8 +23,8 @@ from lanqi.protocol.messages import TournamentStatus
 from lanqi.protocol.schema import struct_from_wire, struct_to_wire
 from lanqi.server.database import StoreOpenError, connect, explain
 from lanqi.tournament.model import ResultKind
-from lanqi.tournament.ratings import Glicko2
-from lanqi.tournament.scoring import GameScore
+from lanqi.tournament.ratings import Glicko2, glicko2_game
+from lanqi.tournament.scoring import GameScore, points_of
 
 __all__ = [
     "EntrantRecord",
@@ -114,6 +114,10 @@ CREATE TABLE IF NOT EXISTS entrants (
     club TEXT,
     title TEXT,
     birth_year INTEGER,
+    sex TEXT,
+    federation TEXT,
+    fide_id INTEGER,
+    fixed_table INTEGER,
     PRIMARY KEY (tournament_id, player_id)
 );
 CREATE TABLE IF NOT EXISTS pairings (
@@ -132,6 +136,7 @@ CREATE TABLE IF NOT EXISTS pairings (
     origin TEXT NOT NULL DEFAULT '',
     report_first TEXT,
     report_second TEXT,
+    warning TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (tournament_id, round, board, game_no)
 );
 CREATE TABLE IF NOT EXISTS forbidden_pairs (
@@ -221,6 +226,10 @@ _ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("club", "TEXT"),
         ("title", "TEXT"),
         ("birth_year", "INTEGER"),
+        ("sex", "TEXT"),
+        ("federation", "TEXT"),
+        ("fide_id", "INTEGER"),
+        ("fixed_table", "INTEGER"),
     ),
     "pairings": (
         ("table_no", "INTEGER"),
@@ -228,6 +237,7 @@ _ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("origin", "TEXT NOT NULL DEFAULT ''"),
         ("report_first", "TEXT"),
         ("report_second", "TEXT"),
+        ("warning", "TEXT NOT NULL DEFAULT ''"),
     ),
 }
 
@@ -327,12 +337,15 @@ class PairingRecord:
     origin: str = ""
     #: what each player reported of an over-the-board game (first, second)
     reports: tuple[str | None, str | None] = (None, None)
+    #: the pairing rule this pairing had to break (a rematch, a second bye), for the
+    #: director; empty when none
+    warning: str = ""
 
 
 #: the columns of ``pairings`` in the order :func:`_pairing_row` gives them
 _PAIRING_COLUMNS = (
     "tournament_id, round, board, game_no, first, second, game_id, result, score_first, "
-    "kind, table_no, otb, origin, report_first, report_second"
+    "kind, table_no, otb, origin, report_first, report_second, warning"
 )
 
 
@@ -352,6 +365,7 @@ def _pairing_row(p: PairingRecord) -> tuple[Any, ...]:
         int(p.otb),
         p.origin,
         *p.reports,
+        p.warning,
     )
 
 
@@ -399,6 +413,7 @@ def _pairing(row: sqlite3.Row) -> PairingRecord:
         otb=bool(row["otb"]),
         origin=row["origin"],
         reports=(row["report_first"], row["report_second"]),
+        warning=row["warning"],
     )
 
 
@@ -784,6 +799,94 @@ class MatchmakerStore:
             )
             return True
 
+    def correct_board_result(
+        self,
+        game_id: str,
+        *,
+        result: str,
+        termination: str,
+        score: GameScore,
+        rated: bool,
+    ) -> bool:
+        """Correct a counted over-the-board game (its referee ``otb``): the game's
+        and its pairing's result, then every rating of the game's variant replayed
+        (see :meth:`_replay_ratings`), in one transaction; False if there is no such
+        finished game."""
+        with self._tx() as conn:
+            row = conn.execute(
+                "SELECT variant FROM games WHERE game_id = ? AND referee = 'otb' "
+                "AND status = 'finished'",
+                (game_id,),
+            ).fetchone()
+            if row is None:
+                return False
+            conn.execute(
+                "UPDATE games SET result = ?, termination = ? WHERE game_id = ?",
+                (result, termination, game_id),
+            )
+            conn.execute(
+                "UPDATE pairings SET result = ?, score_first = ?, kind = ?, "
+                "report_first = NULL, report_second = NULL WHERE game_id = ?",
+                (result, score.score_first, score.kind, game_id),
+            )
+            self._replay_ratings(conn, row["variant"], game_id, rated)
+            return True
+
+    def _replay_ratings(
+        self, conn: sqlite3.Connection, variant: str, changed: str, rated: bool
+    ) -> None:
+        """Every rated game of ``variant`` rated again, in the order the games ended,
+        one game at a time as they were (``changed`` is rated if ``rated``, the
+        others if they were): the games' ratings before and after, and the players'
+        ratings, follow a corrected result. Each player starts from their rating
+        before their first rated game there, with the default deviation and
+        volatility (exactly the state a player starts with; an approximation only
+        for a store migrated from schema 1, whose old ratings kept their own)."""
+        d = self.default_rating
+        rows = conn.execute(
+            "SELECT game_id, player_ids, result, ratings_before, ratings_after FROM games "
+            "WHERE variant = ? AND status = 'finished' "
+            "ORDER BY ended_ms, created_ms, game_id",
+            (variant,),
+        ).fetchall()
+        state: dict[str, Glicko2] = {}
+        games: dict[str, int] = {}
+        for row in rows:
+            was_rated = bool(json.loads(row["ratings_after"] or "[]"))
+            is_rated = rated if row["game_id"] == changed else was_rated
+            score = points_of(row["result"] or "*")
+            player_ids: list[str] = json.loads(row["player_ids"])
+            if not is_rated or score is None or len(player_ids) != 2:
+                if row["game_id"] == changed:
+                    conn.execute(
+                        "UPDATE games SET ratings_before = '[]', ratings_after = '[]' "
+                        "WHERE game_id = ?",
+                        (changed,),
+                    )
+                continue
+            before_stored: list[float] = json.loads(row["ratings_before"] or "[]")
+            for seat, pid in enumerate(player_ids):
+                if pid not in state:
+                    start = before_stored[seat] if len(before_stored) == 2 else d.rating
+                    state[pid] = Glicko2(start, d.rd, d.volatility)
+            first, second = player_ids
+            before = [state[first].rating, state[second].rating]
+            state[first], state[second] = glicko2_game(state[first], state[second], score)
+            after = [state[first].rating, state[second].rating]
+            for pid in player_ids:
+                games[pid] = games.get(pid, 0) + 1
+            conn.execute(
+                "UPDATE games SET ratings_before = ?, ratings_after = ? WHERE game_id = ?",
+                (json.dumps(before), json.dumps(after), row["game_id"]),
+            )
+        for pid, new in state.items():
+            conn.execute(
+                "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(player_id, variant) DO UPDATE SET rating = excluded.rating, "
+                "rd = excluded.rd, volatility = excluded.volatility, games = excluded.games",
+                (pid, variant, new.rating, new.rd, new.volatility, games[pid]),
+            )
+
     def set_report(
         self, tournament_id: str, round_no: int, board: int, seat: int, result: str | None
     ) -> None:
@@ -977,13 +1080,18 @@ class MatchmakerStore:
         conn: sqlite3.Connection, tournament_id: str, player_id: str, fields: EntrantFields
     ) -> None:
         conn.execute(
-            "UPDATE entrants SET fed_rating = ?, club = ?, title = ?, birth_year = ? "
+            "UPDATE entrants SET fed_rating = ?, club = ?, title = ?, birth_year = ?, "
+            "sex = ?, federation = ?, fide_id = ?, fixed_table = ? "
             "WHERE tournament_id = ? AND player_id = ?",
             (
                 fields.rating,
                 fields.club,
                 fields.title,
                 fields.birth_year,
+                fields.sex,
+                fields.federation,
+                fields.fide_id,
+                fields.table,
                 tournament_id,
                 player_id,
             ),
@@ -1053,7 +1161,8 @@ class MatchmakerStore:
         """The tournament's entrants (withdrawn ones included) in seed order."""
         rows = self._conn.execute(
             "SELECT player_id, seed, joined_round, withdrawn, fed_rating, club, title, "
-            "birth_year FROM entrants WHERE tournament_id = ? ORDER BY seed",
+            "birth_year, sex, federation, fide_id, fixed_table FROM entrants "
+            "WHERE tournament_id = ? ORDER BY seed",
             (tournament_id,),
         ).fetchall()
         return [
@@ -1062,7 +1171,16 @@ class MatchmakerStore:
                 r[1],
                 r[2],
                 bool(r[3]),
-                EntrantFields(rating=r[4], club=r[5], title=r[6], birth_year=r[7]),
+                EntrantFields(
+                    rating=r[4],
+                    club=r[5],
+                    title=r[6],
+                    birth_year=r[7],
+                    sex=r[8],
+                    federation=r[9],
+                    fide_id=r[10],
+                    table=r[11],
+                ),
             )
             for r in rows
         ]
@@ -1083,7 +1201,7 @@ class MatchmakerStore:
             if round_no <= current:
                 return False
             conn.executemany(
-                f"INSERT INTO pairings ({_PAIRING_COLUMNS}) VALUES ({', '.join('?' * 15)})",
+                f"INSERT INTO pairings ({_PAIRING_COLUMNS}) VALUES ({', '.join('?' * 16)})",
                 [
                     _pairing_row(dataclasses.replace(p, tournament_id=tournament_id))
                     for p in pairings
@@ -1100,7 +1218,7 @@ class MatchmakerStore:
         with self._tx() as conn:
             conn.executemany(
                 f"INSERT OR IGNORE INTO pairings ({_PAIRING_COLUMNS}) "
-                f"VALUES ({', '.join('?' * 15)})",
+                f"VALUES ({', '.join('?' * 16)})",
                 [_pairing_row(p) for p in pairings],
             )
 

@@ -1156,6 +1156,9 @@ class TournamentSpec(Struct):
     pairing: str = field(default="", metadata=limit(16))
     #: swiss: ``none`` or ``baku`` (Baku acceleration, Dutch systems only)
     acceleration: str = field(default="none", metadata=limit(8))
+    #: swiss: unplayed rounds in tie-breaks, ``fide2009`` (a virtual opponent) or
+    #: ``fide2023`` (C.07 2023: a dummy opponent); empty means ``fide2009``
+    unplayed: str = field(default="", metadata=limit(8))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -1223,12 +1226,18 @@ class TournamentCreated(Reply):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EntrantFields(Struct):
     """What the director knows of an entrant: a rating from a federation list, club
-    or school, title, year of birth (each ``None`` when not given)."""
+    or school, title, year of birth, sex (``m``/``w``, as FIDE's TRF), federation
+    (3 letters), FIDE number, a fixed table (a wheelchair place: the player's games
+    are played there) (each ``None`` when not given)."""
 
     rating: float | None = field(default=None, metadata=limit(min_value=0, max_value=4000))
     club: str | None = field(default=None, metadata=limit(60))
     title: str | None = field(default=None, metadata=limit(8))
     birth_year: int | None = field(default=None, metadata=limit(min_value=1900, max_value=2100))
+    sex: str | None = field(default=None, metadata=limit(1))
+    federation: str | None = field(default=None, metadata=limit(3))
+    fide_id: int | None = field(default=None, metadata=limit(min_value=1, max_value=99_999_999_999))
+    table: int | None = field(default=None, metadata=limit(min_value=1, max_value=999))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -1335,13 +1344,16 @@ class ReportResult(Request):
     table: int = field(metadata=limit(min_value=1, max_value=999))
     result: str = field(metadata=limit(8))
     director_key: str | None = field(default=None, metadata=TOKEN)
+    #: the director corrects a result that already counts (over the board only)
+    correct: bool = False
 
 
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResultNoted(Reply):
     """``tour_result`` taken: ``recorded`` (it counts), ``waiting`` (for the other
-    player's word) or ``disputed`` (the players disagree: the director decides)."""
+    player's word), ``disputed`` (the players disagree: the director decides) or
+    ``corrected`` (a correction: it counts instead of the result before)."""
 
     T = "result_noted"
     status: str = field(metadata=limit(16))

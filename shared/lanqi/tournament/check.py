@@ -13,7 +13,7 @@ compared with what was played.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from lanqi.tournament.dutch import DUTCH_SYSTEMS, dutch_pairings
 from lanqi.tournament.model import Pairing, Result, TournamentError
@@ -24,10 +24,15 @@ __all__ = ["check_pairings", "engine_round"]
 
 
 def engine_round(
-    schedule: Schedule, results: Collection[Result], round_no: int, active: Collection[str]
+    schedule: Schedule,
+    results: Collection[Result],
+    round_no: int,
+    active: Collection[str],
+    forbidden: Collection[frozenset[str]] = frozenset(),
 ) -> list[Pairing]:
     """Round ``round_no`` as the event's pairing system makes it from the results of
-    the rounds before, for the ``active`` players (the others are left out)."""
+    the rounds before, for the ``active`` players (the others are left out), keeping
+    the ``forbidden`` pairs of that round apart."""
     options = schedule.options
     system = str(options.get("pairing", "lanqi"))
     withdrawn = {p.id for p in schedule.players} - set(active)
@@ -44,6 +49,9 @@ def engine_round(
             withdrawn=withdrawn,
             late_entries_score=late,
             accelerated=options.get("acceleration") == "baku",
+            points=schedule.points,
+            bye_points=schedule.bye_points,
+            forbidden=forbidden,
         )
     return swiss_pairings(
         schedule.players,
@@ -52,6 +60,8 @@ def engine_round(
         late_entries_score=late,
         withdrawn=withdrawn,
         total_rounds=schedule.planned_rounds if options.get("look_ahead") else None,
+        points=schedule.points,
+        forbidden=forbidden,
     )
 
 
@@ -60,17 +70,28 @@ def _text(p: Pairing) -> str:
 
 
 def check_pairings(
-    schedule: Schedule, results: Collection[Result], played: Sequence[Pairing]
+    schedule: Schedule,
+    results: Collection[Result],
+    played: Sequence[Pairing],
+    forbidden: Mapping[int, Collection[frozenset[str]]] | None = None,
 ) -> list[str]:
     """One line per difference between the ``played`` pairings and the engine's
     (empty when every round is what the engine makes). A player absent from a round's
-    pairings counts as withdrawn for that round."""
+    pairings counts as withdrawn for that round, and so does one whose bye of the
+    round left them out of the pairing (a requested bye, an absence at check-in).
+    ``forbidden``: the pairs each round kept apart (round -> pairs)."""
     out: list[str] = []
     for round_no in sorted({p.round for p in played}):
-        actual = sorted((p for p in played if p.round == round_no), key=lambda p: p.board)
+        left_out = {r.first for r in results if r.round == round_no and r.left_out}
+        actual = sorted(
+            (p for p in played if p.round == round_no and p.first not in left_out),
+            key=lambda p: p.board,
+        )
         active = {pid for p in actual for pid in p.players()}
         try:
-            expected = engine_round(schedule, results, round_no, active)
+            expected = engine_round(
+                schedule, results, round_no, active, (forbidden or {}).get(round_no, ())
+            )
         except TournamentError as exc:
             out.append(f"round {round_no}: the engine cannot pair it: {exc}")
             continue

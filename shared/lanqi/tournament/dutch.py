@@ -30,6 +30,7 @@ scorers), so a package's bug cannot reach a board.
 from __future__ import annotations
 
 import logging
+import threading
 import warnings
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
@@ -38,8 +39,10 @@ from typing import Literal
 
 import networkx as nx
 from caissify_pairings.engines.dutch import DutchEngine as CaissifyDutch
+from py4swiss.dynamicuint import DynamicUint
 from py4swiss.engines import DutchEngine as Py4SwissDutch
 from py4swiss.engines.common import PairingError
+from py4swiss.matching_computer import ComputerDutchOptimality
 from py4swiss.trf import ParsedTrf
 from py4swiss.trf.codes import PlayerCode, TournamentCode, XCode
 from py4swiss.trf.exceptions import ParsingError
@@ -47,6 +50,7 @@ from py4swiss.trf.sections import PlayerSection, TournamentSection, XSection
 from py4swiss.trf.trf_line import TrfLine
 
 from lanqi.tournament.model import Pairing, Player, Result, TournamentError, seeded_order
+from lanqi.tournament.scoring import DEFAULT_POINTS, PointsSystem, points_system
 from lanqi.tournament.trf import trf_text
 
 __all__ = [
@@ -109,15 +113,23 @@ class Entry:
         return -colour if strength == 3 else 0
 
 
-def history(  # noqa: PLR0912 - one branch per kind of round
+def history(  # noqa: PLR0912, PLR0913 - one branch per kind of round; keyword-only options
     players: Sequence[Player],
     results: Collection[Result],
     round_no: int,
     *,
     late_entries_score: float = 0.0,
     accelerated: bool = False,
+    points: PointsSystem | str = DEFAULT_POINTS,
 ) -> dict[str, Entry]:
-    """Every player's :class:`Entry` before round ``round_no``, keyed by id."""
+    """Every player's :class:`Entry` before round ``round_no``, keyed by id; scores
+    in the event's ``points`` (score brackets of 3/1/0 are not those of 1/½/0).
+
+    A pairing-allocated bye (whatever it is worth) or a forfeit win makes a player
+    ineligible for the bye (C.04.1: "a participant who has already received a
+    pairing-allocated bye, or has already scored a (forfeit) win due to an opponent
+    not appearing in time"); a requested bye or an absence does not."""
+    system = points_system(points)
     ordered = seeded_order(players)
     table = {p.id: Entry(p.id, i) for i, p in enumerate(ordered, start=1)}
     past = sorted((r for r in results if r.round < round_no), key=lambda r: r.key)
@@ -140,29 +152,30 @@ def history(  # noqa: PLR0912 - one branch per kind of round
                     e.floats.append("down" if mine > theirs else "up" if mine < theirs else "none")
                 else:
                     e.floats.append("down" if score > 0 else "none")
-                    if score >= 1.0:
+                    if r.allocated_bye or (r.kind == "forfeit" and score == 1.0):
                         e.full_byes += 1
         for r in in_round:
             for pid in r.players():
                 if pid in before:
-                    before[pid] += r.score_of(pid)
+                    before[pid] += system.points(r.score_of(pid))
     for pid, e in table.items():
         e.score = before[pid]
         if round_no > 1 and first_round.get(pid, round_no) > 1:
             e.score += late_entries_score
     if accelerated:
-        for pid, virtual in baku_points(ordered, round_no).items():
+        for pid, virtual in baku_points(ordered, round_no, system.win).items():
             table[pid].score += virtual
     return table
 
 
-def baku_points(ordered: Sequence[Player], round_no: int) -> dict[str, float]:
+def baku_points(ordered: Sequence[Player], round_no: int, win: float = 1.0) -> dict[str, float]:
     """Baku acceleration (C.04.5.1, simplified to its usual form): the top half of the
-    seeded order, rounded up, has one virtual point in rounds 1 and 2."""
+    seeded order, rounded up, has one virtual point (a ``win``'s points) in rounds 1
+    and 2."""
     if round_no > 2:
         return {}
     top = (len(ordered) + 1) // 2
-    return {p.id: 1.0 for p in ordered[:top]}
+    return {p.id: win for p in ordered[:top]}
 
 
 def allocate_colour(a: Entry, b: Entry, *, initial: int = WHITE) -> int:
@@ -279,9 +292,19 @@ def dutch_pairings(  # noqa: PLR0913 - keyword-only: the round's circumstances
     late_entries_score: float = 0.0,
     accelerated: bool = False,
     forbidden: Collection[frozenset[str]] = frozenset(),
+    points: PointsSystem | str = DEFAULT_POINTS,
+    bye_points: float | None = None,
 ) -> list[Pairing]:
     """The pairings of round ``round_no`` by the FIDE Dutch ``system`` (``dutch`` or
     ``dutch-2017``), boards in the published order, byes last.
+
+    Scores are the event's ``points`` (the Dutch rules pair by score: in 3/1/0 a
+    win and a loss outscore two draws, so the brackets differ from 1/½/0);
+    ``bye_points`` is what the pairing-allocated bye is worth in them (default: a
+    win). py4swiss reads both from the TRF's ``XXS``; caissify-pairings counts in
+    1/½/0 only, so it is given every score divided by a win's points (brackets and
+    their order unchanged, the top scorers' threshold exact; its score-difference
+    weights see a 3/1/0 draw as a third of a win).
 
     ``forbidden`` pairs (two ids each: same club, family) are never paired, as if the
     two had met: the pairing programs' forbidden pairs (TRF ``XXP``) work so.
@@ -295,12 +318,14 @@ def dutch_pairings(  # noqa: PLR0913 - keyword-only: the round's circumstances
         raise TournamentError(f"unknown Dutch system {system!r}; known: dutch, dutch-2017")
     rounds = total_rounds or round_no
     requested = dict(requested_byes or {})
+    system_points = points_system(points)
     table = history(
         players,
         results_so_far,
         round_no,
         late_entries_score=late_entries_score,
         accelerated=accelerated,
+        points=system_points,
     )
     for pair in forbidden:
         if len(pair) == 2 and pair <= table.keys():
@@ -309,15 +334,18 @@ def dutch_pairings(  # noqa: PLR0913 - keyword-only: the round's circumstances
             table[other].met.add(one)
     gone = set(withdrawn) | set(requested)
     ids = [pid for pid, _ in sorted(table.items(), key=lambda kv: kv[1].tpn) if pid not in gone]
-    top = _top_scorers({pid: table[pid] for pid in ids}, round_no == rounds, float(round_no - 1))
+    top = _top_scorers(
+        {pid: table[pid] for pid in ids}, round_no == rounds, (round_no - 1) * system_points.win
+    )
     reason = pairable(table, ids, top)
     if reason is not None:
         raise NoValidPairingError(f"no valid pairing for round {round_no}: {reason}")
     if len(ids) < 2:
         pairs: list[tuple[str, str | None]] = [(pid, None) for pid in ids]
     elif system == "dutch":
-        virtual = baku_points(seeded_order(players), round_no) if accelerated else {}
-        pairs = _caissify(table, ids, round_no, rounds, virtual)
+        win = system_points.win
+        virtual = baku_points(seeded_order(players), round_no, win) if accelerated else {}
+        pairs = _caissify(table, ids, round_no, rounds, virtual, win)
     else:
         pairs = _py4swiss(
             players,
@@ -328,6 +356,8 @@ def dutch_pairings(  # noqa: PLR0913 - keyword-only: the round's circumstances
             late_entries_score,
             accelerated,
             forbidden,
+            system_points,
+            bye_points,
         )
     _check(pairs, table, ids, top)
     games = [(a, b) for a, b in pairs if b is not None]
@@ -352,16 +382,116 @@ def _board_key(a: Entry, b: Entry) -> tuple[float, float, int]:
     return (-hi.score, -(hi.score + lo.score), hi.tpn)
 
 
-def _caissify(
+#: caissify-pairings' matchings by the compiled matcher (see ``_max_weight_matching``);
+#: False: by networkx, as the package does on its own (the tests compare the two)
+COMPILED_MATCHING = True
+#: set (per thread) while caissify-pairings pairs a round for lanqi
+_COMPILED = threading.local()
+_NX_MATCHING = nx.max_weight_matching
+
+
+def _dynamic_uint(value: int, parts: int) -> DynamicUint:
+    """``value`` as py4swiss's ``DynamicUint`` of ``parts`` 32-bit parts."""
+    out = DynamicUint(1)
+    out.shift_grow(32 * (parts - 1))
+    out -= out  # zero, with the parts
+    for k in range(parts - 1, -1, -1):
+        out <<= 32
+        out |= (value >> (32 * k)) & 0xFFFFFFFF
+    return out
+
+
+@dataclass
+class _Matcher:
+    """The compiled matcher of one caissify round, kept between its matchings (as
+    bbpPairings keeps its own): each new graph only resets the edges that changed."""
+
+    nodes: list[int]
+    parts: int
+    width: int
+    computer: ComputerDutchOptimality
+    weights: dict[tuple[int, int], int] = field(default_factory=dict)
+    values: dict[int, DynamicUint] = field(default_factory=dict)
+
+    def value(self, weight: int) -> DynamicUint:
+        got = self.values.get(weight)
+        if got is None:
+            got = self.values[weight] = _dynamic_uint(weight, self.parts)
+        return got
+
+
+def _compiled_matching(graph: nx.Graph[int], weight: str) -> set[tuple[int, int]]:
+    """A maximum weight matching of ``graph`` by py4swiss's compiled blossom matcher
+    (bbpPairings' matching computer, in C++), in networkx's answer shape. Edge weights
+    must be positive integers; every edge weight of caissify's Dutch graphs carries a
+    top "pair them" component, so a maximum weight matching is also of maximum
+    cardinality, as ``maxcardinality=True`` asks. Within one caissify round the
+    matcher is kept and only the edges whose weight changed are set again."""
+    nodes = list(graph.nodes)
+    index = {v: i for i, v in enumerate(nodes)}
+    weights: dict[tuple[int, int], int] = {}
+    for u, nbrs in graph.adj.items():
+        iu = index[u]
+        for v, data in nbrs.items():
+            iv = index[v]
+            w = int(data.get(weight, 1))
+            if iu < iv and w > 0:
+                weights[iu, iv] = w
+    if not weights:
+        return set()
+    top = max(weights.values()).bit_length() + 2  # the matcher's 2-bit margin
+    matcher: _Matcher | None = getattr(_COMPILED, "matcher", None)
+    if matcher is None or matcher.nodes != nodes or top > matcher.width:
+        width = top + 16  # room for the round's later weights
+        parts = (width + 31) // 32
+        computer = ComputerDutchOptimality(len(nodes), _dynamic_uint((1 << width) - 1, parts))
+        for _ in nodes:
+            computer.add_vertex()
+        matcher = _Matcher(nodes, parts, width, computer)
+        _COMPILED.matcher = matcher
+    old = matcher.weights
+    for key in old.keys() - weights.keys():
+        matcher.computer.set_edge_weight(key[0], key[1], matcher.value(0))
+    for key, w in weights.items():
+        if old.get(key) != w:
+            matcher.computer.set_edge_weight(key[0], key[1], matcher.value(w))
+    matcher.weights = weights
+    matcher.computer.compute_matching()
+    mate = matcher.computer.get_matching()
+    return {(nodes[i], nodes[j]) for i, j in enumerate(mate) if i < j}
+
+
+def _max_weight_matching(
+    graph: nx.Graph[int], maxcardinality: bool = False, weight: str = "weight"
+) -> set[tuple[int, int]]:
+    """networkx's ``max_weight_matching``, answered by the compiled matcher while
+    caissify-pairings pairs a round for lanqi (this thread only), else by networkx."""
+    if maxcardinality and getattr(_COMPILED, "on", False):
+        return _compiled_matching(graph, weight)
+    found: set[tuple[int, int]] = _NX_MATCHING(graph, maxcardinality=maxcardinality, weight=weight)
+    return found
+
+
+# caissify-pairings imports networkx inside its engine and calls
+# nx.max_weight_matching dozens of times a round (bbpPairings' bracket-by-bracket
+# scheme): in pure Python that is almost all of a round's time (a 128-player round:
+# 37-51 s). The function is swapped here for one that uses the compiled matcher while
+# lanqi's caissify call runs on this thread; every other caller gets networkx's.
+nx.max_weight_matching = _max_weight_matching  # type: ignore[assignment]
+
+
+def _caissify(  # noqa: PLR0913, PLR0917 - the bridge's inputs, private
     table: Mapping[str, Entry],
     ids: Sequence[str],
     round_no: int,
     rounds: int,
     virtual: Mapping[str, float],
+    win: float = 1.0,
 ) -> list[tuple[str, str | None]]:
     """Pairs by caissify-pairings, colours by :func:`allocate_colour`. ``virtual``:
     the Baku points in the scores, taken out again and given to the engine as its own
-    acceleration option (its round 1 ignores scores otherwise)."""
+    acceleration option (its round 1 ignores scores otherwise). Scores go in as
+    wins (points / ``win``): the engine counts 1/½/0."""
     number = {pid: table[pid].tpn for pid in ids}
     by_number = {n: pid for pid, n in number.items()}
     players = []
@@ -372,7 +502,7 @@ def _caissify(
             {
                 "id": e.tpn,
                 "name": pid,
-                "score": e.score - virtual.get(pid, 0.0),
+                "score": (e.score - virtual.get(pid, 0.0)) / win,
                 "rating": 0,
                 "pairing_number": e.tpn,
                 "starting_number": e.tpn,
@@ -400,7 +530,12 @@ def _caissify(
             # the path an accelerated round 1 takes, honours them. The flag is read
             # only there once the engine is built (virtual points are added at build)
             engine.accelerated = True
-        raw = engine.generate_pairings()
+        _COMPILED.on = COMPILED_MATCHING
+        try:
+            raw = engine.generate_pairings()
+        finally:
+            _COMPILED.on = False
+            _COMPILED.matcher = None
     pairs: list[tuple[str, str | None]] = []
     for p in raw:
         white, black = p.get("white_id"), p.get("black_id")
@@ -421,6 +556,8 @@ def _py4swiss(  # noqa: PLR0913, PLR0917 - the bridge's inputs, private
     late_entries_score: float,
     accelerated: bool,
     forbidden: Collection[frozenset[str]],
+    points: PointsSystem,
+    bye_points: float | None,
 ) -> list[tuple[str, str | None]]:
     ordered = seeded_order(players)
     past = [r for r in results if r.round < round_no]
@@ -438,7 +575,7 @@ def _py4swiss(  # noqa: PLR0913, PLR0917 - the bridge's inputs, private
         if accelerated:
             for rnd in (1, 2):
                 if rnd == round_no:
-                    virtual[rnd - 1] += baku_points(ordered, rnd).get(p.id, 0.0)
+                    virtual[rnd - 1] += baku_points(ordered, rnd, points.win).get(p.id, 0.0)
         accelerations[p.id] = virtual
     text = trf_text(
         ordered,
@@ -447,6 +584,8 @@ def _py4swiss(  # noqa: PLR0913, PLR0917 - the bridge's inputs, private
         rounds=max(rounds, round_no),
         zeroed=[p.id for p in ordered if p.id not in set(ids)],
         accelerations=accelerations,
+        points=points,
+        bye_points=bye_points,
     )
     trf = _parse_trf(text)
     tpn = {p.id: i for i, p in enumerate(ordered, start=1)}
@@ -468,6 +607,10 @@ def _parse_trf(text: str) -> object:
     steps on lines)."""
     lines: dict[object, list[TrfLine]] = defaultdict(list)
     for i, raw in enumerate(text.splitlines()):
+        if raw.startswith("132"):
+            # round dates: py4swiss 0.3.1 reads one every 9 columns where TRF-2026
+            # puts one every 10 (92-99, 102-109, ...); the engine does not need them
+            continue
         try:
             line = TrfLine(i, raw.rstrip())
         except ParsingError:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 __all__ = [
@@ -120,6 +120,11 @@ class Result:
     ``forfeit`` (one side did not play; the score says who), ``bye`` (``second`` is
     ``None``; the score is what the bye was worth) or ``double_forfeit`` (nobody
     played; both score 0).
+
+    ``left_out`` marks a bye the pairing did not allocate: the player asked for it
+    (a requested bye) or was absent at check-in. FIDE's rules treat it apart from
+    the pairing-allocated bye: it does not stop a later pairing-allocated bye, and
+    the TRF codes it ``H``/``F``/``Z`` by its points where the allocated one is ``U``.
     """
 
     round: int
@@ -129,6 +134,7 @@ class Result:
     score_first: float
     kind: ResultKind = "played"
     game_no: int = 0
+    left_out: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.kind not in RESULT_KINDS:
@@ -139,6 +145,8 @@ class Result:
             raise TournamentError("a bye has no second player, and only a bye")
         if self.first == self.second:
             raise TournamentError(f"{self.first!r} cannot play themselves")
+        if self.left_out and self.kind != "bye":
+            raise TournamentError("only a bye can leave a player out of the pairing")
         if self.kind == "double_forfeit" and self.score_first != 0.0:
             raise TournamentError("a double forfeit scores 0 for both sides")
         if self.kind == "forfeit" and self.score_first == 0.5:
@@ -163,15 +171,31 @@ class Result:
         )
 
     @classmethod
-    def bye(cls, pairing: Pairing, score: float = 1.0) -> Result:
-        """The result of a bye pairing, worth ``score`` points.
+    def bye(cls, pairing: Pairing, score: float = 1.0, *, left_out: bool = False) -> Result:
+        """The result of a bye pairing, worth ``score`` points; ``left_out``: a
+        requested bye or an absence, not the pairing-allocated bye.
 
         >>> Result.bye(Pairing(3, 5, "x", None), 1.0).kind
         'bye'
         """
         if not pairing.is_bye:
             raise TournamentError("only a bye pairing has a bye result")
-        return cls.from_pairing(pairing, score, "bye")
+        assert pairing.first is not None
+        return cls(
+            pairing.round,
+            pairing.board,
+            pairing.first,
+            None,
+            score,
+            "bye",
+            pairing.game_no,
+            left_out=left_out,
+        )
+
+    @property
+    def allocated_bye(self) -> bool:
+        """True for the pairing-allocated bye (odd count), not a requested one."""
+        return self.kind == "bye" and not self.left_out
 
     @classmethod
     def forfeit(cls, pairing: Pairing, absent: str) -> Result:

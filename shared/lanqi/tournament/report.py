@@ -86,12 +86,19 @@ class BoardLine:
     game: str | None = None
     #: ``manual`` (paired by the director), ``absent``, ``over the board``...
     note: str = ""
+    #: the table the game is played at (None: a bye, or an event without tables)
+    table: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class RoundLines:
     number: int
     boards: list[BoardLine]
+
+    @property
+    def tables(self) -> bool:
+        """True when the round's games have tables: the report numbers them so."""
+        return any(b.table is not None for b in self.boards)
 
 
 @dataclass(frozen=True, slots=True)

@@ -152,6 +152,13 @@ class Schedule(ABC):
         assert isinstance(score, float)
         return Result.bye(pairing, self.points.result_for(score))
 
+    @property
+    def bye_points(self) -> float | None:
+        """What the pairing-allocated bye is worth in the event's points (``None``:
+        a win)."""
+        score = self.options.get("bye_score")
+        return float(score) if isinstance(score, (int, float)) else None
+
     def standings(self, results: Collection[Result]) -> list[StandingRow]:
         """The standings with this format's points, tie-breaks and unplayed-game rule."""
         return standings(
@@ -237,7 +244,16 @@ class _GauntletSchedule(_FixedSchedule):
         self.rounds = gauntlet(champion, field, games)
 
 
+#: The Swiss ``unplayed`` option: which FIDE rule unplayed rounds follow in tie-breaks.
+UNPLAYED_RULES: dict[str, Unplayed] = {"fide2009": "virtual", "fide2023": "fide2023"}
+
+
 class _SwissSchedule(Schedule):
+    @property
+    def unplayed(self) -> Unplayed:  # type: ignore[override]
+        """The unplayed-rounds rule of the ``unplayed`` option."""
+        return UNPLAYED_RULES[str(self.options["unplayed"])]
+
     @property
     def planned_rounds(self) -> int:
         rounds = self.options["rounds"]
@@ -272,6 +288,8 @@ class _SwissSchedule(Schedule):
                 late_entries_score=late,
                 accelerated=self.options["acceleration"] == "baku",
                 forbidden=forbidden,
+                points=self.points,
+                bye_points=self.bye_points,
             )
         out = swiss_pairings(
             self.players,
@@ -424,6 +442,13 @@ FORMATS: dict[Format, FormatInfo] = {
                 "none",
                 "none, or baku: the top half has a virtual point in rounds 1-2 (Dutch only)",
             ),
+            OptionSpec(
+                "unplayed",
+                str,
+                "fide2009",
+                "unplayed rounds in tie-breaks: fide2009 (a virtual opponent) or fide2023 "
+                "(C.07 2023: a dummy opponent with the player's own score)",
+            ),
             _tiebreaks_option(SWISS_TIEBREAKS, _SWISS_PRESETS),
         ),
         _SwissSchedule,
@@ -514,6 +539,8 @@ def _validate(
             )
         if options["acceleration"] not in ("none", "baku"):
             raise OptionError("swiss: acceleration must be none or baku")
+        if options["unplayed"] not in UNPLAYED_RULES:
+            raise OptionError("swiss: unplayed must be fide2009 or fide2023")
     elif info.format is Format.KNOCKOUT:
         at_least("games_per_match", 1)
         at_least("tiebreak_games", 0)

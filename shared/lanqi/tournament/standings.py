@@ -27,6 +27,15 @@ an unplayed round ``R`` is a game against a virtual opponent who had the player'
 before the round, got the opposite result, and draws every later round
 (in 1/½/0 ``Svon = SPR + (1 - SfPR) + 0.5 * (n - R)``; in other systems the same in
 their points); for the opponents' tie-breaks a player's unplayed rounds count as draws.
+``unplayed="fide2023"`` follows FIDE's tie-break regulations of 2023 (C.07, article
+16) instead: for the player's own tie-breaks every unplayed round is a game against a
+*dummy opponent* whose score is the player's own final score, capped at a draw's
+points per round (and, for a forfeit, at the scheduled opponent's adjusted score);
+Buchholz adds it, SB adds it times the round's result (a full-point bye the whole of
+it, a forfeit loss nothing); for the opponents' tie-breaks a player's score is their
+real score, except that voluntarily unplayed rounds (a requested or absence bye, a
+forfeit loss, a round without a result) after their last round present count as
+draws (a withdrawal); and the cut of BH-C1 takes a voluntarily unplayed round first.
 ``unplayed="as_played"`` (round robins) takes forfeits as ordinary results against the
 real opponent and leaves byes out.
 
@@ -73,7 +82,7 @@ __all__ = [
     "tiebreak_name",
 ]
 
-Unplayed = Literal["virtual", "as_played"]
+Unplayed = Literal["virtual", "fide2023", "as_played"]
 DEFAULT_TIEBREAKS = ("sonneborn_berger", "buchholz", "head_to_head", "wins")
 
 
@@ -133,20 +142,78 @@ class _Context:
     def total(self, results: Iterable[Result], pid: str) -> float:
         return sum(self.pts(r, pid) for r in results)
 
+    @staticmethod
+    def voluntary(result: Result | None, pid: str) -> bool:
+        """A voluntarily unplayed round (C.07 2023): a requested or absence bye, a
+        forfeit lost, or no result at all (``None``); not the pairing-allocated bye
+        nor a forfeit won."""
+        if result is None:
+            return True
+        if result.kind == "bye":
+            return result.left_out
+        return result.kind == "double_forfeit" or (
+            result.kind == "forfeit" and result.score_of(pid) == 0.0
+        )
+
+    def _dummy(self, pid: str, got: Result | None) -> float:
+        """The 2023 dummy opponent's score for ``pid``'s unplayed round ``got``: the
+        player's own score, at most a draw's points for every round (half the
+        maximum), and for a forfeit at most the scheduled opponent's adjusted score."""
+        cap = self.system.draw * self.rounds
+        if got is not None and got.kind in ("forfeit", "double_forfeit"):
+            cap = min(cap, self.adjusted.get(str(got.opponent_of(pid)), 0.0))
+        return min(self.points[pid], cap)
+
+    def _by_round(self, pid: str) -> dict[int, Result]:
+        return {r.round: r for r in self.records[pid].results}
+
     def _adjusted(self, rec: _Record) -> float:
         """The player's score as their opponents' tie-breaks see it."""
         pid = rec.player.id
         if self.unplayed == "as_played":
             return self.points[pid]
+        if self.unplayed == "fide2023":
+            by_round = self._by_round(pid)
+            present = [
+                rnd
+                for rnd in range(1, self.rounds + 1)
+                if not self.voluntary(by_round.get(rnd), pid)
+            ]
+            last = max(present, default=0)
+            total = 0.0
+            for rnd in range(1, self.rounds + 1):
+                got = by_round.get(rnd)
+                if rnd > last:  # withdrawn (or absent to the end): draws
+                    total += self.system.draw
+                elif got is not None:
+                    total += self.pts(got, pid)
+            return total
         played_rounds = {r.round for r in rec.played()}
         unplayed = sum(1 for rnd in range(1, self.rounds + 1) if rnd not in played_rounds)
         return self.total(rec.played(), pid) + self.system.draw * unplayed
 
     def opponent_scores(self, pid: str) -> list[tuple[float, float]]:
         """(own game result 1/0.5/0, opponent's points) for every game or unplayed round."""
+        return [(own, opp) for own, opp, _ in self.opponent_entries(pid)]
+
+    def opponent_entries(self, pid: str) -> list[tuple[float, float, bool]]:
+        """:meth:`opponent_scores` with, for each, whether it stands for a
+        voluntarily unplayed round (``fide2023`` only: cut first)."""
         rec = self.records[pid]
         if self.unplayed == "as_played":
-            return self.actual_opponents(pid)
+            return [(own, opp, False) for own, opp in self.actual_opponents(pid)]
+        if self.unplayed == "fide2023":
+            by_round = self._by_round(pid)
+            out = []
+            for rnd in range(1, self.rounds + 1):
+                got = by_round.get(rnd)
+                if got is not None and got.is_game:
+                    other = str(got.opponent_of(pid))
+                    out.append((got.score_of(pid), self.adjusted.get(other, 0.0), False))
+                else:  # the dummy opponent: the player's own final score, capped
+                    own = got.score_of(pid) if got is not None else 0.0
+                    out.append((own, self._dummy(pid, got), self.voluntary(got, pid)))
+            return out
         pairs = [
             (r.score_of(pid), self.adjusted.get(str(r.opponent_of(pid)), 0.0)) for r in rec.played()
         ]
@@ -160,7 +227,7 @@ class _Context:
                 virtual = before + opposite + self.system.draw * (self.rounds - rnd)
                 pairs.append((score, virtual))
             before += self.total(in_round, pid)
-        return pairs
+        return [(own, opp, False) for own, opp in pairs]
 
     def actual_opponents(self, pid: str) -> list[tuple[float, float]]:
         """(own game result, opponent's points) for every result with an opponent,
@@ -192,8 +259,10 @@ def _buchholz(ctx: _Context, pid: str, _group: Collection[str]) -> float:
 
 
 def _buchholz_cut1(ctx: _Context, pid: str, _group: Collection[str]) -> float:
-    scores = sorted(opp for _, opp in ctx.opponent_scores(pid))
-    return sum(scores[1:])
+    # the least significant value is cut; under the 2023 rules a voluntarily
+    # unplayed round is cut first
+    scores = sorted((not vur, opp) for _, opp, vur in ctx.opponent_entries(pid))
+    return sum(opp for _, opp in scores[1:])
 
 
 def _wins(ctx: _Context, pid: str, _group: Collection[str]) -> float:
@@ -229,11 +298,27 @@ def _head_to_head(ctx: _Context, pid: str, group: Collection[str]) -> float:
             other = r.opponent_of(member)
             if other in group:
                 met.add(frozenset((member, str(other))))
+
+    def between(member: str) -> float:
+        return sum(
+            ctx.pts(r, member)
+            for r in ctx.records[member].with_opponent()
+            if r.opponent_of(member) in group and r.opponent_of(member) != member
+        )
+
     if len(met) < len(group) * (len(group) - 1) // 2:
+        # not all have met: one who is alone at the top whatever the missing games
+        # would have given (more points between them than any other could reach by
+        # winning every encounter still missing) is ranked first, the rest stay tied
+        def best(member: str) -> float:
+            missing = sum(1 for o in group if o != member and frozenset((member, o)) not in met)
+            return between(member) + missing * ctx.system.win
+
+        mine = between(pid)
+        if all(mine > best(o) for o in others):
+            return mine
         return 0.0
-    return sum(
-        ctx.pts(r, pid) for r in ctx.records[pid].with_opponent() if r.opponent_of(pid) in others
-    )
+    return between(pid)
 
 
 def _cxa_small_points(ctx: _Context, pid: str, _group: Collection[str]) -> float:
@@ -404,8 +489,8 @@ def standings(  # noqa: PLR0913 - the table's inputs, each its own value
     name FIDE codes (``BH-C1``), not presets (see :func:`resolve_tiebreaks`).
     """
     tiebreaks = resolve_tiebreaks(tiebreaks, kind="")
-    if unplayed not in ("virtual", "as_played"):
-        raise TournamentError("unplayed is 'virtual' or 'as_played'")
+    if unplayed not in ("virtual", "fide2023", "as_played"):
+        raise TournamentError("unplayed is 'virtual', 'fide2023' or 'as_played'")
     records = _records(players, results)
     n = rounds if rounds is not None else max((r.round for r in results), default=0)
     ctx = _Context(records, n, unplayed, points_system(points))

@@ -170,7 +170,9 @@ def _standings(
             s.score += system.points(r.score_of(pid))
             other = r.opponent_of(pid)
             if other is None:
-                s.byes += 1
+                # a requested bye or an absence is no pairing-allocated bye: the
+                # player may still get that one later (C.04.1)
+                s.byes += r.allocated_bye
             else:
                 s.met.add(other)
                 if r.is_game:
