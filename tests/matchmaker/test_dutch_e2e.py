@@ -96,4 +96,10 @@ def test_a_swiss_stored_before_the_option_keeps_lanqi_matching(tmp_path: Path) -
     )
     assert spec.pairing == ""
     options = Director._options(None, spec)  # type: ignore[arg-type]
-    assert options == {"points": "1-0.5-0", "pairing": "lanqi", "acceleration": "none", "rounds": 3}
+    assert options == {
+        "points": "1-0.5-0",
+        "pairing": "lanqi",
+        "acceleration": "none",
+        "rounds": 3,
+        "unplayed": "fide2009",
+    }
