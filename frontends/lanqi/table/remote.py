@@ -99,6 +99,19 @@ class RemoteTable:
     def link_up(self) -> bool:
         return self._feed.referee.up
 
+    @property
+    def quiet(self) -> float | None:
+        """Seconds a quiet game is trusted before a snapshot (None: the policy's)."""
+        return self._feed.quiet
+
+    @quiet.setter
+    def quiet(self, seconds: float | None) -> None:
+        self._feed.quiet = seconds
+
+    def wake(self) -> None:
+        """Make :meth:`block` return now (from any thread): something else is ready."""
+        self._wake.set()
+
     def send(self, request: Request) -> int:
         """Queue ``request`` for the referee (its ``id`` filled in) and return the id.
         Callable from any thread; never waits."""
