@@ -33,7 +33,7 @@ import zmq
 from lanqi import gamestate
 from lanqi.bot.base import Bot, GameState, clock_margin_ms
 from lanqi.bot.failures import failure_reason
-from lanqi.client.connection import BlockingConnection, NoAnswer, Refused
+from lanqi.client.connection import BlockingConnection, NoAnswer, Refused, process_connection
 from lanqi.clock import awaits_first_move
 from lanqi.games.base import Game, first_seat
 from lanqi.i18n import tr
@@ -63,7 +63,7 @@ from lanqi.security import KnownServers, NoServerKey, SecurityError, server_iden
 from lanqi.table.port import Answered, LinkChanged, TableNews
 from lanqi.table.remote import UNREACHABLE, RemoteTable
 
-__all__ = ["BotRunner", "ClockSense", "GamePlayer", "Policy", "process_connection"]
+__all__ = ["BotRunner", "ClockSense", "GamePlayer", "Policy"]
 
 log = logging.getLogger(__name__)
 
@@ -538,19 +538,6 @@ def _decided(future: concurrent.futures.Future[str], table: RemoteTable) -> None
     """The bot's move is ready: note when, and wake the game's thread."""
     future.done_at = time.monotonic()  # type: ignore[attr-defined]
     table.wake()
-
-
-_PROCESS: BlockingConnection | None = None
-_PROCESS_LOCK = threading.Lock()
-
-
-def process_connection() -> BlockingConnection:
-    """The process's connection for games given by assignment only (no lobby)."""
-    global _PROCESS  # noqa: PLW0603 - one connection per process, made on first use
-    with _PROCESS_LOCK:
-        if _PROCESS is None:
-            _PROCESS = BlockingConnection(name="lanqi-games")
-        return _PROCESS
 
 
 @dataclass(slots=True)

@@ -113,6 +113,7 @@ __all__ = [
     "Reconnect",
     "Refused",
     "Service",
+    "process_connection",
 ]
 
 log = logging.getLogger(__name__)
@@ -471,6 +472,8 @@ class GameFeed:
         self.referee = referee
         self.events = events
         self.state: gamestate.GameState | None = None
+        #: the latest snapshot taken
+        self.snapshot: Snapshot | None = None
         self.listeners: list[FeedListener] = []
         #: events that came before the first snapshot, or during a resync
         self._early: list[GameEvent] = []
@@ -527,6 +530,7 @@ class GameFeed:
         if self.state is not None and snapshot.seq < self.state.seq:
             return False
         self.state = gamestate.from_snapshot(snapshot)
+        self.snapshot = snapshot
         sync = request if isinstance(request, Sync) else Sync(id=request.id, game_id=self.game_id)
         for listener in list(self.listeners):
             if listener != asker:
@@ -1180,3 +1184,19 @@ class BlockingConnection:
 
     def _wait(self, timeout: float | None) -> float:
         return (self.policy.reply if timeout is None else timeout) + 1
+
+
+_PROCESS: BlockingConnection | None = None
+_PROCESS_LOCK = threading.Lock()
+
+
+def process_connection() -> BlockingConnection:
+    """The process's connection for games it is given by place and token (a bot's
+    assignment, a GUI's game screen): one loop, one DEALER per referee, one SUB per
+    publisher, made on first use.  (A lobby identity has a connection of its own:
+    the matchmaker knows a player by its connection.)"""
+    global _PROCESS  # noqa: PLW0603 - one connection per process, made on first use
+    with _PROCESS_LOCK:
+        if _PROCESS is None or _PROCESS.loop.is_closed():
+            _PROCESS = BlockingConnection(name="lanqi-games")
+        return _PROCESS

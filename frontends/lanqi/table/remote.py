@@ -91,6 +91,11 @@ class RemoteTable:
         return state
 
     @property
+    def snapshot(self) -> Snapshot | None:
+        """The latest snapshot the game was taken from (abandonment countdowns...)."""
+        return self._feed.snapshot
+
+    @property
     def resyncs(self) -> int:
         """Snapshots the connection took for this game after the first."""
         return max(0, self._feed.resyncs - 1)
