@@ -188,6 +188,8 @@ class GamePlayer(threading.Thread):
         self._refused = 0
         #: requests sent whose refusal needs more than a log line, by id
         self._asked: dict[int, Request] = {}
+        #: the link to the referee is down (said once, and once when it is back)
+        self._link_lost = False
 
     def state(self, view: gamestate.GameState) -> GameState:
         a = self.assignment
@@ -343,10 +345,11 @@ class GamePlayer(threading.Thread):
         request handled (events are read from the state)."""
         a = self.assignment
         if isinstance(item, LinkChanged):
-            if not item.up:
+            if not item.up and not self._link_lost:
                 log.warning("game %s: lost the referee; the connection retries", a.game_id)
-            else:
+            elif item.up and self._link_lost:
                 log.info("game %s: the referee is back", a.game_id)
+            self._link_lost = not item.up
             return
         if not isinstance(item, Answered):
             return

@@ -995,19 +995,24 @@ class Connection:
             )
         feed = await self.feed(game_id, referee, events, key=key)
         table = RemoteTable(self, feed, seat if token else None, token)
-        if table.seat is not None and token is not None:
-            join = Join(game_id=game_id, seat=table.seat, token=token)
-            reply = await feed.referee.request(join)
-            if isinstance(reply, ErrorReply):
-                table.close()
-                raise Refused(reply.code, reply.msg)
-            if isinstance(reply, Snapshot):
-                feed.take(join, reply)
-            self.hold_seat(game_id, table.seat, token, feed.referee)
-        first = await asyncio.wait_for(asyncio.shield(feed.first), self.policy.reply)
-        if isinstance(first, ErrorReply):
+        try:
+            if table.seat is not None and token is not None:
+                join = Join(game_id=game_id, seat=table.seat, token=token)
+                reply = await feed.referee.request(join)
+                if isinstance(reply, ErrorReply):
+                    raise Refused(reply.code, reply.msg)
+                if isinstance(reply, Snapshot):
+                    feed.take(join, reply)
+                self.hold_seat(game_id, table.seat, token, feed.referee)
+            try:
+                first = await asyncio.wait_for(asyncio.shield(feed.first), self.policy.reply)
+            except TimeoutError:
+                raise NoAnswer(f"no snapshot of game {game_id} from {referee}") from None
+            if isinstance(first, ErrorReply):
+                raise Refused(first.code, first.msg)
+        except BaseException:
             table.close()
-            raise Refused(first.code, first.msg)
+            raise
         table.start()
         return table
 

@@ -483,6 +483,8 @@ class GameAgent:
             raise error
 
     def _read(self, table: RemoteTable) -> None:
+        if not table.has_news:
+            return
         before = table.state
         changed = False
         for item in table.poll():

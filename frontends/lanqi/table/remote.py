@@ -169,9 +169,16 @@ class RemoteTable:
             if not waiter.done():
                 waiter.get_loop().call_soon_threadsafe(_resolve, waiter)
 
+    @property
+    def has_news(self) -> bool:
+        """Would :meth:`poll` return anything now?"""
+        return bool(self._news)
+
     def poll(self, now: float = 0.0) -> list[TableNews]:
         """Everything since the last poll, oldest first (``now`` is not needed: the
         connection's loop keeps its own time)."""
+        if not self._news:
+            return []
         with self._lock:
             items = list(self._news)
             self._news.clear()
