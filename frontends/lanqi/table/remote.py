@@ -177,12 +177,12 @@ class RemoteTable:
     def poll(self, now: float = 0.0) -> list[TableNews]:
         """Everything since the last poll, oldest first (``now`` is not needed: the
         connection's loop keeps its own time)."""
+        self._wake.clear()  # first: news put after this wakes block() again
         if not self._news:
             return []
         with self._lock:
             items = list(self._news)
             self._news.clear()
-            self._wake.clear()
             for _, state in items:
                 if state is not None:
                     self._state = state
