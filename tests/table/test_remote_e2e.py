@@ -116,3 +116,24 @@ def test_a_wrong_token_is_refused_when_the_table_opens(server: EmbeddedServer) -
                 raise AssertionError("a wrong token opened a seat")
 
     asyncio.run(main())
+
+
+def test_a_ping_answered_no_session_says_hello_again(server: EmbeddedServer) -> None:
+    """Another connection took this one's player (its session): the next ping is
+    answered ``no_session`` and the connection says hello again with its session;
+    the welcome comes to its inbox."""
+    from lanqi.client.connection import Reconnect
+    from lanqi.protocol import Welcome
+
+    async def main() -> None:
+        quick = Reconnect(ping=0.2)
+        async with (
+            Connection(server.matchmaker_endpoint, policy=quick) as first,
+            Connection(server.matchmaker_endpoint, policy=quick) as second,
+        ):
+            welcome = await first.hello("alice")
+            await second.hello("alice", session=welcome.session)  # takes the player over
+            again = await first.next_push(Welcome, timeout=10)
+            assert again.session == welcome.session and again.name == "alice"
+
+    asyncio.run(main())

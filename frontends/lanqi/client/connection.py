@@ -1048,7 +1048,18 @@ class Connection:
             and now - self._last_ping >= self.policy.ping
         ):
             self._last_ping = now
-            matchmaker.send(Ping())
+            _, future = matchmaker.send(Ping())
+            future.add_done_callback(lambda f: self._pinged(matchmaker, f))
+
+    def _pinged(self, matchmaker: Service, future: asyncio.Future[Reply]) -> None:
+        """A ping the matchmaker answers ``no_session``: it no longer knows this
+        connection's player (a restart, the session reclaimed): hello again; its
+        answer (a welcome, or why not) goes to the inbox."""
+        if future.cancelled() or future.exception() is not None:
+            return
+        reply = future.result()
+        if isinstance(reply, ErrorReply) and reply.code == "no_session":
+            self._matchmaker_back(matchmaker)
 
     def seat_sent(self, referee: Service, game_id: str) -> None:
         """A seat request went out: it counts as the seat's heartbeat."""
