@@ -30,12 +30,13 @@ from lanqi.bot.engines import EngineError
 from lanqi.bot.failures import failure_reason
 from lanqi.bot.runner import GamePlayer
 from lanqi.client.matchmaker import referee_link
-from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
+from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout
 from lanqi.games.base import ResultText, result_for, score_of
 from lanqi.match.adjudicate import MoveNote, Verdict, adjudicate
 from lanqi.match.config import Adjudication
 from lanqi.match.openings import Opening
 from lanqi.protocol import Adjudicate, Assignment, ErrorReply, TimeControl, termination_label
+from lanqi.table.remote import RemoteTable
 
 __all__ = ["GameSpec", "MatchSeat", "Played", "RefereeLink", "play_game"]
 
@@ -365,19 +366,10 @@ def play_game(
 class _SeatPlayer(GamePlayer):
     """The runner's game player, losing with the real reason when its bot fails."""
 
-    def _send_move(
-        self,
-        client: RefereeClient,
-        view: GameView,
-        future: concurrent.futures.Future[PlayResult],
-        refused: int,
-    ) -> int:
+    def _send_move(self, table: RemoteTable, future: concurrent.futures.Future[PlayResult]) -> None:
         error = future.exception() if future.done() else None
         if error is not None:
             log.info("game %s: %s loses: %s", self.assignment.game_id, self.bot.name, error)
-            try:
-                client.resign(self.assignment.game_id, self.assignment.token, _seat_reason(error))
-            except RequestRefused as exc:
-                log.debug("game %s: resign refused: %s", self.assignment.game_id, exc)
-            return refused
-        return super()._send_move(client, view, future, refused)
+            self._resign(table, _seat_reason(error))
+            return
+        super()._send_move(table, future)

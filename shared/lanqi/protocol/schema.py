@@ -75,6 +75,9 @@ ErrorCode = Literal[
     "no_offer",
     "rate_limited",
     "internal",
+    # a client's own answer to a request whose link went down before its answer
+    # came (or whose server refused the handshake): never sent by a server
+    "unreachable",
 ]
 
 DEFAULT_MAX_STR = 200
