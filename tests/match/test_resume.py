@@ -114,7 +114,7 @@ def _check_whole(tmp: Path, out: str) -> None:
     assert data is not None
     games = data["games"]
     assert sorted(g["number"] for g in games) == list(range(1, GAMES + 1))
-    pairs = defaultdict(int)
+    pairs: dict[int, int] = defaultdict(int)
     for game in games:
         pairs[game["pair"]] += 1
     assert sorted(pairs.values()) == [2] * (GAMES // 2)  # each pair index once, both games
@@ -168,8 +168,8 @@ def test_a_record_written_after_the_last_autosave_is_not_duplicated(
     # the moment between a game's record and its autosave: the record is there, the
     # state does not have the game yet
     pgn = tmp_path / "match.pgn"
-    with pgn.open("a", encoding="utf-8") as out:
-        out.write('[Event "lanqi match"]\n[Round "99"]\n[Result "1-0"]\n\n1. h2e2 ')
+    with pgn.open("a", encoding="utf-8") as pgn_file:
+        pgn_file.write('[Event "lanqi match"]\n[Round "99"]\n[Result "1-0"]\n\n1. h2e2 ')
     out = _finish(["-config", "state.json"], tmp_path)  # fastchess's way: the state as config
     _check_whole(tmp_path, out)
 
