@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -17,12 +18,15 @@ from typing import Any
 
 import pytest
 
+from lanqi.bench.process import LanqiService
 from lanqi.games.base import score_of
 from lanqi.games.xiangqi.pgn import read_pgns
 from lanqi.match.config import parse_args
 from lanqi.match.runner import Match
 from lanqi.match.state import StateFileError, load_state
 
+KEY = "resume-admin-key"
+READY = re.compile(rb"referee ready: requests (?P<requests>\S+), events (?P<events>[^\s,]+)")
 LANQI = [sys.executable, "-m", "lanqi.cli.main", "match"]
 GAMES = 8  # -games 2 -rounds 4: four colour-reversed pairs
 WAIT_S = 120.0
@@ -73,10 +77,31 @@ def load_json(path: Path) -> dict[str, Any]:
     return data
 
 
+def _engines(pid: int) -> list[int]:
+    """The Fairy-Stockfish processes ``pid`` started, first engine first."""
+    children = [
+        int(child)
+        for task in Path(f"/proc/{pid}/task").iterdir()
+        for child in (task / "children").read_text().split()
+    ]
+    engines = [p for p in children if "fairy" in Path(f"/proc/{p}/cmdline").read_text()]
+    assert len(engines) == 2, children
+    return sorted(engines)
+
+
 def _cpu_ticks(pid: int) -> int:
     """User and system CPU time of ``pid`` in clock ticks (/proc/PID/stat)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return int(fields[11]) + int(fields[12])
+
+
+def _wait_thinking(pid: int) -> None:
+    """Wait for engine ``pid`` to use 5 more clock ticks of CPU: a game is running."""
+    start = _cpu_ticks(pid)
+    deadline = time.monotonic() + WAIT_S
+    while _cpu_ticks(pid) < start + 5:
+        assert time.monotonic() < deadline, f"engine {pid} does not think"
+        time.sleep(0.005)
 
 
 def _kill(proc: subprocess.Popen[str]) -> None:
@@ -181,19 +206,10 @@ def test_kill_9_of_an_engine_loses_that_game_as_a_crash_and_the_match_goes_on(
     proc = _start(_argv(fsf, tmp_path), tmp_path)
     try:
         _wait_for_games(proc, tmp_path / "state.json", 1)
-        children = [
-            int(pid)
-            for task in Path(f"/proc/{proc.pid}/task").iterdir()
-            for pid in (task / "children").read_text().split()
-        ]
-        engines = [p for p in children if "fairy" in Path(f"/proc/{p}/cmdline").read_text()]
-        assert len(engines) == 2, children
-        # a game is running once the engine thinks: wait for its CPU time to grow
-        # (both engines are idle while the autosave is written, between games)
-        start = _cpu_ticks(engines[0])
-        deadline = time.monotonic() + WAIT_S
-        while _cpu_ticks(engines[0]) < start + 5 and time.monotonic() < deadline:
-            time.sleep(0.005)
+        engines = _engines(proc.pid)
+        # both engines are idle while the autosave is written (between games): a game
+        # is running once the engine thinks
+        _wait_thinking(engines[0])
         os.kill(engines[0], signal.SIGKILL)
         out, _ = proc.communicate(timeout=600)
     finally:
@@ -246,3 +262,37 @@ def test_a_state_of_another_match_is_refused(fsf: str, tmp_path: Path) -> None:
     config = parse_args(_argv(fsf, tmp_path))
     with pytest.raises(StateFileError, match="is not this match's game 1"):
         Match(config, say=lambda _: None, state=load_state(path)).run()
+
+
+@pytest.mark.slow
+def test_kill_9_of_the_referee_then_of_the_match_then_resume(fsf: str, tmp_path: Path) -> None:
+    """A ``lanqi referee`` subprocess killed while a game runs: restarted on its ports
+    (its games are in its database) the match goes on by itself; the match killed too,
+    ``-resume`` against the restarted referee plays the rest, each game once."""
+    (tmp_path / "logs").mkdir()
+    referee = LanqiService(
+        "referee",
+        ["--host", "127.0.0.1", "--data-dir", str(tmp_path / "data"), "--admin-key", KEY],
+        tmp_path / "logs",
+        name="referee",
+        ready=READY,
+        ports={"--port": "requests", "--pub-port": "events"},
+    )
+    referee.start()
+    try:
+        requests, events = referee.endpoints["requests"], referee.endpoints["events"]
+        link = ["-referee", requests, "-referee-pub", events, "-admin-key", KEY]
+        proc = _start(_argv(fsf, tmp_path, *link), tmp_path)
+        try:
+            _wait_for_games(proc, tmp_path / "state.json", 2)
+            engine = _engines(proc.pid)[0]
+            _wait_thinking(engine)  # game 3 is running
+            referee.kill()
+            referee.start()  # same ports, same database
+            _wait_for_games(proc, tmp_path / "state.json", 4)  # the match went on
+        finally:
+            _kill(proc)
+        out = _finish(["-resume", str(tmp_path / "state.json")], tmp_path)
+        _check_whole(tmp_path, out)
+    finally:
+        referee.stop()
