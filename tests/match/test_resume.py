@@ -24,9 +24,11 @@ from lanqi.games.xiangqi.pgn import read_pgns
 from lanqi.match.config import parse_args
 from lanqi.match.runner import Match
 from lanqi.match.state import StateFileError, load_state
+from lanqi.stats import pentanomial
 
 KEY = "resume-admin-key"
 READY = re.compile(rb"referee ready: requests (?P<requests>\S+), events (?P<events>[^\s,]+)")
+SPRT = ["-sprt", "elo0=-10", "elo1=10"]  # wide enough not to stop 8 games
 LANQI = [sys.executable, "-m", "lanqi.cli.main", "match"]
 GAMES = 8  # -games 2 -rounds 4: four colour-reversed pairs
 WAIT_S = 120.0
@@ -37,7 +39,7 @@ def _argv(fsf: str, tmp: Path, *extra: str) -> list[str]:
         "-engine", "name=A", f"cmd={fsf}", "proto=uci", "nodes=400",
         "-engine", "name=B", f"cmd={fsf}", "proto=uci", "nodes=200",
         "-games", "2", "-rounds", "4", "-openings", "builtin:xiangqi", "-maxmoves", "60",
-        "-pgnout", str(tmp / "match.pgn"), "-autosave", str(tmp / "state.json"), *extra,
+        "-pgnout", str(tmp / "match.pgn"), "-autosave", str(tmp / "state.json"), *SPRT, *extra,
     ]  # fmt: skip
 
 
@@ -147,6 +149,12 @@ def _check_whole(tmp: Path, out: str) -> None:
     assert data["pentanomial"] == ptnml and sum(ptnml) == GAMES // 2
     assert data["finished_games"] == GAMES and data["next_game"] is None
     assert f"Pairs: {GAMES // 2}, Ptnml(0-2): [{', '.join(map(str, ptnml))}]" in out
+    sprt = parse_args(
+        ["-engine", "name=A", "proto=builtin", "-engine", "name=B", "proto=builtin", *SPRT]
+    ).sprt
+    assert sprt is not None
+    llr = sprt.state(pentanomial(ptnml)).llr  # the SPRT of every game, each once
+    assert data["llr"] == round(llr, 4) and f"LLR: {llr:.2f} (" in out
     wins = sum(score_of(g["result"]) == (1.0 if g["seats"][0] == 0 else 0.0) for g in games)
     draws = sum(g["result"] == "1/2-1/2" for g in games)
     losses = GAMES - wins - draws
