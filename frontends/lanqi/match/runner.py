@@ -206,13 +206,15 @@ class Match:
     def run(self) -> MatchSummary:
         finished = self._restore()
         self._autosave()
-        with self._referee() as link:
-            pool = _Pool(self.config)
-            try:
-                self._probe(pool)
-                self._play_all(pool, link, finished)
-            finally:
-                pool.close()
+        left = any(spec.number not in finished for spec in self.schedule())
+        if left and not self.stop.is_set():  # a resumed match may have nothing left
+            with self._referee() as link:
+                pool = _Pool(self.config)
+                try:
+                    self._probe(pool)
+                    self._play_all(pool, link, finished)
+                finally:
+                    pool.close()
         self._final()
         return self.summary
 
@@ -284,9 +286,14 @@ class Match:
             self._count(by_number[game.number], game.result, game.termination)
         self.summary.resumed = len(games)
         self._finished = len(games)
+        total = self.total_games()
         self.say(
-            f"Resumed: {len(games)} of {self.total_games()} games finished before; "
-            "a game that was running is played again from its start"
+            f"Resumed: {len(games)} of {total} games finished before"
+            + (
+                "; a game that was running is played again from its start"
+                if len(games) < total
+                else ""
+            )
         )
         if len(self.config.engines) == 2:
             self._two_engine_lines(force=True)
