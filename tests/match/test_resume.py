@@ -23,7 +23,7 @@ from lanqi.games.base import score_of
 from lanqi.games.xiangqi.pgn import read_pgns
 from lanqi.match.config import parse_args
 from lanqi.match.runner import Match
-from lanqi.match.state import StateFileError, load_state
+from lanqi.match.state import MatchState, StateFileError, load_state, save_state
 from lanqi.stats import pentanomial
 
 KEY = "resume-admin-key"
@@ -304,3 +304,14 @@ def test_kill_9_of_the_referee_then_of_the_match_then_resume(fsf: str, tmp_path:
         _check_whole(tmp_path, out)
     finally:
         referee.stop()
+
+
+def test_a_failed_autosave_leaves_the_last_state_whole(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    state = MatchState(argv=["-games", "2"], cwd=str(tmp_path))
+    save_state(path, state, finished_games=0)
+    before = path.read_bytes()
+    with pytest.raises(TypeError):  # fails half way through writing the new state
+        save_state(path, state, finished_games=object())
+    assert path.read_bytes() == before and load_state(path).argv == ["-games", "2"]
+    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]  # no temporary left
