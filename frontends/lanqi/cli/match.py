@@ -7,9 +7,12 @@ parsed here rather than by argparse; ``lanqi match -h`` prints the summary below
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 HELP = """\
 usage: lanqi match [-config FILE] -engine KEY=VALUE... -engine KEY=VALUE... [options]
@@ -35,6 +38,9 @@ Engine matches through a real referee, cutechess-cli style (docs/engines.md).
   -use-affinity                   each engine process on a core of its own
   -sprt elo0=E0 elo1=E1 alpha=A beta=B        stop once the test decides
   -pgnout FILE   -psqout DIR      records (gomoku: lanqi records and .psq files)
+  -autosave FILE                  rewrite this state file after every finished game
+  -resume FILE                    continue a match from its state file (alone; also
+                                  -config FILE when FILE is a state file)
   -event NAME  -srand N  -ratinginterval N
   -referee tcp://HOST:PORT -admin-key KEY     use a running referee (default: a private one)
   -v, --verbose                   debug log, and tracebacks on errors
@@ -66,6 +72,7 @@ def run_argv(argv: Sequence[str], *, verbose: bool = False) -> int:
     """Run ``lanqi match ARGV``; returns the exit status."""
     from lanqi.match.config import MatchConfigError, parse_args
     from lanqi.match.runner import EngineStartError, Match
+    from lanqi.match.state import MatchState, load_state
 
     words = list(argv)
     if any(w in ("-h", "--help", "-help") for w in words) or not words:
@@ -81,10 +88,19 @@ def run_argv(argv: Sequence[str], *, verbose: bool = False) -> int:
         logging.getLogger().setLevel(logging.WARNING)
     match: Match | None = None
     try:
+        resume = _resume_file(words)
+        if resume is not None:
+            state = load_state(resume)
+            os.chdir(state.cwd)  # the match's relative paths, as when it began
+            words = state.argv
+        else:
+            state = MatchState(argv=words, cwd=os.getcwd())
         config = parse_args(words)
-        match = Match(config, say=_say)
+        if resume is not None:
+            config.autosave = resume.resolve() if config.autosave is None else config.autosave
+        match = Match(config, say=_say, state=state)
         summary = match.run()
-    except (MatchConfigError, EngineStartError) as exc:
+    except (MatchConfigError, EngineStartError, OSError) as exc:
         if verbose:
             logging.getLogger(__name__).exception("lanqi match failed")
         print(f"lanqi match: {exc}", file=sys.stderr)
@@ -94,7 +110,29 @@ def run_argv(argv: Sequence[str], *, verbose: bool = False) -> int:
             match.interrupt()
         print("lanqi match: interrupted", file=sys.stderr)
         return 130
-    return 0 if summary.games else 1
+    return 0 if summary.games or summary.resumed else 1
+
+
+def _resume_file(words: list[str]) -> Path | None:
+    """The state file of ``-resume FILE``, or of ``-config FILE`` when FILE is one
+    (fastchess resumes from its autosaved config so); None for a new match."""
+    from lanqi.match.config import MatchConfigError
+    from lanqi.match.state import FORMAT
+
+    if "-resume" in words:
+        at = words.index("-resume")
+        if len(words) != 2 or at != 0:
+            raise MatchConfigError("-resume FILE takes no other settings (they are in FILE)")
+        return Path(words[1]).absolute()
+    if len(words) == 2 and words[0] == "-config":
+        path = Path(words[1])
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+        if isinstance(data, dict) and data.get("format") == FORMAT:
+            return path.absolute()
+    return None
 
 
 def _say(line: str) -> None:

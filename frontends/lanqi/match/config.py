@@ -238,6 +238,8 @@ class MatchConfig:
     sprt: Sprt | None = None
     pgnout: Path | None = None
     psqout: Path | None = None
+    #: rewrite this state file after every finished game (``lanqi match -resume FILE``)
+    autosave: Path | None = None
     event: str = "lanqi match"
     seed: int = 0
     #: use this referee (``tcp://HOST:PORT`` and its admin key) instead of a private one
@@ -468,7 +470,7 @@ def _apply(config: MatchConfig, data: Mapping[str, Any], each: dict[str, Any]) -
                 )
             except ValueError as exc:
                 raise MatchConfigError(f"-sprt: {exc}") from None
-        elif key in ("pgnout", "psqout"):
+        elif key in ("pgnout", "psqout", "autosave"):
             setattr(config, key, Path(str(value)))
         elif key in ("referee", "referee_pub", "admin_key"):
             setattr(config, key, str(value))

@@ -28,11 +28,13 @@ import zmq
 
 from lanqi.bot.base import Bot
 from lanqi.bot.engines import EngineError
+from lanqi.games.base import score_of
 from lanqi.games.registry import variant_spec
 from lanqi.match.config import EngineConfig, MatchConfig
 from lanqi.match.game import STOPPED, GameSpec, MatchSeat, Played, RefereeLink, play_game
 from lanqi.match.openings import Opening, load_openings
 from lanqi.match.records import extra_record, latency_text, record_text
+from lanqi.match.state import FinishedGame, MatchState, StateFileError, save_state
 from lanqi.phrases import termination_words
 from lanqi.stats import Estimate, SprtState, format_elo, format_nelo, pentanomial, trinomial
 
@@ -74,6 +76,8 @@ class MatchSummary:
     #: engine index -> games it lost on time / by a disconnect (:data:`DISCONNECTS`)
     time_losses: Counter[int] = field(default_factory=Counter)
     disconnects: Counter[int] = field(default_factory=Counter)
+    #: games finished before a resume (counted above, not in :attr:`games`)
+    resumed: int = 0
 
     def estimate(self, a: int = 0, b: int = 1) -> Estimate:
         """Pentanomial on the finished colour-reversed pairs when there are any (and
@@ -140,11 +144,22 @@ class _Pool:
 
 
 class Match:
-    """Play ``config``; ``say`` gets each line of output (``print`` by default)."""
+    """Play ``config``; ``say`` gets each line of output (``print`` by default).
 
-    def __init__(self, config: MatchConfig, *, say: Callable[[str], None] = print) -> None:
+    ``state`` is what ``config.autosave`` is rewritten with after each game (the
+    match's arguments for ``-resume``); its finished games, when it has any, count
+    and are not played again."""
+
+    def __init__(
+        self,
+        config: MatchConfig,
+        *,
+        say: Callable[[str], None] = print,
+        state: MatchState | None = None,
+    ) -> None:
         self.config = config
         self.say = say
+        self.state = state if state is not None else MatchState(argv=[], cwd=os.getcwd())
         self.summary = MatchSummary()
         #: set: start no new game
         self.stop = threading.Event()
@@ -189,13 +204,17 @@ class Match:
     # ------------------------------------------------------------ running
 
     def run(self) -> MatchSummary:
-        with self._referee() as link:
-            pool = _Pool(self.config)
-            try:
-                self._probe(pool)
-                self._play_all(pool, link)
-            finally:
-                pool.close()
+        finished = self._restore()
+        self._autosave()
+        left = any(spec.number not in finished for spec in self.schedule())
+        if left and not self.stop.is_set():  # a resumed match may have nothing left
+            with self._referee() as link:
+                pool = _Pool(self.config)
+                try:
+                    self._probe(pool)
+                    self._play_all(pool, link, finished)
+                finally:
+                    pool.close()
         self._final()
         return self.summary
 
@@ -237,8 +256,70 @@ class Match:
                 thread.join(5)
                 service.close()
 
-    def _play_all(self, pool: _Pool, link: RefereeLink) -> None:
-        specs = self.schedule()
+    def _restore(self) -> set[int]:
+        """Count the state's finished games (checked against the schedule), cut the
+        PGN file back to its size after the last of them; their numbers."""
+        games = self.state.games
+        by_number = {spec.number: spec for spec in self.schedule()}
+        for game in games:
+            spec = by_number.get(game.number)
+            name = spec.opening.name if spec is not None and spec.opening is not None else None
+            if spec is None or (spec.seats, spec.pair, name) != (
+                game.seats,
+                game.pair,
+                game.opening,
+            ):
+                raise StateFileError(
+                    f"game {game.number} of the state file is not this match's game "
+                    f"{game.number} (openings or settings changed); start a new match"
+                )
+        pgnout, records = self.config.pgnout, self.state.records
+        if pgnout is not None:
+            if str(pgnout) in records and pgnout.exists():
+                with pgnout.open("r+b") as out:  # a record written after the last autosave
+                    out.truncate(records[str(pgnout)])
+            elif str(pgnout) not in records:  # the match starts: the file's size before it
+                records[str(pgnout)] = pgnout.stat().st_size if pgnout.exists() else 0
+        if not games:
+            return set()
+        for game in games:
+            self._count(by_number[game.number], game.result, game.termination)
+        self.summary.resumed = len(games)
+        self._finished = len(games)
+        total = self.total_games()
+        self.say(
+            f"Resumed: {len(games)} of {total} games finished before"
+            + (
+                "; a game that was running is played again from its start"
+                if len(games) < total
+                else ""
+            )
+        )
+        if len(self.config.engines) == 2:
+            self._two_engine_lines(force=True)
+        return {game.number for game in games}
+
+    def _autosave(self) -> None:
+        path = self.config.autosave
+        if path is None:
+            return
+        summary = self.summary
+        derived: dict[str, Any] = {
+            "planned_games": self.total_games(),
+            "finished_games": self._finished,
+            "pentanomial": summary.pairs,
+            "llr": None if summary.sprt is None else round(summary.sprt.llr, 4),
+            "next_game": next(
+                (s.number for s in self.schedule() if s.number not in self._numbers()), None
+            ),
+        }
+        save_state(path, self.state, **derived)
+
+    def _numbers(self) -> set[int]:
+        return {game.number for game in self.state.games}
+
+    def _play_all(self, pool: _Pool, link: RefereeLink, finished: set[int]) -> None:
+        specs = (spec for spec in self.schedule() if spec.number not in finished)
         running: set[concurrent.futures.Future[Played]] = set()
         with concurrent.futures.ThreadPoolExecutor(
             max_workers=self.config.concurrency, thread_name_prefix="match"
@@ -286,28 +367,8 @@ class Match:
 
     def _record(self, played: Played) -> None:
         config = self.config
-        summary = self.summary
-        summary.games.append(played)
-        summary.endings[termination_words(played.termination, style="record")] += 1
-        a, b = played.spec.seats
-        score = played.score_of(0) if played.termination != STOPPED else None
-        if score is not None:
-            loser = a if score == 0.0 else b if score == 1.0 else None
-            if loser is not None and played.termination == "timeout":
-                summary.time_losses[loser] += 1
-            if loser is not None and played.termination in DISCONNECTS:
-                summary.disconnects[loser] += 1
-            for me, other, points in ((a, b, score), (b, a, 1.0 - score)):
-                tally = summary.tallies.setdefault((me, other), _Tally())
-                tally.wins += points == 1.0
-                tally.draws += points == 0.5
-                tally.losses += points == 0.0
-            if config.repeat == 2 and len(config.engines) == 2:
-                first = score if a == 0 else 1.0 - score
-                key = played.spec.pair
-                self._pair_scores[key].append(first)
-                if len(self._pair_scores[key]) == 2:
-                    summary.pairs[round(2 * sum(self._pair_scores.pop(key)))] += 1
+        self.summary.games.append(played)
+        self._count(played.spec, played.result, played.termination)
         self._finished += 1
         names = played.names
         self.say(
@@ -317,8 +378,50 @@ class Match:
         if len(config.engines) == 2:
             self._two_engine_lines()
         self._write(played)
+        if played.termination != STOPPED:  # a stopped game is played again on resume
+            spec = played.spec
+            self.state.games.append(
+                FinishedGame(
+                    number=spec.number,
+                    round=spec.round,
+                    seats=spec.seats,
+                    pair=spec.pair,
+                    opening=spec.opening.name if spec.opening is not None else None,
+                    result=played.result,
+                    termination=played.termination,
+                )
+            )
+            if config.pgnout is not None and config.pgnout.exists():
+                self.state.records[str(config.pgnout)] = config.pgnout.stat().st_size
+            self._autosave()
 
-    def _two_engine_lines(self) -> None:
+    def _count(self, spec: GameSpec, result: str, termination: str) -> None:
+        """Count a finished game in the summary: tallies, endings, pairs, failures."""
+        config = self.config
+        summary = self.summary
+        summary.endings[termination_words(termination, style="record")] += 1
+        a, b = spec.seats
+        points = score_of(result)
+        score = points if termination != STOPPED else None
+        if score is not None:
+            loser = a if score == 0.0 else b if score == 1.0 else None
+            if loser is not None and termination == "timeout":
+                summary.time_losses[loser] += 1
+            if loser is not None and termination in DISCONNECTS:
+                summary.disconnects[loser] += 1
+            for me, other, points in ((a, b, score), (b, a, 1.0 - score)):
+                tally = summary.tallies.setdefault((me, other), _Tally())
+                tally.wins += points == 1.0
+                tally.draws += points == 0.5
+                tally.losses += points == 0.0
+            if config.repeat == 2 and len(config.engines) == 2:
+                first = score if a == 0 else 1.0 - score
+                key = spec.pair
+                self._pair_scores[key].append(first)
+                if len(self._pair_scores[key]) == 2:
+                    summary.pairs[round(2 * sum(self._pair_scores.pop(key)))] += 1
+
+    def _two_engine_lines(self, *, force: bool = False) -> None:
         config, summary = self.config, self.summary
         tally = summary.tallies.get((0, 1), _Tally())
         n = tally.games
@@ -329,7 +432,7 @@ class Match:
         )
         every = config.ratinginterval
         last = self._finished == self.total_games()
-        if not (every and self._finished % every == 0) and not last:
+        if not (every and self._finished % every == 0) and not last and not force:
             return
         est = summary.estimate()
         model = f"pentanomial, {est.units} pairs" if sum(summary.pairs) else "trinomial"
