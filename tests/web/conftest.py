@@ -228,12 +228,15 @@ def in_game(driver: WebDriver) -> str:
 
 
 def seat_of(driver: WebDriver) -> str:
-    return wait(
-        driver,
-        lambda d: (
-            (s := d.find_element(By.TAG_NAME, "body").get_attribute("data-seat")) != "watch" and s
-        ),
-        "the page to know its seat",
+    return str(
+        wait(
+            driver,
+            lambda d: (
+                (s := d.find_element(By.TAG_NAME, "body").get_attribute("data-seat")) != "watch"
+                and s
+            ),
+            "the page to know its seat",
+        )
     )
 
 
@@ -256,3 +259,12 @@ def result(driver: WebDriver) -> tuple[str, str]:
         "the result banner",
     )
     return banner.get_attribute("data-result"), banner.get_attribute("data-termination")
+
+
+def offered(move: str) -> Callable[[WebDriver], bool]:
+    """A condition: ``move`` is shown as a legal target (a ``data-move`` marker)."""
+
+    def check(driver: WebDriver) -> bool:
+        return bool(driver.find_elements(By.CSS_SELECTOR, f'.board [data-move="{move}"]'))
+
+    return check

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
-
+from selenium.webdriver.remote.webdriver import WebDriver
 from tests.web.conftest import (
     Browser,
     WebServer,
@@ -26,14 +26,17 @@ from tests.web.conftest import (
 GOMOKU_FIVE = ["h8", "h9", "i8", "i9", "j8", "j9", "k8", "k9", "l8"]
 #: a xiangqi game that ends in Red's checkmate (found once by a greedy Red against a
 #: random Black, checked by the rules core)
-XIANGQI_MATE = (
+_MATE_LINE = (
     "h2h9 h7h1 b2b9 b7b2 h9f9 h1h3 f9i9 h3h9 b9b4 b2f2 i9g9 f2i2 h0i2 c9a7 b4b2 h9h8 b2b4"
     " h8h2 b4d4 h2h6 d0e1 a9c9 d4d2 c9b9 b0a2 h6h0 i0h0 b9a9 h0h5 i6i5 h5i5 a7c5 d2b2 e6e5"
     " i5e5 d9e8 g9a9 e9d9 e5e8 a6a5 b2b9"
-).split()
+)
+XIANGQI_MATE = _MATE_LINE.split()
 
 
-def pair(browser: Browser, server: WebServer, variant: str, names: tuple[str, str]) -> list:
+def pair(
+    browser: Browser, server: WebServer, variant: str, names: tuple[str, str]
+) -> list[WebDriver]:
     """Two browsers enter; the first seeks as the first mover, the second takes it."""
     first, second = browser(), browser()
     enter(first, server, names[0])
@@ -58,11 +61,7 @@ def test_two_browsers_play_gomoku_to_five_watched_by_a_third(
     for n, square in enumerate(GOMOKU_FIVE):
         mover = players[n % 2]
         # the legal targets come from the gateway: the square is one of them
-        wait(
-            mover,
-            lambda d, s=square: d.find_elements(By.CSS_SELECTOR, f'[data-move="{s}"]'),
-            f"{square} offered as a legal target",
-        )
+        wait(mover, offered(square), f"{square} offered as a legal target")
         click_square(mover, square)
         for page in (*players, watcher):
             wait_ply(page, n + 1)
@@ -90,11 +89,7 @@ def test_a_xiangqi_game_to_checkmate_by_taps_and_drags(
             ).release().perform()
         else:
             click_square(page, source)
-            wait(
-                page,
-                lambda d, m=move: d.find_elements(By.CSS_SELECTOR, f'[data-move="{m}"]'),
-                f"{move} offered after selecting {source}",
-            )
+            wait(page, offered(move), f"{move} offered after selecting {source}")
             click_square(page, target)
         wait_ply(players[0], n + 1)
         wait_ply(players[1], n + 1)
