@@ -14,6 +14,7 @@ from tests.web.conftest import (
     click_square,
     enter,
     in_game,
+    offered,
     result,
     seat_of,
     seek,
