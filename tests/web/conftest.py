@@ -27,8 +27,12 @@ from selenium.common.exceptions import (  # noqa: E402
     TimeoutException,
 )
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.actions import interaction  # noqa: E402
+from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
+from selenium.webdriver.common.actions.pointer_input import PointerInput  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
+from selenium.webdriver.remote.webelement import WebElement  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -37,6 +41,7 @@ SERVE_READY = re.compile(
     rb"lanqi server ready: lobby (?P<lobby>\S+) \(events (?P<events>\S+)\), "
     rb"referee (?P<referee>\S+), data"
 )
+BOT_READY = re.compile(rb"\d+ bot\(s\) on (?P<server>\S+): ")
 PHONE = (390, 844)
 WAIT_S = 20.0
 
@@ -149,7 +154,7 @@ def browser() -> Iterator[Browser]:
             )
         else:
             options.add_argument("--window-size=1280,900")
-        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        driver: WebDriver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
         opened.append(driver)
         return driver
 
@@ -268,3 +273,45 @@ def offered(move: str) -> Callable[[WebDriver], bool]:
         return bool(driver.find_elements(By.CSS_SELECTOR, f'.board [data-move="{move}"]'))
 
     return check
+
+
+def tap(driver: WebDriver, element: WebElement) -> None:
+    """A finger's tap on ``element`` (touch pointer events, not a mouse click)."""
+    finger = PointerInput(interaction.POINTER_TOUCH, "finger")  # type: ignore[no-untyped-call]
+    actions = ActionBuilder(driver, mouse=finger)
+    pointer = actions.pointer_action
+    pointer.move_to(element)  # type: ignore[no-untyped-call]
+    pointer.pointer_down().pointer_up()
+    actions.perform()
+
+
+def stones(driver: WebDriver, seat: int) -> set[str]:
+    found = driver.find_elements(By.CSS_SELECTOR, f".board .piece.seat{seat}[data-square]")
+    return {e.get_attribute("data-square") or "" for e in found}
+
+
+def targets(driver: WebDriver) -> list[str]:
+    return [
+        e.get_attribute("data-move") or ""
+        for e in driver.find_elements(By.CSS_SELECTOR, ".board [data-move]")
+    ]
+
+
+def gomoku_turn(driver: WebDriver, seat: int, *, touch: bool = False) -> None:
+    """Play one gomoku move for ``seat``: towards five on the first row of five the
+    opponent has not touched (files d-h, ranks 8, 7, 9, 6...), else any legal point."""
+    legal = set(wait(driver, targets, "legal targets (my turn)"))
+    theirs = stones(driver, 1 - seat)
+    choice = None
+    for rank in (8, 7, 9, 6, 10, 5, 11, 4, 12, 3):
+        line = [f"{f}{rank}" for f in "defgh"]
+        if theirs.isdisjoint(line):
+            choice = next((s for s in line if s in legal), None)
+            if choice:
+                break
+    choice = choice or sorted(legal)[0]
+    element = driver.find_element(By.CSS_SELECTOR, f'.board [data-square="{choice}"]')
+    if touch:
+        tap(driver, element)
+    else:
+        element.click()
