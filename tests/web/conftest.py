@@ -281,7 +281,7 @@ def tap(driver: WebDriver, element: WebElement) -> None:
     actions = ActionBuilder(driver, mouse=finger)
     pointer = actions.pointer_action
     pointer.move_to(element)  # type: ignore[no-untyped-call]
-    pointer.pointer_down().pointer_up()
+    pointer.pointer_down().pointer_up()  # type: ignore[no-untyped-call]
     actions.perform()
 
 
