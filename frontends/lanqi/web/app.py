@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import importlib
 import importlib.util
 import json
@@ -35,6 +36,7 @@ from lanqi.protocol import (
     DeclineDraw,
     DeclineTakeback,
     ErrorReply,
+    ListSeeks,
     Message,
     MoveRequest,
     OfferDraw,
@@ -43,6 +45,7 @@ from lanqi.protocol import (
     RequestTakeback,
     Resign,
     Seek,
+    SeeksList,
     TimeControl,
 )
 from lanqi.web.hub import GameFeed, Hub, Player, Refused
@@ -237,12 +240,13 @@ class Tab:
 
     async def do_take_seek(self, message: dict[str, Any]) -> dict[str, Any]:
         seek_id = str(message["seek_id"])
-        lobby = await self.hub.lobby()
-        theirs = next((s for s in lobby["seeks"] if s["seek_id"] == seek_id), None)
+        listed = await self.hub.ask(ListSeeks())  # fresh: the lobby's copy may lag
+        seeks = listed.seeks if isinstance(listed, SeeksList) else []
+        theirs = next((s.seek for s in seeks if s.seek_id == seek_id), None)
         if theirs is None:
             raise Refused("unknown_seek", "that seek is gone; pick another")
-        mine = dict(theirs, color=OTHER_COLOR.get(theirs["color"], "any"))
-        reply = await self._me().call(CreateSeek(seek=_seek(mine)))
+        mine = dataclasses.replace(theirs, color=OTHER_COLOR.get(theirs.color, "any"))
+        reply = await self._me().call(CreateSeek(seek=mine))
         self._reply(reply)
         return {"paired": getattr(reply, "paired", False)}
 
