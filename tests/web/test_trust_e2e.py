@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+from tests.web.conftest import WebServer
 
 from lanqi.client.matchmaker import MatchmakerClient
 from lanqi.security import Link, server_keys
 from lanqi.web.tls import certificate, fingerprint
-from tests.web.conftest import WebServer
 
 SEEK = {
     "variant": "gomoku",
