@@ -161,7 +161,11 @@ class Tab:
         try:
             if handler is None:
                 raise Refused("unknown_type", f"no message {kind!r}")
-            if kind != "hello" and self.player is None and kind not in ("watch", "lobby"):
+            if (
+                kind != "hello"
+                and self.player is None
+                and kind not in ("watch", "lobby", "position")
+            ):
                 raise Refused("no_session", "say hello first")
             extra = await handler(message)
             if extra:
