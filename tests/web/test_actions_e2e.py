@@ -114,3 +114,24 @@ def test_offers_takebacks_chat_resign_review_and_rematch(
     rematch = in_game(red)
     assert in_game(black) == rematch != game_id
     assert (seat_of(red), seat_of(black)) == ("1", "0")
+
+
+def test_a_tap_on_the_opponents_turn_is_a_premove_played_when_the_turn_comes(
+    web_server: WebServer, browser: Browser
+) -> None:
+    black, white = browser(), browser()
+    enter(black, web_server, "Yan")
+    enter(white, web_server, "Zoe")
+    seek(black, "gomoku", clock="180+2", color="first")
+    take_seek_of(white, "Yan")
+    game_id = in_game(black)
+    assert in_game(white) == game_id
+    click_square(black, "h8")
+    wait_ply(black, 1)
+    click_square(black, "j10")  # White is to move: a premove
+    wait(black, lambda d: d.find_elements(By.CSS_SELECTOR, ".premove"), "the premove shown")
+    assert ply(black) == 1
+    click_square(white, "h9")
+    wait_ply(white, 3)  # White's move, then Black's premove at once
+    snapshot = web_server.snapshot(game_id)
+    assert snapshot.moves == ["h8", "h9", "j10"]
