@@ -76,3 +76,4 @@ def test_no_web_serves_no_pages_and_a_taken_port_says_what_to_do(tmp_path: Path)
     assert process.returncode == 1
     assert f"cannot start the web pages on port {port}" in err
     assert "--web-port" in err and "--no-web" in err
+    assert "ERROR" not in err and "Traceback" not in err, err
