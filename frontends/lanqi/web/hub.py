@@ -389,6 +389,7 @@ class Hub:
             return
         self._sessions[player.key] = {"name": player.name, "session": player.session}
         if self._sessions_file is not None:
+            self._sessions_file.parent.mkdir(parents=True, exist_ok=True)
             tmp = self._sessions_file.with_suffix(".tmp")
             tmp.write_text(json.dumps(self._sessions), "utf-8")
             tmp.chmod(0o600)
