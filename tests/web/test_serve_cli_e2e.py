@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -77,3 +79,28 @@ def test_no_web_serves_no_pages_and_a_taken_port_says_what_to_do(tmp_path: Path)
     assert f"cannot start the web pages on port {port}" in err
     assert "--web-port" in err and "--no-web" in err
     assert "ERROR" not in err and "Traceback" not in err, err
+
+
+def test_web_tls_serves_https_with_the_printed_fingerprint(tmp_path: Path) -> None:
+    port = free_port()
+    process = serve(tmp_path, "--web-port", str(port), "--web-tls")
+    try:
+        lines = lines_until(process, "web certificate")
+        assert f"web pages at https://127.0.0.1:{port}/" in lines, lines
+        printed = lines[-1].rsplit(" ", 1)[1]
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE  # self-signed: people compare the fingerprint
+        with (
+            socket.create_connection(("127.0.0.1", port), timeout=10) as raw,
+            context.wrap_socket(raw) as tls,
+        ):
+            der = tls.getpeercert(binary_form=True)
+        assert der is not None
+        digest = hashlib.sha256(der).hexdigest().upper()
+        assert printed == ":".join(digest[i : i + 2] for i in range(0, 64, 2))
+        page = urllib.request.urlopen(f"https://127.0.0.1:{port}/", context=context, timeout=10)
+        assert b"/static/lobby.js" in page.read()
+    finally:
+        process.terminate()
+        process.wait(10)
