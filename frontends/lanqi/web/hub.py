@@ -257,6 +257,7 @@ class Player:
                 task.cancel()
         for table in self.tables.values():
             table.close()
+        await asyncio.sleep(0)  # the tables let go of their feeds before the sockets close
         await self.conn.close()
 
 
