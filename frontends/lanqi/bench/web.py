@@ -181,10 +181,13 @@ async def _measure(
     server: ServiceProcess, gateway: ServiceProcess, data: Path, watchers: int, line: list[str]
 ) -> WebFigures:
     link = Link.to(server_keys(data).public)
+    with MatchmakerClient(server.named["lobby"], link=link) as lobby:
+        events = lobby.server_info().referees[0].events
+    topic = _TopicWatch(events, link)  # subscribed before the game exists: no slow joiner
     first, second = await asyncio.to_thread(_pair, server.named["lobby"], link)
     game_id = first.game_id
+    topic.game_id = game_id
     referee = RefereeClient(first.referee, first.referee_pub, link=link)
-    topic = _TopicWatch(first.referee_pub, link, game_id)
     figures = WebFigures(watchers=watchers, moves=len(line))
     arrived: list[dict[int, float]] = [{} for _ in range(watchers)]
     news = asyncio.Event()  # set by the readers on every state (no busy waiting)
@@ -258,13 +261,15 @@ def _all_at(arrived: list[dict[int, float]], ply: int) -> Callable[[], bool]:
 class _TopicWatch:
     """The referee's ``game/<id>`` topic as the GUI's agent reads it, in a thread."""
 
-    def __init__(self, endpoint: str, link: Link, game_id: str) -> None:
+    def __init__(self, endpoint: str, link: Link) -> None:
         self.arrived: dict[int, float] = {}
+        #: the game whose moves count (every game's are received)
+        self.game_id = ""
         self._context = zmq.Context()
         self._sub = self._context.socket(zmq.SUB)
         self._sub.setsockopt(zmq.LINGER, 0)
         link.setup(self._sub)
-        self._sub.setsockopt(zmq.SUBSCRIBE, game_topic(game_id).encode())
+        self._sub.setsockopt(zmq.SUBSCRIBE, game_topic("").encode())
         self._sub.connect(endpoint)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -278,7 +283,7 @@ class _TopicWatch:
                 frames = self._sub.recv_multipart()
                 now = time.monotonic()
                 message = decode(frames)
-                if isinstance(message, MoveMade):
+                if isinstance(message, MoveMade) and message.game_id == self.game_id:
                     self.arrived.setdefault(message.ply + 1, now)
 
     def close(self) -> None:
