@@ -214,9 +214,13 @@ def enter(driver: WebDriver, server: WebServer, name: str) -> None:
     wait(driver, lambda d: d.find_element(By.ID, "seek-form").is_displayed(), "the lobby")
 
 
-def seek(driver: WebDriver, variant: str, *, clock: str = "none", color: str = "any") -> None:
+def seek(
+    driver: WebDriver, variant: str, *, clock: str = "none", color: str = "any", rated: bool = False
+) -> None:
     from selenium.webdriver.support.ui import Select
 
+    if driver.find_element(By.ID, "rated").is_selected() != rated:
+        driver.find_element(By.ID, "rated").click()
     Select(driver.find_element(By.ID, "variant")).select_by_value(variant)
     Select(driver.find_element(By.ID, "clock")).select_by_value(clock)
     Select(driver.find_element(By.ID, "color")).select_by_value(color)

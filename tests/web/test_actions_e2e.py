@@ -135,3 +135,25 @@ def test_a_tap_on_the_opponents_turn_is_a_premove_played_when_the_turn_comes(
     wait_ply(white, 3)  # White's move, then Black's premove at once
     snapshot = web_server.snapshot(game_id)
     assert snapshot.moves == ["h8", "h9", "j10"]
+
+
+def test_a_rated_game_ends_with_the_rating_change(web_server: WebServer, browser: Browser) -> None:
+    winner, loser = browser(), browser()
+    enter(winner, web_server, "Ada")
+    enter(loser, web_server, "Ben")
+    seek(winner, "gomoku", clock="300+3", color="first", rated=True)
+    take_seek_of(loser, "Ada")
+    in_game(winner)
+    in_game(loser)
+    click_square(winner, "h8")
+    wait_ply(loser, 1)
+    button(loser, "resign")
+    button(loser, "resign")
+    assert result(winner) == ("1-0", "resignation")
+    for page, sign in ((winner, "+"), (loser, "-")):
+        line = wait(
+            page,
+            lambda d: (r := d.find_elements(By.CSS_SELECTOR, "#result .rating")) and r[0].text,
+            "the rating change",
+        )
+        assert line.startswith("等级分 1500 → ") and f"({sign}" in line, line
