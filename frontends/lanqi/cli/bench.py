@@ -143,6 +143,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     _configure_pairing(sub)
     _configure_gui_idle(sub)
     _configure_seat(sub)
+    _configure_web(sub)
 
 
 def _run_strength(args: argparse.Namespace) -> int:
@@ -188,10 +189,12 @@ def run(args: argparse.Namespace) -> int:
         return _run_gui_idle(args)
     if args.bench == "seat":
         return _run_seat(args)
+    if args.bench == "web":
+        return _run_web(args)
     if args.bench != "movegen":
         print(
             "lanqi bench: name a benchmark: movegen, referee, tournament, pairing, strength, "
-            "gui-idle, seat",
+            "gui-idle, seat, web",
             file=sys.stderr,
         )
         return 2
@@ -475,4 +478,27 @@ def _run_gui_idle(args: argparse.Namespace) -> int:
             )
             figures.append(figure)
             print(format_report([figure]), flush=True)
+    return 0
+
+
+def _configure_web(sub: Any) -> None:
+    web = sub.add_parser(
+        "web",
+        help="one game watched by many browsers' WebSockets through lanqi web",
+        description="Start lanqi serve and lanqi web, pair two players, and play a gomoku"
+        " game while WATCHERS WebSocket clients watch it: the delay from each move's"
+        " acceptance to its state at every watcher (p50/p99), next to the referee's own"
+        " game topic (what the GUI receives), and the gateway's CPU per move per watcher.",
+    )
+    web.add_argument("--watchers", type=int, default=200, help="WebSocket watchers (200)")
+    web.add_argument("--moves", type=int, default=30, help="moves played (30)")
+
+
+def _run_web(args: argparse.Namespace) -> int:
+    from lanqi.bench.web import format_report, run_web
+
+    if not 1 <= args.watchers <= 2000 or not 1 <= args.moves <= 200:
+        print("lanqi bench web: --watchers 1-2000, --moves 1-200", file=sys.stderr)
+        return 2
+    print(format_report(run_web(args.watchers, args.moves)))
     return 0
