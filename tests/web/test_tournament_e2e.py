@@ -1,0 +1,238 @@
+"""The tournament page and the projector in a real browser, against a real server.
+
+A Swiss of four ``lanqi bot`` processes (gomoku, the built-in AI at 100 ms a move)
+on a real ``lanqi serve``; the tournament pages served by
+:func:`lanqi.web.tournament.register` on a CURVE client of that server; Debian's
+Chromium (headless, Selenium) at 1920x1080 on the projector and on the tournament
+page. Checked:
+
+- the projector showed each round's pairings, as the matchmaker paired them
+  ("Table 1: A (Black) - B"), the live boards of each round (every ``data-fen``
+  seen equals the referee's position after ``data-ply`` moves of that game), and the
+  final standings;
+- the tournament page's standings equal ``lanqi tournament standings``;
+- the projector's QR code decodes (zbarimg) to the gateway's URL;
+- a screenshot of the projector at 1920x1080 goes to docs/images.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from lanqi.bench.process import source_path
+from lanqi.client.matchmaker import MatchmakerClient, referee_link
+from lanqi.client.referee import RefereeClient
+from lanqi.games.registry import variant_spec
+from lanqi.protocol import Standings, TimeControl
+from lanqi.web.tournament import register
+
+from .conftest import needs_chromium
+from .stand_in import AppServer, ThreadHub
+
+PLAYERS = ["Alice", "Bob", "Carol", "Dave"]
+ROUNDS = 3
+DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+
+#: what the test reads of the projector each time it looks
+LOOK = """
+const body = document.body;
+const phase = body.dataset.phase;
+const section = document.getElementById(phase);
+return {
+  phase: phase,
+  round: section ? section.dataset.round || "" : "",
+  final: document.getElementById("standings").dataset.final || "",
+  lines: [...document.querySelectorAll("#pairing-lines li")].map((li) => li.firstChild.textContent),
+  boards: phase === "boards" ? [...document.querySelectorAll("#multiboard .board[data-fen]")].map(
+    (b) => [b.dataset.gameId, b.dataset.fen, Number(b.dataset.ply)]) : [],
+  clocks: phase === "boards"
+    ? document.querySelectorAll("#multiboard .clock[data-left-ms]").length : 0,
+  standings: [...document.querySelectorAll("#standings-table tbody tr")].map(
+    (tr) => [...tr.cells].map((td) => td.textContent)),
+};
+"""
+
+
+def _cli(server: Any, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "lanqi.cli.main", "tournament", "--server", server.lobby, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": source_path()},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _points(text: str) -> float:
+    return float(text.replace("½", ".5")) if text else 0.0
+
+
+def _fen_after(snapshot: Any, ply: int) -> str:
+    board = variant_spec(snapshot.variant).create(
+        {**snapshot.options, **({"fen": snapshot.start_fen} if snapshot.start_fen else {})}
+    )
+    for move in snapshot.moves[:ply]:
+        board.push(board.parse_move(move))
+    return str(board.fen())
+
+
+@needs_chromium
+def test_projector_and_page_follow_a_swiss_of_bots(
+    lanqi: Any,
+    mm: Callable[..., MatchmakerClient],
+    tour: Any,
+    browser: Callable[..., Any],
+    tmp_path: Path,
+) -> None:
+    server = lanqi.serve()
+    client = mm(server)
+    tid = tour.create(
+        client,
+        format="swiss",
+        variant="gomoku",
+        rounds=ROUNDS,
+        options={"size": 15},
+        time_control=TimeControl(kind="fischer", base_ms=120_000, increment_ms=1_000),
+        name="Projector Open",
+    )
+    for name in PLAYERS:
+        lanqi.bot(server, name, "--bot", "gomoku-ai", "--movetime", "100", "--tournament", tid)
+    tour.wait_players(client, tid, len(PLAYERS))
+
+    hubs: list[ThreadHub] = []
+
+    def make_app(loop: asyncio.AbstractEventLoop) -> web.Application:
+        app = web.Application()
+        hubs.append(ThreadHub(server.lobby, loop))
+        register(app, hubs[0])
+        return app
+
+    app = AppServer(make_app)
+    try:
+        projector = browser(1920, 1080)
+        projector.get(f"{app.url}/tournament/{tid}/projector?rotate=2")
+        looks = []
+        deadline = time.monotonic() + 30
+        while projector.execute_script(LOOK)["phase"] != "waiting":
+            assert time.monotonic() < deadline, "the projector never showed the event"
+        tour.start(client, tid)
+        shot_taken = False
+        deadline = time.monotonic() + 240
+        while True:
+            look = projector.execute_script(LOOK)
+            looks.append(look)
+            if look["phase"] == "boards" and look["boards"] and not shot_taken:
+                shot_taken = _screenshot(projector, look)
+            if look["phase"] == "standings" and look["final"] == "true":
+                break
+            assert time.monotonic() < deadline, f"no final standings; last look {look}"
+            time.sleep(0.2)  # the browser is polled, not waited on: nothing is proved by it
+        final: Standings = tour.wait_finished(client, tid, timeout_s=10)
+        seats = variant_spec("gomoku").seat_names
+
+        # each round's pairings, as the matchmaker paired them
+        for number in range(1, ROUNDS + 1):
+            wanted = [
+                f"Table {p.table}: {p.first} ({seats[0]}) - {p.second}"
+                if p.second is not None
+                else f"{p.first}: bye"
+                for p in final.pairings
+                if p.round == number
+            ]
+            shown = [
+                look["lines"]
+                for look in looks
+                if look["phase"] == "pairings" and look["round"] == str(number)
+            ]
+            assert wanted in shown, (number, wanted, shown[:1])
+
+        # the live boards: every position drawn is the referee's after that many moves
+        samples = {(g, fen, ply) for look in looks for g, fen, ply in look["boards"]}
+        boards_rounds = {look["round"] for look in looks if look["boards"]}
+        assert boards_rounds == {str(n) for n in range(1, ROUNDS + 1)}, boards_rounds
+        assert any(look["clocks"] for look in looks if look["boards"])
+        assert any(ply > 0 for _, _, ply in samples)
+        info = client.server_info().referees[0]
+        with RefereeClient(info.endpoint, info.events, link=referee_link(info.key)) as referee:
+            snapshots = {g: referee.sync(g) for g in {g for g, _, _ in samples}}
+        for game_id, fen, ply in samples:
+            assert fen == _fen_after(snapshots[game_id], ply), (game_id, ply)
+
+        # the final standings, as the matchmaker has them
+        shown_rows = next(look["standings"] for look in reversed(looks) if look["final"] == "true")
+        assert [(r[1], _points(r[2])) for r in shown_rows] == [
+            (row.player, row.points) for row in final.rows
+        ]
+        assert [int(r[0]) for r in shown_rows] == [row.rank for row in final.rows]
+
+        _check_page(browser, app.url, server, tid)
+        _check_qr(projector, app.url, tmp_path)
+    finally:
+        app.close()
+        for hub in hubs:
+            hub.close()
+
+
+def _screenshot(projector: Any, look: dict[str, Any]) -> bool:
+    """The projector's multiboard at 1920x1080, for docs/web.md (once a board has moves)."""
+    if not any(ply >= 6 for _, _, ply in look["boards"]):
+        return False
+    DOCS_IMAGES.mkdir(parents=True, exist_ok=True)
+    projector.save_screenshot(str(DOCS_IMAGES / "projector-boards.png"))
+    return True
+
+
+def _check_page(browser: Callable[..., Any], url: str, server: Any, tid: str) -> None:
+    """The tournament page's standings are `lanqi tournament standings`' (piped)."""
+    page = browser(1280, 900)
+    page.get(f"{url}/tournament/{tid}")
+    read = """
+      const rows = [...document.querySelectorAll("#standings tbody tr")];
+      const cells = rows.map((tr) => [...tr.cells].map((td) => td.textContent));
+      return [document.body.dataset.status || "", cells];
+    """
+    deadline = time.monotonic() + 20
+    status, rows = page.execute_script(read)
+    while status != "finished" or not rows:
+        assert time.monotonic() < deadline, "the tournament page never showed the final standings"
+        time.sleep(0.1)
+        status, rows = page.execute_script(read)
+    lines = _cli(server, "standings", tid).splitlines()
+    lines = lines[next(n for n, line in enumerate(lines) if line.startswith("#")) :]
+    header, body = lines[0].split(), [line.split() for line in lines[1:] if line.strip()]
+    assert header[:7] == ["#", "player", "pts", "games", "W", "D", "L"], header
+    assert len(body) == len(rows)
+    for cli_row, page_row in zip(body, rows, strict=True):
+        # rank, player, points, games, W, D, L
+        assert cli_row[:2] == page_row[:2]
+        assert float(cli_row[2]) == _points(page_row[2])
+        assert cli_row[3:7] == page_row[3:7]
+        # the tie-breaks, in the event's order, are the last columns of both
+        tiebreaks = len(page.find_elements("css selector", "#standings thead th[data-tiebreak]"))
+        assert [float(v) for v in cli_row[-tiebreaks:]] == [
+            _points(v) for v in page_row[-tiebreaks:]
+        ]
+    page.get(f"{url}/tournament/{tid}/report")
+    assert "Projector Open" in page.title or "Projector Open" in page.page_source
+
+
+def _check_qr(projector: Any, url: str, tmp_path: Path) -> None:
+    """The QR code on the projector decodes to the gateway's URL (its lobby)."""
+    image = tmp_path / "qr.png"
+    image.write_bytes(projector.find_element("id", "qr").screenshot_as_png)
+    done = subprocess.run(
+        ["zbarimg", "--quiet", "--raw", str(image)], capture_output=True, text=True, check=False
+    )
+    assert done.stdout.strip() == f"{url}/", done
