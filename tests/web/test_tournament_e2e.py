@@ -1,6 +1,6 @@
 """The tournament page and the projector in a real browser, against a real server.
 
-A Swiss of four ``lanqi bot`` processes (gomoku, the built-in AI at 100 ms a move)
+A Swiss of four ``lanqi bot`` processes (gomoku, the built-in AI at 250 ms a move)
 on a real ``lanqi serve``; the tournament pages served by
 :func:`lanqi.web.tournament.register` on a CURVE client of that server; Debian's
 Chromium (headless, Selenium) at 1920x1080 on the projector and on the tournament
@@ -108,7 +108,7 @@ def test_projector_and_page_follow_a_swiss_of_bots(
         name="Projector Open",
     )
     for name in PLAYERS:
-        lanqi.bot(server, name, "--bot", "gomoku-ai", "--movetime", "100", "--tournament", tid)
+        lanqi.bot(server, name, "--bot", "gomoku-ai", "--movetime", "250", "--tournament", tid)
     tour.wait_players(client, tid, len(PLAYERS))
 
     hubs: list[ThreadHub] = []
@@ -122,7 +122,7 @@ def test_projector_and_page_follow_a_swiss_of_bots(
     app = AppServer(make_app)
     try:
         projector = browser(1920, 1080)
-        projector.get(f"{app.url}/tournament/{tid}/projector?rotate=2")
+        projector.get(f"{app.url}/tournament/{tid}/projector?rotate=1")
         looks = []
         deadline = time.monotonic() + 30
         while projector.execute_script(LOOK)["phase"] != "waiting":
@@ -201,29 +201,32 @@ def _check_page(browser: Callable[..., Any], url: str, server: Any, tid: str) ->
     read = """
       const rows = [...document.querySelectorAll("#standings tbody tr")];
       const cells = rows.map((tr) => [...tr.cells].map((td) => td.textContent));
-      return [document.body.dataset.status || "", cells];
+      const names = [...document.querySelectorAll("#standings thead th[data-tiebreak]")].map(
+        (th) => th.title);
+      const values = rows.map((tr) => [...tr.querySelectorAll("td[data-tiebreak]")].map(
+        (td) => Number(td.dataset.value)));
+      return [document.body.dataset.status || "", cells, names, values];
     """
     deadline = time.monotonic() + 20
-    status, rows = page.execute_script(read)
+    status, rows, names, values = page.execute_script(read)
     while status != "finished" or not rows:
         assert time.monotonic() < deadline, "the tournament page never showed the final standings"
         time.sleep(0.1)
-        status, rows = page.execute_script(read)
+        status, rows, names, values = page.execute_script(read)
     lines = _cli(server, "standings", tid).splitlines()
     lines = lines[next(n for n, line in enumerate(lines) if line.startswith("#")) :]
-    header, body = lines[0].split(), [line.split() for line in lines[1:] if line.strip()]
+    header, body = lines[0].split(), [line for line in lines[1:] if line.strip()]
     assert header[:7] == ["#", "player", "pts", "games", "W", "D", "L"], header
-    assert len(body) == len(rows)
-    for cli_row, page_row in zip(body, rows, strict=True):
-        # rank, player, points, games, W, D, L
+    assert len(body) == len(rows) == len(PLAYERS)
+    assert names, "no tie-breaks shown"
+    for line, page_row, page_values in zip(body, rows, values, strict=True):
+        # rank, player, points, games, W, D, L, then the rating and the tie-breaks
+        cli_row = line.split()
         assert cli_row[:2] == page_row[:2]
         assert float(cli_row[2]) == _points(page_row[2])
         assert cli_row[3:7] == page_row[3:7]
-        # the tie-breaks, in the event's order, are the last columns of both
-        tiebreaks = len(page.find_elements("css selector", "#standings thead th[data-tiebreak]"))
-        assert [float(v) for v in cli_row[-tiebreaks:]] == [
-            _points(v) for v in page_row[-tiebreaks:]
-        ]
+        tiebreaks = ", ".join(f"{n} {v:g}" for n, v in zip(names, page_values, strict=True))
+        assert line.rstrip().endswith(tiebreaks), (line, tiebreaks)
     page.get(f"{url}/tournament/{tid}/report")
     assert "Projector Open" in page.title or "Projector Open" in page.page_source
 
