@@ -19,7 +19,10 @@ import pytest
 PORTS = {
     "referee": ["--port", "0", "--pub-port", "0"],
     "matchmaker": ["--port", "0", "--pub-port", "0"],
-    "serve": ["--port", "0", "--pub-port", "0", "--referee-port", "0", "--referee-pub-port", "0"],
+    "serve": [
+        *("--port", "0", "--pub-port", "0", "--referee-port", "0", "--referee-pub-port", "0"),
+        "--no-web",
+    ],
 }
 DATABASE = {
     "referee": "referee.sqlite3",

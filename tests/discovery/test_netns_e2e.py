@@ -56,7 +56,15 @@ def _serve(
     log = data.with_suffix(".log")
     server = ServiceProcess(
         lan.lanqi_in(
-            namespace or lan.a, "serve", "--lan", "--name", name, "--data-dir", str(data), *ports
+            namespace or lan.a,
+            "serve",
+            "--lan",
+            "--no-web",
+            "--name",
+            name,
+            "--data-dir",
+            str(data),
+            *ports,
         ),
         READY,
         log,

@@ -135,7 +135,7 @@ def test_a_killed_server_is_shown_lost_until_it_is_back(
     pub_port = unused_port()
     serve = services.start(
         "serve",
-        ["--referee-pub-port", str(pub_port), "--director-key", DIRECTOR_KEY],
+        ["--referee-pub-port", str(pub_port), "--no-web", "--director-key", DIRECTOR_KEY],
         SERVE_READY,
         {"--port": "lobby", "--pub-port": "events", "--referee-port": "referee"},
     )

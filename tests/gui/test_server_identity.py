@@ -44,7 +44,7 @@ def serve(tmp_path: Path) -> Iterator[LanqiService]:
     logs.mkdir()
     service = LanqiService(
         "serve",
-        ["--host", "0.0.0.0", "--referee-pub-port", "0", "--data-dir", str(data)],
+        ["--host", "0.0.0.0", "--referee-pub-port", "0", "--no-web", "--data-dir", str(data)],
         logs,
         name="serve",
         ready=SERVE_READY,

@@ -112,6 +112,8 @@ class Lanqi:
         log_dir.mkdir(parents=True, exist_ok=True)
         unique = f"{name}-{len(self.started)}"
         extra = ["--referee-pub-port", "0"] if command == "serve" else []
+        if command == "serve" and "--web-port" not in args:
+            extra.append("--no-web")  # no web pages on the shared default port 8080
         process = LanqiProcess(
             command,
             [*extra, *args],

@@ -79,6 +79,7 @@ def test_every_documented_start_of_lanqi_serve_shows_the_lines_it_prints(tmp_pat
     assert len(documented) == 2  # "Starting the services" and the raw lobby client
     data = Path("/tmp") / f"lanqi-doc-{tmp_path.name}"
     ports = ["--port", "0", "--pub-port", "0", "--referee-port", "0", "--referee-pub-port", "0"]
+    ports.append("--no-web")
     command = [sys.executable, "-m", "lanqi.cli.main", "serve", *ports, "--data-dir", str(data)]
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     printed: list[str] = []

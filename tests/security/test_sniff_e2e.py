@@ -97,6 +97,7 @@ def serve(tmp_path: Path) -> Iterator[Any]:
             [
                 "--referee-pub-port",
                 "0",
+                "--no-web",
                 "--data-dir",
                 str(tmp_path / f"serve-{len(started)}"),
                 "--director-key",

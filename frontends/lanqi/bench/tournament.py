@@ -225,6 +225,7 @@ def _run(
             "0",
             "--referee-pub-port",
             "0",
+            "--no-web",
             "--data-dir",
             str(data),
             "--director-key",

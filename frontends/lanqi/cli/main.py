@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "gui": ("lanqi.cli.gui", "the pygame GUI: play online or offline, watch, review (needs [gui])"),
     "serve": ("lanqi.cli.serve", "run the whole server: matchmaker and referee in one process"),
+    "web": ("lanqi.cli.web", "the browser gateway: lobby and game pages for phones and laptops"),
     "tournament": (
         "lanqi.cli.tournament",
         "run a tournament: create, join, start, standings, export",

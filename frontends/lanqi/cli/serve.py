@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 from lanqi.cli.servers import (
     add_network_flags,
@@ -15,6 +17,7 @@ from lanqi.cli.servers import (
     listen_host,
     on_signals,
 )
+from lanqi.cli.web import add_web_flags, ready_line
 from lanqi.protocol.endpoints import (
     MATCHMAKER_PORT,
     MATCHMAKER_PUB_PORT,
@@ -22,11 +25,16 @@ from lanqi.protocol.endpoints import (
     REFEREE_PUB_PORT,
 )
 
+if TYPE_CHECKING:
+    from lanqi.server.embedded import EmbeddedServer
+    from lanqi.web.server import GatewayThread
+
 EXAMPLES = """examples:
   lanqi serve                                   # this machine only, ports 5050-5053
   lanqi serve --lan                             # for the LAN: announced, players find it
   lanqi serve --lan --name "Club night"         # ...under the event's name
   lanqi serve --port 6599 --pub-port 6600 --referee-port 6601 --referee-pub-port 6602
+  lanqi serve --lan --web-port 80               # the browser pages on port 80 (--no-web: none)
 """
 
 
@@ -77,6 +85,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=60.0,
         help="seconds a disconnected player may stay away before losing (default 60)",
     )
+    add_web_flags(parser, port_flag="--web-port")
+    parser.add_argument("--no-web", action="store_true", help="no web pages (no browser gateway)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -109,6 +119,10 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # zmq.ZMQError for a taken port, sqlite errors for a bad dir
         print(f"lanqi serve: cannot start: {exc}", file=sys.stderr)
         return 1
+    gateway = None if args.no_web else _start_web(args, server, host, folder)
+    if gateway is False:
+        server.stop()
+        return 1
     done = threading.Event()
     on_signals(done.set)
     assert server.matchmaker is not None
@@ -130,21 +144,49 @@ def run(args: argparse.Namespace) -> int:
         )
         + "\n"
         + key_line(server.referee.public_key, server.key_endpoint, folder)
-        + (announcer.ready_line() if announcer else ""),
+        + (announcer.ready_line() if announcer else "")
+        + (f"\n{ready_line(gateway.gateway.urls, gateway.gateway.fingerprint)}" if gateway else ""),
         flush=True,
     )
     code = 0
     try:
         while not done.wait(0.5):
-            if not server.alive():
+            if not server.alive() or (gateway and not gateway.alive()):
                 print("lanqi serve: a service stopped unexpectedly; see the log", file=sys.stderr)
                 code = 1
                 break
     finally:
         if announcer is not None:
             announcer.stop()  # the goodbye first: players stop seeing a server going away
+        if gateway:
+            gateway.stop()
         server.stop()
     return code
+
+
+def _start_web(
+    args: argparse.Namespace, server: EmbeddedServer, host: str, folder: Path
+) -> GatewayThread | Literal[False]:
+    """The browser gateway in a thread of this process, a client of the server like
+    any other (CURVE with the server's own key); False when it cannot start."""
+    from lanqi.web.server import Gateway, GatewayThread
+
+    link = server.client_link()
+    local = server.matchmaker_endpoint.replace("0.0.0.0", "127.0.0.1")
+    thread = GatewayThread(
+        Gateway(local, link, host=host, port=args.web_port, folder=folder, tls=args.web_tls)
+    )
+    try:
+        thread.start()
+    except Exception as exc:  # OSError for a taken port, TlsError without openssl
+        print(
+            f"lanqi serve: cannot start the web pages on port {args.web_port}: {exc};"
+            " pick another --web-port or turn them off with --no-web",
+            file=sys.stderr,
+        )
+        thread.stop()
+        return False
+    return thread
 
 
 def _port(endpoint: str) -> int:

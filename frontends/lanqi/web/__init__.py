@@ -1,0 +1,1 @@
+"""lanqi.web: the browser frontend's gateway (HTTP + WebSocket) and its pages."""
