@@ -1,10 +1,10 @@
 """The tournament page and the projector in a real browser, against a real server.
 
 A Swiss of four ``lanqi bot`` processes (gomoku, the built-in AI at 250 ms a move)
-on a real ``lanqi serve``; the tournament pages served by
-:func:`lanqi.web.tournament.register` on a CURVE client of that server; Debian's
-Chromium (headless, Selenium) at 1920x1080 on the projector and on the tournament
-page. Checked:
+on a real ``lanqi serve`` with its web pages (``--web-port``: the gateway, its hub a
+CURVE client of the server, the tournament pages registered on it); Debian's
+Chromium (headless, Selenium) with a 1920x1080 page on the projector and on the
+tournament page. Checked:
 
 - the projector showed each round's pairings, as the matchmaker paired them
   ("Table 1: A (Black) - B"), the live boards of each round (every ``data-fen``
@@ -17,26 +17,30 @@ page. Checked:
 
 from __future__ import annotations
 
-import asyncio
 import os
+import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from aiohttp import web
+import pytest
+from tests.matchmaker import conftest as matchmaker_fixtures
 
 from lanqi.bench.process import source_path
 from lanqi.client.matchmaker import MatchmakerClient, referee_link
 from lanqi.client.referee import RefereeClient
 from lanqi.games.registry import variant_spec
 from lanqi.protocol import Standings, TimeControl
-from lanqi.web.tournament import register
 
-from .conftest import needs_chromium
-from .stand_in import AppServer, ThreadHub
+from .conftest import CHROMEDRIVER, CHROMIUM, free_port
+
+# the matchmaker tests' fixtures: lanqi serve / lanqi bot processes, clients, tournaments
+lanqi = matchmaker_fixtures.lanqi
+mm = matchmaker_fixtures.mm
+tour = matchmaker_fixtures.tour
 
 PLAYERS = ["Alice", "Bob", "Carol", "Dave"]
 ROUNDS = 3
@@ -88,15 +92,50 @@ def _fen_after(snapshot: Any, ply: int) -> str:
     return str(board.fen())
 
 
-@needs_chromium
+@pytest.fixture
+def screen() -> Iterator[Callable[[int, int], Any]]:
+    """``screen(width, height)``: a headless Chromium whose page is that size (the
+    projector's 1920x1080); all are closed after the test."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    if not (os.path.exists(CHROMIUM) and shutil.which(CHROMEDRIVER) and shutil.which("zbarimg")):
+        pytest.skip("needs Debian's chromium, chromium-driver and zbar-tools")
+    os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager never downloads
+    drivers: list[Any] = []
+
+    def make(width: int, height: int) -> Any:
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+            options.add_argument(flag)
+        options.add_argument(f"--window-size={width},{height}")
+        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        drivers.append(driver)
+        # the page itself is width x height (the window's size counts its frame)
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+        )
+        return driver
+
+    try:
+        yield make
+    finally:
+        for driver in drivers:
+            driver.quit()
+
+
 def test_projector_and_page_follow_a_swiss_of_bots(
     lanqi: Any,
     mm: Callable[..., MatchmakerClient],
     tour: Any,
-    browser: Callable[..., Any],
+    screen: Callable[[int, int], Any],
     tmp_path: Path,
 ) -> None:
-    server = lanqi.serve()
+    port = free_port()
+    server = lanqi.serve("--web-port", str(port))
+    url = f"http://127.0.0.1:{port}"
     client = mm(server)
     tid = tour.create(
         client,
@@ -110,79 +149,64 @@ def test_projector_and_page_follow_a_swiss_of_bots(
     for name in PLAYERS:
         lanqi.bot(server, name, "--bot", "gomoku-ai", "--movetime", "250", "--tournament", tid)
     tour.wait_players(client, tid, len(PLAYERS))
+    projector = screen(1920, 1080)
+    projector.get(f"{url}/tournament/{tid}/projector?rotate=1")
+    looks = []
+    deadline = time.monotonic() + 30
+    while projector.execute_script(LOOK)["phase"] != "waiting":
+        assert time.monotonic() < deadline, "the projector never showed the event"
+    tour.start(client, tid)
+    shot_taken = False
+    deadline = time.monotonic() + 240
+    while True:
+        look = projector.execute_script(LOOK)
+        looks.append(look)
+        if look["phase"] == "boards" and look["boards"] and not shot_taken:
+            shot_taken = _screenshot(projector, look)
+        if look["phase"] == "standings" and look["final"] == "true":
+            break
+        assert time.monotonic() < deadline, f"no final standings; last look {look}"
+        time.sleep(0.2)  # the browser is polled, not waited on: nothing is proved by it
+    final: Standings = tour.wait_finished(client, tid, timeout_s=10)
+    seats = variant_spec("gomoku").seat_names
 
-    hubs: list[ThreadHub] = []
-
-    def make_app(loop: asyncio.AbstractEventLoop) -> web.Application:
-        app = web.Application()
-        hubs.append(ThreadHub(server.lobby, loop))
-        register(app, hubs[0])
-        return app
-
-    app = AppServer(make_app)
-    try:
-        projector = browser(1920, 1080)
-        projector.get(f"{app.url}/tournament/{tid}/projector?rotate=1")
-        looks = []
-        deadline = time.monotonic() + 30
-        while projector.execute_script(LOOK)["phase"] != "waiting":
-            assert time.monotonic() < deadline, "the projector never showed the event"
-        tour.start(client, tid)
-        shot_taken = False
-        deadline = time.monotonic() + 240
-        while True:
-            look = projector.execute_script(LOOK)
-            looks.append(look)
-            if look["phase"] == "boards" and look["boards"] and not shot_taken:
-                shot_taken = _screenshot(projector, look)
-            if look["phase"] == "standings" and look["final"] == "true":
-                break
-            assert time.monotonic() < deadline, f"no final standings; last look {look}"
-            time.sleep(0.2)  # the browser is polled, not waited on: nothing is proved by it
-        final: Standings = tour.wait_finished(client, tid, timeout_s=10)
-        seats = variant_spec("gomoku").seat_names
-
-        # each round's pairings, as the matchmaker paired them
-        for number in range(1, ROUNDS + 1):
-            wanted = [
-                f"Table {p.table}: {p.first} ({seats[0]}) - {p.second}"
-                if p.second is not None
-                else f"{p.first}: bye"
-                for p in final.pairings
-                if p.round == number
-            ]
-            shown = [
-                look["lines"]
-                for look in looks
-                if look["phase"] == "pairings" and look["round"] == str(number)
-            ]
-            assert wanted in shown, (number, wanted, shown[:1])
-
-        # the live boards: every position drawn is the referee's after that many moves
-        samples = {(g, fen, ply) for look in looks for g, fen, ply in look["boards"]}
-        boards_rounds = {look["round"] for look in looks if look["boards"]}
-        assert boards_rounds == {str(n) for n in range(1, ROUNDS + 1)}, boards_rounds
-        assert any(look["clocks"] for look in looks if look["boards"])
-        assert any(ply > 0 for _, _, ply in samples)
-        info = client.server_info().referees[0]
-        with RefereeClient(info.endpoint, info.events, link=referee_link(info.key)) as referee:
-            snapshots = {g: referee.sync(g) for g in {g for g, _, _ in samples}}
-        for game_id, fen, ply in samples:
-            assert fen == _fen_after(snapshots[game_id], ply), (game_id, ply)
-
-        # the final standings, as the matchmaker has them
-        shown_rows = next(look["standings"] for look in reversed(looks) if look["final"] == "true")
-        assert [(r[1], _points(r[2])) for r in shown_rows] == [
-            (row.player, row.points) for row in final.rows
+    # each round's pairings, as the matchmaker paired them
+    for number in range(1, ROUNDS + 1):
+        wanted = [
+            f"Table {p.table}: {p.first} ({seats[0]}) - {p.second}"
+            if p.second is not None
+            else f"{p.first}: bye"
+            for p in final.pairings
+            if p.round == number
         ]
-        assert [int(r[0]) for r in shown_rows] == [row.rank for row in final.rows]
+        shown = [
+            look["lines"]
+            for look in looks
+            if look["phase"] == "pairings" and look["round"] == str(number)
+        ]
+        assert wanted in shown, (number, wanted, shown[:1])
 
-        _check_page(browser, app.url, server, tid)
-        _check_qr(projector, app.url, tmp_path)
-    finally:
-        app.close()
-        for hub in hubs:
-            hub.close()
+    # the live boards: every position drawn is the referee's after that many moves
+    samples = {(g, fen, ply) for look in looks for g, fen, ply in look["boards"]}
+    boards_rounds = {look["round"] for look in looks if look["boards"]}
+    assert boards_rounds == {str(n) for n in range(1, ROUNDS + 1)}, boards_rounds
+    assert any(look["clocks"] for look in looks if look["boards"])
+    assert any(ply > 0 for _, _, ply in samples)
+    info = client.server_info().referees[0]
+    with RefereeClient(info.endpoint, info.events, link=referee_link(info.key)) as referee:
+        snapshots = {g: referee.sync(g) for g in {g for g, _, _ in samples}}
+    for game_id, fen, ply in samples:
+        assert fen == _fen_after(snapshots[game_id], ply), (game_id, ply)
+
+    # the final standings, as the matchmaker has them
+    shown_rows = next(look["standings"] for look in reversed(looks) if look["final"] == "true")
+    assert [(r[1], _points(r[2])) for r in shown_rows] == [
+        (row.player, row.points) for row in final.rows
+    ]
+    assert [int(r[0]) for r in shown_rows] == [row.rank for row in final.rows]
+
+    _check_page(screen(1280, 900), url, server, tid)
+    _check_qr(projector, url, tmp_path)
 
 
 def _screenshot(projector: Any, look: dict[str, Any]) -> bool:
@@ -194,9 +218,8 @@ def _screenshot(projector: Any, look: dict[str, Any]) -> bool:
     return True
 
 
-def _check_page(browser: Callable[..., Any], url: str, server: Any, tid: str) -> None:
+def _check_page(page: Any, url: str, server: Any, tid: str) -> None:
     """The tournament page's standings are `lanqi tournament standings`' (piped)."""
-    page = browser(1280, 900)
     page.get(f"{url}/tournament/{tid}")
     read = """
       const rows = [...document.querySelectorAll("#standings tbody tr")];
