@@ -31,7 +31,7 @@ def web_urls(host: str, port: int, *, tls: bool = False) -> list[str]:
     scheme = "https" if tls else "http"
     hosts = [host]
     if host in ("0.0.0.0", "::", ""):
-        hosts = lan_addresses() or ["127.0.0.1"]
+        hosts = [address.split("/")[0] for address in lan_addresses()] or ["127.0.0.1"]
     return [f"{scheme}://{_bracketed(h)}:{port}/" for h in hosts]
 
 
