@@ -156,13 +156,12 @@ def test_projector_and_page_follow_a_swiss_of_bots(
     while projector.execute_script(LOOK)["phase"] != "waiting":
         assert time.monotonic() < deadline, "the projector never showed the event"
     tour.start(client, tid)
-    shot_taken = False
+    shots: set[str] = set()
     deadline = time.monotonic() + 240
     while True:
         look = projector.execute_script(LOOK)
         looks.append(look)
-        if look["phase"] == "boards" and look["boards"] and not shot_taken:
-            shot_taken = _screenshot(projector, look)
+        _screenshots(projector, look, shots)
         if look["phase"] == "standings" and look["final"] == "true":
             break
         assert time.monotonic() < deadline, f"no final standings; last look {look}"
@@ -209,13 +208,21 @@ def test_projector_and_page_follow_a_swiss_of_bots(
     _check_qr(projector, url, tmp_path)
 
 
-def _screenshot(projector: Any, look: dict[str, Any]) -> bool:
-    """The projector's multiboard at 1920x1080, for docs/web.md (once a board has moves)."""
-    if not any(ply >= 6 for _, _, ply in look["boards"]):
-        return False
-    DOCS_IMAGES.mkdir(parents=True, exist_ok=True)
-    projector.save_screenshot(str(DOCS_IMAGES / "projector-boards.png"))
-    return True
+def _screenshots(projector: Any, look: dict[str, Any], taken: set[str]) -> None:
+    """The projector at 1920x1080 for docs/web.md: round 2's pairings, a multiboard
+    once a board has a few moves, the final standings."""
+    if look["phase"] == "pairings" and look["round"] == "2":
+        name = "projector-pairings"
+    elif look["phase"] == "boards" and any(ply >= 6 for _, _, ply in look["boards"]):
+        name = "projector-boards"
+    elif look["phase"] == "standings" and look["final"] == "true":
+        name = "projector-standings"
+    else:
+        return
+    if name not in taken:
+        DOCS_IMAGES.mkdir(parents=True, exist_ok=True)
+        projector.save_screenshot(str(DOCS_IMAGES / f"{name}.png"))
+        taken.add(name)
 
 
 def _check_page(page: Any, url: str, server: Any, tid: str) -> None:

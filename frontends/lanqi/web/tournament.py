@@ -29,6 +29,7 @@ import contextlib
 import io
 import json
 import logging
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -48,7 +49,7 @@ from lanqi.protocol import (
     TourDeleted,
     TournamentEvent,
 )
-from lanqi.web.tournament_view import game_json, tour_json
+from lanqi.web.tournament_view import JsonMap, game_json, tour_json
 
 __all__ = ["GameFeed", "TourHub", "TourRoom", "join_url", "qr_svg", "register"]
 
@@ -68,10 +69,14 @@ class GameFeed(Protocol):
     after each change (``callback(feed)``)."""
 
     @property
-    def state(self) -> GameState: ...
+    def state(self) -> GameState | None:
+        """None until the first snapshot came."""
+        ...
 
     @property
-    def listeners(self) -> set[Callable[[Any], object]]: ...
+    def listeners(self) -> set[Any]:
+        """Callables ``callback(feed)``."""
+        ...
 
 
 class TourHub(Protocol):
@@ -115,8 +120,10 @@ class TourRoom:
         self.viewers: set[asyncio.Queue[str]] = set()
         #: the latest ``tour`` message, as sent
         self.tour: str | None = None
-        #: the latest ``game`` message of each followed game
-        self.games: dict[str, str] = {}
+        #: the latest ``game`` message of each followed game (without its clock's
+        #: age), and time.monotonic() when its clock was read
+        self.games: dict[str, JsonMap] = {}
+        self._read_at: dict[str, float] = {}
         self._feeds: set[str] = set()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -141,8 +148,10 @@ class TourRoom:
         queue: asyncio.Queue[str] = asyncio.Queue()
         if self.tour is not None:
             queue.put_nowait(self.tour)
-        for text in self.games.values():
-            queue.put_nowait(text)
+        now = time.monotonic()
+        for game_id, game in self.games.items():  # clocks as they read now
+            age = round((now - self._read_at[game_id]) * 1000)
+            queue.put_nowait(json.dumps({**game, "age_ms": age}, ensure_ascii=False))
         self.viewers.add(queue)
         return queue
 
@@ -189,6 +198,7 @@ class TourRoom:
         for game_id in self._feeds - wanted:
             self._unfollow(game_id)
             self.games.pop(game_id, None)
+            self._read_at.pop(game_id, None)
         for game_id in sorted(wanted - self._feeds):
             await self._follow(game_id)
 
@@ -208,10 +218,13 @@ class TourRoom:
 
     def _on_game(self, feed: GameFeed) -> None:
         state = feed.state
-        text = json.dumps(game_json(state), ensure_ascii=False)
-        if self.games.get(state.game_id) != text:
-            self.games[state.game_id] = text
-            self._send(text)
+        if state is None:  # no snapshot yet: the next change brings one
+            return
+        game = game_json(state)
+        if self.games.get(state.game_id) != game:
+            self.games[state.game_id] = game
+            self._read_at[state.game_id] = time.monotonic()
+            self._send(json.dumps({**game, "age_ms": 0}, ensure_ascii=False))
 
     def _send(self, text: str) -> None:
         for queue in list(self.viewers):

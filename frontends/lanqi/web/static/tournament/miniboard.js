@@ -87,7 +87,7 @@ function gomoku(rows, last) {
     const black = stone === "x";
     const g = svg("g", { class: `stone ${black ? "black" : "white"}`, "data-square": square });
     g.append(svg("circle", { cx: at(file), cy: at(row), r: step * 0.45 }));
-    if (last.includes(square)) g.append(svg("circle", { cx: at(file), cy: at(row), r: step * 0.12, class: "last" }));
+    if (last.includes(square)) g.append(svg("circle", { cx: at(file), cy: at(row), r: step * 0.2, class: "last" }));
     root.append(g);
   }));
   return root;

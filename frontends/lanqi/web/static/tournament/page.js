@@ -143,6 +143,7 @@ function onMessage(message) {
     drawLive();
     drawReport();
   } else if (message.t === "game") {
+    message.received = performance.now();  // clocks count down from here
     games.set(message.game_id, message);
     if (tour) drawLive();
   } else if (message.t === "error") {

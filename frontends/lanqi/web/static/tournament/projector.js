@@ -102,7 +102,8 @@ function drawPairings(page) {
 }
 
 function nameLine(name, seat, game) {
-  const row = el("div", { class: `player seat${seat}` }, el("span", { class: "name" }, name || ""));
+  const mark = el("span", { class: `seat-mark ${tour.variant} seat${seat}`, title: tour.seat_names[seat] });
+  const row = el("div", { class: `player seat${seat}` }, el("span", { class: "name" }, mark, name || ""));
   if (game && game.clock.remaining_ms.length) row.append(clockElement(seat, game));
   return row;
 }
@@ -180,6 +181,7 @@ function onMessage(message) {
       if (PINNED) turn(); else show(screen);
     }
   } else if (message.t === "game") {
+    message.received = performance.now();  // clocks count down from here
     games.set(message.game_id, message);
     if (tour && document.body.dataset.phase === "boards") drawBoards(Number(document.body.dataset.page));
   } else if (message.t === "error") {

@@ -50,7 +50,8 @@ export function clockElement(seat, game) {
   const node = el("span", { class: "clock", "data-seat": seat });
   if (left === undefined) return node;
   node.dataset.readMs = String(left);
-  node.dataset.readAt = String(performance.now());
+  // the referee's reading is age_ms old when the message is sent
+  node.dataset.readAt = String((game.received ?? performance.now()) - (game.age_ms || 0));
   if (game.clock.running === seat) node.classList.add("running");
   drawClock(node, performance.now());
   return node;
