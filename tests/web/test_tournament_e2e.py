@@ -257,6 +257,7 @@ def _check_page(page: Any, url: str, server: Any, tid: str) -> None:
         assert cli_row[3:7] == page_row[3:7]
         tiebreaks = ", ".join(f"{n} {v:g}" for n, v in zip(names, page_values, strict=True))
         assert line.rstrip().endswith(tiebreaks), (line, tiebreaks)
+    page.save_screenshot(str(DOCS_IMAGES / "tournament-page.png"))
     page.get(f"{url}/tournament/{tid}/report")
     assert "Projector Open" in page.title or "Projector Open" in page.page_source
 

@@ -172,8 +172,8 @@ class TourRoom:
                 await self.refresh()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # the next event or tick tries again; the page keeps what it has
-                log.exception("tournament %s: cannot refresh", self.tournament_id)
+            except Exception as exc:  # the next event or tick tries again; pages keep theirs
+                log.warning("tournament %s: standings not refreshed: %s", self.tournament_id, exc)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.refresh_s)
 

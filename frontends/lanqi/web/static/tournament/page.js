@@ -5,6 +5,7 @@
 
 import { clockElement, connect, el, pointsText, resultText, roundPairings, tickClocks, tournamentId } from "./tour.js";
 import { drawBoard } from "./miniboard.js";
+import { loadTexts, tr } from "/static/common.js";
 
 const $ = (id) => document.getElementById(id);
 const base = `/tournament/${encodeURIComponent(tournamentId())}`;
@@ -34,7 +35,7 @@ function drawStandings() {
   const table = $("standings");
   table.dataset.points = tour.points;
   table.tHead.replaceChildren(el("tr", {},
-    ...["#", "Player", "Pts", "Games", "W", "D", "L", "Rating"].map((h) => el("th", {}, h)),
+    ...["#", tr("tour.player"), tr("tour.points"), "Games", "W", "D", "L", "Rating"].map((h) => el("th", {}, h)),
     ...tour.tiebreaks.map((b) => el("th", { title: b.name, "data-tiebreak": b.key }, b.label))));
   table.tBodies[0].replaceChildren(...tour.rows.map((row) => el("tr", { "data-player": row.player },
     el("td", { class: "rank" }, row.rank),
@@ -52,7 +53,7 @@ function drawPairings() {
   const rounds = [...new Set(tour.pairings.map((p) => p.round))].sort((a, b) => a - b);
   const round = chosenRound ?? tour.round;
   $("round-tabs").replaceChildren(...rounds.map((r) => {
-    const button = el("button", { type: "button", "data-round": r, "aria-pressed": r === round }, `Round ${r}`);
+    const button = el("button", { type: "button", "data-round": r, "aria-pressed": String(r === round) }, tr("tour.round", { n: r }));
     button.onclick = () => { chosenRound = r === tour.round ? null : r; drawPairings(); };
     return button;
   }));
@@ -87,13 +88,13 @@ function noteResults() {
   }
   firstTour = false;
   recent.splice(10);
-  $("results").replaceChildren(...(recent.length ? recent.map((line) => el("li", {}, line)) : [el("li", { class: "none" }, "No results yet")]));
+  $("results").replaceChildren(...(recent.length ? recent.map((line) => el("li", {}, line)) : [el("li", { class: "none" }, tr("tour.no_results"))]));
 }
 
 function drawCrosstable() {
   const rounds = Math.max(tour.paired_rounds, 0);
   const table = $("crosstable");
-  table.tHead.replaceChildren(el("tr", {}, el("th", {}, "#"), el("th", {}, "Player"),
+  table.tHead.replaceChildren(el("tr", {}, el("th", {}, "#"), el("th", {}, tr("tour.player")),
     ...Array.from({ length: rounds }, (_, i) => el("th", {}, `R${i + 1}`)), el("th", {}, "Pts")));
   table.tBodies[0].replaceChildren(...tour.crosstable.map((line) => el("tr", { "data-player": line.player },
     el("td", {}, line.line), el("td", { class: "name" }, line.player),
@@ -109,7 +110,7 @@ function drawCrosstable() {
 function drawLive() {
   const live = roundPairings(tour).filter((p) => p.game_id);
   $("live-section").hidden = tour.status === "finished" || !live.length;
-  $("live-title").textContent = `Round ${tour.round}: games`;
+  $("live-title").textContent = tr("tour.games", { n: tour.round });
   $("live").replaceChildren(...live.map((p) => {
     const game = games.get(p.game_id);
     const card = el("article", { class: "game-card" });
@@ -151,5 +152,7 @@ function onMessage(message) {
   }
 }
 
+await loadTexts();  // the catalogue's words ("中文 English"); the page works without them
+for (const node of document.querySelectorAll("[data-text]")) node.textContent = tr(node.dataset.text);
 tickClocks();
 connect(onMessage);

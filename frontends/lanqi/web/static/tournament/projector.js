@@ -6,6 +6,7 @@
 
 import { clockElement, connect, el, pointsText, resultText, roundPairings, tickClocks, tournamentId } from "./tour.js";
 import { drawBoard } from "./miniboard.js";
+import { loadTexts, tr } from "/static/common.js";
 
 const params = new URLSearchParams(location.search);
 const ROTATE_MS = Math.max(1, Number(params.get("rotate") || 15)) * 1000;
@@ -81,7 +82,7 @@ function pageLabel(page, count) {
 }
 
 function drawWaiting() {
-  $("waiting-title").textContent = tour ? (tour.status === "open" ? "Waiting for the start" : "Waiting for the next round") : "Connecting…";
+  $("waiting-title").textContent = tour ? tr(tour.status === "open" ? "tour.waiting_start" : "tour.waiting_round") : "…";
   $("note").textContent = tour ? tour.note : "";
 }
 
@@ -90,7 +91,7 @@ function drawPairings(page) {
   const count = pages(round.length, PAIRINGS_PER_PAGE);
   const section = $("pairings");
   section.dataset.round = String(tour.round);
-  $("pairings-title").textContent = `Round ${tour.round} pairings${pageLabel(page, count)}`;
+  $("pairings-title").textContent = `${tr("tour.round_pairings", { n: tour.round })}${pageLabel(page, count)}`;
   const lines = pageOf(round, PAIRINGS_PER_PAGE, page).map((p) => el(
     "li",
     { class: p.second === null ? "bye" : "game", "data-table": p.table, "data-result": p.result },
@@ -112,7 +113,7 @@ function drawBoards(page) {
   const live = roundPairings(tour).filter((p) => p.game_id);
   const count = pages(live.length, BOARDS_PER_PAGE);
   $("boards").dataset.round = String(tour.round);
-  $("boards-title").textContent = `Round ${tour.round}: live games${pageLabel(page, count)}`;
+  $("boards-title").textContent = `${tr("tour.live_games", { n: tour.round })}${pageLabel(page, count)}`;
   const cards = pageOf(live, BOARDS_PER_PAGE, page).map((p) => {
     const game = games.get(p.game_id);
     const card = el("article", { class: "game-card", "data-table": p.table });
@@ -136,11 +137,11 @@ function drawStandings(page) {
   const count = pages(tour.rows.length, ROWS_PER_PAGE);
   const final = tour.status === "finished";
   $("standings").dataset.final = String(final);
-  $("standings-title").textContent = `${final ? "Final standings" : `Standings after round ${completedRounds()}`}` +
+  $("standings-title").textContent = (final ? tr("tour.final_standings") : tr("tour.standings_after", { n: completedRounds() })) +
     `${tour.points !== "1/½/0" ? ` (points ${tour.points})` : ""}${pageLabel(page, count)}`;
   const breaks = tour.tiebreaks.slice(0, 2);
   $("standings-table").tHead.replaceChildren(el("tr", {},
-    el("th", {}, "#"), el("th", {}, "Player"), el("th", {}, "Pts"),
+    el("th", {}, "#"), el("th", {}, tr("tour.player")), el("th", {}, tr("tour.points")),
     ...breaks.map((b) => el("th", { title: b.name }, b.label))));
   const rows = pageOf(tour.rows, ROWS_PER_PAGE, page).map((row) => el("tr", { "data-player": row.player },
     el("td", {}, row.rank), el("td", { class: "name" }, row.player), el("td", {}, pointsText(row.points)),
@@ -189,6 +190,8 @@ function onMessage(message) {
   }
 }
 
+await loadTexts();  // the catalogue's words ("中文 English"); the page works without them
+$("join-title").textContent = tr("tour.scan_to_join");
 tickClocks();
 restart(0);
 connect(onMessage);

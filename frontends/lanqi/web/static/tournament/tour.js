@@ -1,6 +1,8 @@
 // What the tournament page and the projector share: the live connection to the
 // gateway (/tournament/<id>/ws), small DOM helpers, clocks that count down.
 
+import { tr } from "/static/common.js";
+
 /** The tournament id of this page's URL (/tournament/<id>[/projector]). */
 export function tournamentId() {
   const parts = location.pathname.split("/").filter(Boolean);
@@ -88,12 +90,12 @@ export function connect(onMessage) {
     link.textContent = text;
   };
   const open = () => {
-    show("connecting", "connecting…");
+    show("connecting", tr("web.link_connecting"));
     const socket = new WebSocket(url);
-    socket.onopen = () => { delay = 1000; show("up", "live"); };
+    socket.onopen = () => { delay = 1000; show("up", tr("web.link_up")); };
     socket.onmessage = (event) => onMessage(JSON.parse(event.data));
     socket.onclose = () => {
-      show("down", `offline: retrying in ${delay / 1000} s`);
+      show("down", tr("web.link_down"));
       setTimeout(open, delay);
       delay = Math.min(delay * 2, 10000);
     };
