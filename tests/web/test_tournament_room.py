@@ -282,3 +282,36 @@ def test_routes_serve_the_pages_report_qr_and_live_socket() -> None:
             await unknown.close()
 
     asyncio.run(scenario())
+
+
+def test_a_game_no_referee_has_is_asked_for_once_and_an_unknown_event_said_once() -> None:
+    class Forgetful(ScriptedHub):
+        async def follow(self, game_id: str) -> Feed:
+            self.followed.append(game_id)
+            raise LookupError(f"no game {game_id} on this server")
+
+    async def scenario() -> None:
+        hub = Forgetful(_standings(2, ROUND_1 + ROUND_2))
+        room = TourRoom(hub, "t1", refresh_s=60)
+        page = room.enter()
+        room.start()
+        assert (await _next(page))["t"] == "tour"
+        for _ in range(3):  # three more refreshes, by events
+            hub.publish("t1")
+            while hub.asked.count(GetStandings(tournament_id="t1")) < 2 + _:
+                await asyncio.sleep(0)
+        assert sorted(hub.followed) == ["g3", "g4"]  # once each
+        hub.standings = _standings(2, [])
+        await room.stop()
+
+        gone = TourRoom(hub, "x", refresh_s=60)
+        page = gone.enter()
+        gone.start()
+        assert (await _next(page))["code"] == "unknown_tournament"
+        hub.publish("x")
+        while hub.asked.count(GetStandings(tournament_id="x")) < 2:
+            await asyncio.sleep(0)
+        await gone.stop()
+        assert page.empty()  # the second refresh said nothing new
+
+    asyncio.run(scenario())

@@ -125,6 +125,8 @@ class TourRoom:
         self.games: dict[str, JsonMap] = {}
         self._read_at: dict[str, float] = {}
         self._feeds: set[str] = set()
+        #: games no referee would show (asked once, not every refresh)
+        self._unfollowable: set[str] = set()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -181,8 +183,11 @@ class TourRoom:
         """Ask the matchmaker for the standings; send them if they changed; follow
         the games of the current round."""
         reply = await self.hub.ask(GetStandings(tournament_id=self.tournament_id))
-        if isinstance(reply, ErrorReply):
-            self._send(json.dumps({"t": "error", "code": reply.code, "msg": reply.msg}))
+        if isinstance(reply, ErrorReply):  # an unknown (or deleted) tournament: said once
+            error = json.dumps({"t": "error", "code": reply.code, "msg": reply.msg})
+            if error != self.tour:
+                self.tour = error
+                self._send(error)
             return
         if not isinstance(reply, Standings):
             log.warning(
@@ -199,14 +204,17 @@ class TourRoom:
             self._unfollow(game_id)
             self.games.pop(game_id, None)
             self._read_at.pop(game_id, None)
-        for game_id in sorted(wanted - self._feeds):
+        for game_id in sorted(wanted - self._feeds - self._unfollowable):
             await self._follow(game_id)
 
     async def _follow(self, game_id: str) -> None:
         try:
             feed = await self.hub.follow(game_id)
-        except Exception:  # another referee's game, or one it has forgotten: no live board
-            log.warning("tournament %s: cannot follow game %s", self.tournament_id, game_id)
+        except Exception as exc:  # a game no referee has (any more): no live board for it
+            log.warning(
+                "tournament %s: cannot follow game %s: %s", self.tournament_id, game_id, exc
+            )
+            self._unfollowable.add(game_id)
             return
         self._feeds.add(game_id)
         feed.listeners.add(self._on_game)
