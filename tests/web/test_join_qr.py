@@ -56,48 +56,95 @@ def _decode(modules: list[list[bool]], image: Path) -> str:
     return done.stdout.removesuffix("\n")
 
 
-@pytest.mark.skipif(shutil.which("zbarimg") is None, reason="needs zbarimg (zbar-tools)")
-def test_serve_on_a_terminal_shows_the_join_code(tmp_path: Path) -> None:
-    port = free_port()
+def _on_terminal(args: list[str], log: Path) -> str:
+    """``lanqi ARGS`` with a pseudo-terminal as its stdout, up to its join code's
+    caption; then stopped as a person stops it (Ctrl-C)."""
     env = dict(os.environ, PYTHONPATH=source_path())
     leader, follower = pty.openpty()
-    with (tmp_path / "serve.log").open("wb") as log:
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "lanqi.cli.main",
-                "serve",
-                "--data-dir",
-                str(tmp_path / "data"),
-                "--director-key",
-                "join-qr-test",
-                *("--port", "0", "--pub-port", "0", "--referee-port", "0"),
-                *("--referee-pub-port", "0", "--web-port", str(port)),
-            ],
+    with log.open("wb") as errors:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lanqi.cli.main", *args],
             stdout=follower,
-            stderr=log,
+            stderr=errors,
             env=env,
         )
     os.close(follower)
     try:
-        output = _until_caption(leader, time.monotonic() + 60)
+        return _until_caption(leader, time.monotonic() + 60)
     finally:
-        server.send_signal(signal.SIGINT)
+        process.send_signal(signal.SIGINT)
         try:
-            server.wait(timeout=20)
+            process.wait(timeout=20)
         except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+            process.kill()
+            process.wait()
         os.close(leader)
+
+
+def _check_join_code(output: str, first: str, url: str, image: Path) -> None:
+    """The ready line first, then the web URL, its QR code (module for module segno's)
+    and the caption; the code decodes to the URL."""
     lines = output.splitlines()
-    assert lines[0].startswith("lanqi server ready: lobby ")
-    web = next(line for line in lines if line.startswith("web pages at "))
-    url = web.removeprefix("web pages at ").split(", ")[0]
-    assert url == f"http://127.0.0.1:{port}/"
+    assert lines[0].startswith(first), lines[0]
+    web = next(line for line in lines if "web pages at " in line)
+    assert web.partition("web pages at ")[2].split(", ")[0] == url
     caption = next(n for n, line in enumerate(lines) if line.startswith(JOIN_CAPTION))
     assert lines[caption] == JOIN_CAPTION + url
     drawn = read_colored(lines[lines.index(web) + 1 : caption])
     wanted = qr_matrix(url)
     assert drawn[: len(wanted)] == wanted
-    assert _decode(drawn, tmp_path / "join.pbm") == url
+    assert _decode(drawn, image) == url
+
+
+SERVICE_PORTS = ("--port", "0", "--pub-port", "0", "--referee-port", "0", "--referee-pub-port", "0")
+
+
+@pytest.mark.skipif(shutil.which("zbarimg") is None, reason="needs zbarimg (zbar-tools)")
+def test_serve_on_a_terminal_shows_the_join_code(tmp_path: Path) -> None:
+    port = free_port()
+    output = _on_terminal(
+        [
+            "serve",
+            *("--data-dir", str(tmp_path / "data"), "--director-key", "join-qr-test"),
+            *SERVICE_PORTS,
+            *("--web-port", str(port)),
+        ],
+        tmp_path / "serve.log",
+    )
+    url = f"http://127.0.0.1:{port}/"
+    _check_join_code(output, "lanqi server ready: lobby ", url, tmp_path / "serve.pbm")
+
+
+@pytest.mark.skipif(shutil.which("zbarimg") is None, reason="needs zbarimg (zbar-tools)")
+def test_lanqi_web_on_a_terminal_shows_the_join_code(tmp_path: Path) -> None:
+    """``lanqi web``, the gateway apart from the server, says the same."""
+    with (tmp_path / "server.log").open("wb") as log:
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                *("-m", "lanqi.cli.main", "serve", "--no-web"),
+                *("--data-dir", str(tmp_path / "server"), "--director-key", "join-qr-test"),
+                *SERVICE_PORTS,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=log,
+            env=dict(os.environ, PYTHONPATH=source_path()),
+        )
+    try:
+        assert server.stdout is not None
+        ready = server.stdout.readline().decode()
+        lobby = ready.split("lobby ", 1)[1].split()[0]
+        port = free_port()
+        output = _on_terminal(
+            [
+                "web",
+                *("--server", lobby, "--port", str(port)),
+                *("--data-dir", str(tmp_path / "web")),
+            ],
+            tmp_path / "web.log",
+        )
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=20)
+    url = f"http://127.0.0.1:{port}/"
+    _check_join_code(output, "lanqi web ready: ", url, tmp_path / "web.pbm")
