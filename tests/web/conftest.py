@@ -246,11 +246,13 @@ def seat_of(driver: WebDriver) -> str:
 
 
 def click_square(driver: WebDriver, square: str) -> None:
-    wait(
-        driver,
-        lambda d: d.find_element(By.CSS_SELECTOR, f'.board [data-square="{square}"]'),
-        f"square {square}",
-    ).click()
+    """Click the point or piece ``square`` (found again if the board was redrawn)."""
+
+    def clicked(d: WebDriver) -> bool:
+        d.find_element(By.CSS_SELECTOR, f'.board [data-square="{square}"]').click()
+        return True
+
+    wait(driver, clicked, f"square {square}")
 
 
 def wait_ply(driver: WebDriver, n: int) -> None:
@@ -300,7 +302,15 @@ def targets(driver: WebDriver) -> list[str]:
 def gomoku_turn(driver: WebDriver, seat: int, *, touch: bool = False) -> None:
     """Play one gomoku move for ``seat``: towards five on the first row of five the
     opponent has not touched (files d-h, ranks 8, 7, 9, 6...), else any legal point."""
-    legal = set(wait(driver, targets, "legal targets (my turn)"))
+    over = "return !!document.getElementById('result').dataset.result"
+
+    def turn_or_end(d: WebDriver) -> list[str] | bool:
+        return targets(d) or bool(d.execute_script(over))
+
+    found = wait(driver, turn_or_end, "my turn")
+    if found is True:
+        return  # the game is over
+    legal = set(found)
     theirs = stones(driver, 1 - seat)
     choice = None
     for rank in (8, 7, 9, 6, 10, 5, 11, 4, 12, 3):
@@ -310,8 +320,13 @@ def gomoku_turn(driver: WebDriver, seat: int, *, touch: bool = False) -> None:
             if choice:
                 break
     choice = choice or sorted(legal)[0]
-    element = driver.find_element(By.CSS_SELECTOR, f'.board [data-square="{choice}"]')
-    if touch:
-        tap(driver, element)
-    else:
-        element.click()
+
+    def played(d: WebDriver) -> bool:
+        element = d.find_element(By.CSS_SELECTOR, f'.board [data-square="{choice}"]')
+        if touch:
+            tap(d, element)
+        else:
+            element.click()
+        return True
+
+    wait(driver, played, f"{choice} played")

@@ -352,9 +352,7 @@ class Tab:
         else:
             feed = self.feed
             assert feed is not None
-            reply = await feed.referee.dealer.request(
-                ChatRequest(game_id=game_id, text=text, name=player.name)
-            )
+            reply = await feed.request(ChatRequest(game_id=game_id, text=text, name=player.name))
         return self._reply(reply)
 
     async def do_rematch(self, message: dict[str, Any]) -> dict[str, Any]:
