@@ -22,6 +22,7 @@ from lanqi.protocol import (
     Exported,
     ExportTournament,
     GetStandings,
+    ListTournaments,
     Message,
     PairingInfo,
     Request,
@@ -30,6 +31,7 @@ from lanqi.protocol import (
     TimeControl,
     TournamentEvent,
     TournamentInfo,
+    TournamentsList,
     TournamentSpec,
     TourResult,
 )
@@ -129,6 +131,8 @@ class ScriptedHub:
             if request.tournament_id != "t1":
                 return ErrorReply(code="unknown_tournament", msg="no tournament 'x'")
             return self.standings
+        if isinstance(request, ListTournaments):
+            return TournamentsList(tournaments=[self.standings.tournament])
         if isinstance(request, ExportTournament) and request.tournament_id == "t1":
             return Exported(format="html", text="<html><title>Club night</title></html>")
         return ErrorReply(code="unknown_tournament", msg="no tournament")
@@ -251,11 +255,18 @@ def test_a_room_folds_standings_on_events_and_follows_the_rounds_games() -> None
 
 def test_routes_serve_the_pages_report_qr_and_live_socket() -> None:
     async def scenario() -> None:
-        hub = ScriptedHub(_standings(1, ROUND_1))
+        standings = _standings(1, ROUND_1)
+        spec = dataclasses.replace(standings.tournament.spec, name="<b>Club</b> night")
+        tournament = dataclasses.replace(standings.tournament, spec=spec)
+        hub = ScriptedHub(dataclasses.replace(standings, tournament=tournament))
         hub.urls = ["http://192.0.2.7:8080/"]
         app = web.Application()
         register(app, hub)
         async with TestClient(TestServer(app)) as client:
+            index = await (await client.get("/tournaments")).text()
+            assert '<li data-tournament-id="t1"><a href="/tournament/t1">' in index
+            assert "&lt;b&gt;Club&lt;/b&gt; night" in index  # names are escaped
+            assert "比赛 Tournaments" in index
             page = await client.get("/tournament/t1")
             assert page.status == 200 and 'src="/tour-static/page.js"' in await page.text()
             projector = await client.get("/tournament/t1/projector")
@@ -273,7 +284,7 @@ def test_routes_serve_the_pages_report_qr_and_live_socket() -> None:
             hello = await socket.receive_json(timeout=5)
             assert hello == {"t": "hello", "join_url": "http://192.0.2.7:8080/"}
             tour = await socket.receive_json(timeout=5)
-            assert (tour["t"], tour["name"]) == ("tour", "Club night")
+            assert (tour["t"], tour["name"]) == ("tour", "<b>Club</b> night")
             await socket.close()
             unknown = await client.ws_connect("/tournament/x/ws")
             await unknown.receive_json(timeout=5)  # hello

@@ -450,6 +450,8 @@ CATALOGUE: dict[str, Text] = {
     "tour.standings_after": Text("第{n}轮后排名", "Standings after round {n}"),
     "tour.table": Text("台号", "Table"),
     "tour.waiting_round": Text("等待下一轮", "Waiting for the next round"),
+    "tour.tournaments": Text("比赛", "Tournaments"),
+    "tour.no_tournaments": Text("还没有比赛", "No tournaments yet"),
     "tour.waiting_start": Text("等待比赛开始", "Waiting for the start"),
     # --- the review screen ---
     "review.files": Text("最近", "Records found"),

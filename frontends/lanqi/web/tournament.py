@@ -17,7 +17,8 @@ One :class:`TourRoom` per tournament serves every page open on it, so a hundred
 phones on the standings cost the matchmaker one request per event, not a hundred.
 The room starts with the first page and stops with the last.
 
-Other routes: ``/tournament/<id>/report`` (the event's HTML report, from the
+Other routes: ``/tournaments`` (every event, newest first, with links to its pages),
+``/tournament/<id>/report`` (the event's HTML report, from the
 matchmaker's ``tour_export``) and ``/tournament/<id>/qr.svg`` (a QR code of the
 gateway's URL, for the projector: scanning it opens the lobby).
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import io
 import json
 import logging
@@ -38,16 +40,19 @@ import segno
 from aiohttp import WSMsgType, web
 
 from lanqi.gamestate import GameState
+from lanqi.i18n import tr
 from lanqi.protocol import (
     ErrorReply,
     Exported,
     ExportTournament,
     GetStandings,
+    ListTournaments,
     Message,
     Request,
     Standings,
     TourDeleted,
     TournamentEvent,
+    TournamentsList,
 )
 from lanqi.web.tournament_view import JsonMap, game_json, tour_json
 
@@ -305,6 +310,27 @@ async def _projector(request: web.Request) -> web.Response:
     return web.Response(text=_static("projector.html"), content_type="text/html")
 
 
+async def _index(request: web.Request) -> web.Response:
+    """Every event the matchmaker has, newest first: a line with links to its pages."""
+    reply = await request.app[HUB].ask(ListTournaments())
+    if not isinstance(reply, TournamentsList):
+        raise web.HTTPBadGateway(text=f"the server did not list its tournaments: {reply.T}")
+    items = []
+    for t in reversed(reply.tournaments):
+        tid = html.escape(t.tournament_id)
+        facts = f"{t.spec.format.replace('_', ' ')} of {t.spec.variant}, {t.status}"
+        items.append(
+            f'<li data-tournament-id="{tid}"><a href="/tournament/{tid}">'
+            f"{html.escape(t.spec.name)}</a> ({html.escape(facts)}, {len(t.players)} players)"
+            f' · <a href="/tournament/{tid}/projector">projector</a></li>'
+        )
+    body = "".join(items) or f"<li>{html.escape(tr('tour.no_tournaments'))}</li>"
+    page = _static("index.html").replace("<!-- tournaments -->", body)
+    page = page.replace("<!-- title -->", html.escape(tr("tour.tournaments")))
+    page = page.replace("<!-- lobby -->", html.escape(tr("tour.lobby")))
+    return web.Response(text=page, content_type="text/html")
+
+
 async def _qr(request: web.Request) -> web.Response:
     url = join_url(request.app[HUB], request)
     return web.Response(text=qr_svg(url), content_type="image/svg+xml")
@@ -360,6 +386,7 @@ def register(app: web.Application, hub: TourHub) -> None:
     app[HUB] = hub
     app[ROOMS] = _Rooms(hub)
     app.on_shutdown.append(_close_rooms)
+    app.router.add_get("/tournaments", _index)
     app.router.add_get(f"/tournament/{_ID}", _page)
     app.router.add_get(f"/tournament/{_ID}/projector", _projector)
     app.router.add_get(f"/tournament/{_ID}/ws", _socket)
