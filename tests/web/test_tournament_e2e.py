@@ -12,7 +12,8 @@ tournament page. Checked:
   final standings;
 - the tournament page's standings equal ``lanqi tournament standings``;
 - the projector's QR code decodes (zbarimg) to the gateway's URL;
-- a screenshot of the projector at 1920x1080 goes to docs/images.
+- screenshots of the projector at 1920x1080 and of the page (into docs/images with
+  ``LANQI_SCREENSHOTS=docs/images``).
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ tour = matchmaker_fixtures.tour
 
 PLAYERS = ["Alice", "Bob", "Carol", "Dave"]
 ROUNDS = 3
-DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+#: where the projector's screenshots go: $LANQI_SCREENSHOTS (docs/images to refresh the
+#: docs' pictures), else the test's own folder
+SCREENSHOTS = "LANQI_SCREENSHOTS"
 
 #: what the test reads of the projector each time it looks
 LOOK = """
@@ -157,11 +160,12 @@ def test_projector_and_page_follow_a_swiss_of_bots(
         assert time.monotonic() < deadline, "the projector never showed the event"
     tour.start(client, tid)
     shots: set[str] = set()
+    images = Path(os.environ.get(SCREENSHOTS) or tmp_path)
     deadline = time.monotonic() + 240
     while True:
         look = projector.execute_script(LOOK)
         looks.append(look)
-        _screenshots(projector, look, shots)
+        _screenshots(projector, look, shots, images)
         if look["phase"] == "standings" and look["final"] == "true":
             break
         assert time.monotonic() < deadline, f"no final standings; last look {look}"
@@ -204,11 +208,11 @@ def test_projector_and_page_follow_a_swiss_of_bots(
     ]
     assert [int(r[0]) for r in shown_rows] == [row.rank for row in final.rows]
 
-    _check_page(screen(1280, 900), url, server, tid)
+    _check_page(screen(1280, 900), url, server, tid, images)
     _check_qr(projector, url, tmp_path)
 
 
-def _screenshots(projector: Any, look: dict[str, Any], taken: set[str]) -> None:
+def _screenshots(projector: Any, look: dict[str, Any], taken: set[str], folder: Path) -> None:
     """The projector at 1920x1080 for docs/web.md: round 2's pairings, a multiboard
     once a board has a few moves, the final standings."""
     if look["phase"] == "pairings" and look["round"] == "2":
@@ -220,12 +224,12 @@ def _screenshots(projector: Any, look: dict[str, Any], taken: set[str]) -> None:
     else:
         return
     if name not in taken:
-        DOCS_IMAGES.mkdir(parents=True, exist_ok=True)
-        projector.save_screenshot(str(DOCS_IMAGES / f"{name}.png"))
+        folder.mkdir(parents=True, exist_ok=True)
+        projector.save_screenshot(str(folder / f"{name}.png"))
         taken.add(name)
 
 
-def _check_page(page: Any, url: str, server: Any, tid: str) -> None:
+def _check_page(page: Any, url: str, server: Any, tid: str, images: Path) -> None:
     """The tournament page's standings are `lanqi tournament standings`' (piped)."""
     page.get(f"{url}/tournament/{tid}")
     read = """
@@ -257,7 +261,7 @@ def _check_page(page: Any, url: str, server: Any, tid: str) -> None:
         assert cli_row[3:7] == page_row[3:7]
         tiebreaks = ", ".join(f"{n} {v:g}" for n, v in zip(names, page_values, strict=True))
         assert line.rstrip().endswith(tiebreaks), (line, tiebreaks)
-    page.save_screenshot(str(DOCS_IMAGES / "tournament-page.png"))
+    page.save_screenshot(str(images / "tournament-page.png"))
     page.get(f"{url}/tournament/{tid}/report")
     assert "Projector Open" in page.title or "Projector Open" in page.page_source
 
