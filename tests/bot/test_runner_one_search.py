@@ -18,8 +18,9 @@ from lanqi.bot.engines import UciEngine
 from lanqi.bot.runner import GamePlayer
 from lanqi.client.referee import GameView, RefereeClient, RequestRefused
 from lanqi.games import xiangqi
-from lanqi.protocol import Assignment, MoveAccepted
+from lanqi.protocol import Assignment, MoveRequest, Request
 from lanqi.server.embedded import EmbeddedServer
+from lanqi.table.remote import RemoteTable
 
 REPO = Path(__file__).resolve().parents[2]
 UCI_FAKE = Path(__file__).parent / "engines" / "fakes" / "uci_fake.py"
@@ -45,14 +46,13 @@ def test_an_event_before_the_echo_never_starts_a_second_search(
         created = opponent.create_game("xiangqi", players=["fake", "ann"])
         game_id, tokens = created.game_id, created.tokens
         injected: list[int] = []  # the plies of the bot's moves that met an event first
-        real_move = RefereeClient.move
+        real_send = RemoteTable.send
 
-        def move_after_an_event(
-            client: RefereeClient, game: str, token: str, ply: int, text: str
-        ) -> MoveAccepted:
+        def move_after_an_event(table: RemoteTable, request: Request) -> int:
             """The bot's move goes out only once the other side's event is published:
             that event reaches the bot before its move's own event, after the send."""
-            if token == tokens[0]:
+            if isinstance(request, MoveRequest) and request.token == tokens[0]:
+                game, ply = request.game_id, request.ply
                 try:
                     if event == "chat":  # a spectator, then the opponent (5 lines each at most)
                         seat_token = tokens[1] if len(injected) % 2 else None
@@ -62,9 +62,9 @@ def test_an_event_before_the_echo_never_starts_a_second_search(
                     injected.append(ply)
                 except RequestRefused:  # a second send for a ply (the bug) may be refused
                     injected.append(-ply)
-            return real_move(client, game, token, ply, text)
+            return real_send(table, request)
 
-        monkeypatch.setattr(RefereeClient, "move", move_after_an_event)
+        monkeypatch.setattr(RemoteTable, "send", move_after_an_event)
         stop = threading.Event()
         player = GamePlayer(
             engine,

@@ -71,7 +71,7 @@ def test_a_missed_event_and_a_late_join_resync(referee_factory: Start) -> None:
         until(black, lambda t: t.state.status == "active")
         assert move(red, OPENING[0]).refusal is None
         until(black, lambda t: t.state.ply == 1)
-        feed = conn.connection.feeds[(referee.endpoint, created.game_id)]
+        feed = conn.connection.feeds[(referee.endpoint, referee.pub_endpoint, created.game_id)]
         before = feed.resyncs
 
         # the feed really misses the event of ply 1 (it is not listening)

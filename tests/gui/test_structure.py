@@ -15,7 +15,7 @@ pytest.importorskip("pygame")
 
 from lanqi.gui import commands
 from lanqi.gui.app import ROUTES
-from lanqi.gui.net import GAME_HANDLERS, LOBBY_HANDLERS, SEAT_CALLS
+from lanqi.gui.net import GAME_REQUESTS, LOBBY_HANDLERS, SEAT_REQUESTS
 from lanqi.gui.scenes.base import Destination
 from lanqi.gui.sessions import SEAT_ACTIONS
 from lanqi.gui.variants import VARIANTS
@@ -65,9 +65,9 @@ def test_no_scene_imports_another_scene() -> None:
 
 
 def test_every_command_has_a_handler() -> None:
-    assert set(GAME_HANDLERS) == leaves(commands.GameCommand)
+    assert set(GAME_REQUESTS) == leaves(commands.GameCommand)
     assert set(LOBBY_HANDLERS) == leaves(commands.LobbyCommand)
-    assert set(SEAT_ACTIONS.values()) <= set(SEAT_CALLS)
+    assert set(SEAT_ACTIONS.values()) <= set(SEAT_REQUESTS)
     assert all(cls.label != commands.Command.label for cls in leaves(commands.Command))
 
 

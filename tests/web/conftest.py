@@ -4,6 +4,7 @@ Selenium; nothing is downloaded)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -125,10 +126,10 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
 Browser = Callable[..., WebDriver]
 
 
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    """Open browsers: ``browser()`` a desktop window, ``browser(phone=True)`` a
-    390x844 touch screen; each its own profile (its own localStorage)."""
+@contextlib.contextmanager
+def browsers() -> Iterator[Browser]:
+    """Open browsers: ``open()`` a desktop window, ``open(phone=True)`` a 390x844
+    touch screen; each its own profile (its own localStorage); all quit at the end."""
     if not (os.path.exists(CHROMIUM) and shutil.which(CHROMEDRIVER)):
         pytest.skip("needs Debian's chromium and chromium-driver (apt install chromium-driver)")
     opened: list[WebDriver] = []
@@ -164,6 +165,13 @@ def browser() -> Iterator[Browser]:
     finally:
         for driver in opened:
             driver.quit()
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    """:func:`browsers` for one test."""
+    with browsers() as open_browser:
+        yield open_browser
 
 
 def wait(driver: WebDriver, condition: Callable[[WebDriver], Any], what: str) -> Any:

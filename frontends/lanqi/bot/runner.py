@@ -4,10 +4,15 @@ It says hello to the matchmaker as a bot (keeping its session in a file per serv
 named for the server's key, so a restarted runner is the same player whatever
 address it reaches the server at), accepts or declines challenges by its
 :class:`Policy`, keeps a seek open if asked, joins tournaments, and plays every
-assigned game in a thread of its own: join the seat, follow the game with a
-:class:`~lanqi.client.referee.GameView`, ask the bot for a move on its turn (in
-a worker, heartbeating meanwhile), send it with its ply, answer draw offers.
-Lost connections are retried with capped back-off and the game re-synced.
+assigned game in a thread of its own: a :class:`~lanqi.table.remote.RemoteTable`
+on the runner's one :class:`~lanqi.client.connection.BlockingConnection` (the seat
+joined, the game followed by snapshot and events), the bot asked for a move on its
+turn (in a worker), the move sent with its ply at once, draw offers answered.
+
+Nothing here waits for a reply: requests are sent and their answers read with the
+game's events.  The connection's loop heartbeats every seat and pings the
+matchmaker, and after a lost link reconnects by its one policy, joins the seats
+again, re-syncs the games and says hello again with the session.
 """
 
 from __future__ import annotations
@@ -20,61 +25,54 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import zmq
 
+from lanqi import gamestate
 from lanqi.bot.base import Bot, GameState, clock_margin_ms
 from lanqi.bot.failures import failure_reason
-from lanqi.client.matchmaker import referee_link
-from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
+from lanqi.client.connection import BlockingConnection, NoAnswer, Refused, process_connection
 from lanqi.clock import awaits_first_move
 from lanqi.games.base import Game, first_seat
 from lanqi.i18n import tr
 from lanqi.protocol import (
     AcceptChallenge,
+    AcceptDraw,
     Assignment,
     ChallengeReceived,
+    ChatRequest,
     CreateSeek,
     DeclineChallenge,
+    DeclineDraw,
     ErrorReply,
     GameAssigned,
     Hello,
     JoinTournament,
-    Message,
-    Ping,
-    ProtocolError,
+    MoveAccepted,
+    MoveRequest,
     Request,
+    Resign,
     Seek,
+    Sync,
     Welcome,
-    decode_payload,
-    encode,
 )
 from lanqi.protocol.endpoints import reachable, with_host
-from lanqi.security import (
-    HandshakeWatch,
-    KnownServers,
-    NoServerKey,
-    SecurityError,
-    server_identity,
-    trust_server,
-)
+from lanqi.security import KnownServers, NoServerKey, SecurityError, server_identity
+from lanqi.table.port import Answered, LinkChanged, TableNews
+from lanqi.table.remote import UNREACHABLE, RemoteTable
 
 __all__ = ["BotRunner", "ClockSense", "GamePlayer", "Policy"]
 
 log = logging.getLogger(__name__)
 
-HEARTBEAT_MS = 1_000
 QUIET_RESYNC_MS = 2_000
 MIN_QUIET_RESYNC_MS = 100
-THINK_POLL_S = 0.02  # while the bot thinks, look at the network this often
+#: a game's thread looks at its table at least this often (news wakes it at once)
 IDLE_POLL_MS = 200
-PING_MS = 3_000
 #: a hello unanswered this long (seconds) means the server cannot be reached (yet)
 HELLO_WAIT_S = 2.0
-MAX_BACKOFF_S = 10.0
 MAX_REFUSED_MOVES = 3
 
 
@@ -133,7 +131,12 @@ class ClockSense:
 
 
 class GamePlayer(threading.Thread):
-    """Plays one assigned game to its end."""
+    """Plays one assigned game to its end, through a
+    :class:`~lanqi.table.remote.RemoteTable` on the process's connection.
+
+    The thread never waits for a reply: it sends (a move, an answer to an offer, a
+    chat line) and reads the answers with the game's events.  The connection's loop
+    heartbeats the seat, re-syncs the game and joins it again after a lost link."""
 
     def __init__(
         self,
@@ -144,12 +147,15 @@ class GamePlayer(threading.Thread):
         context: zmq.Context[Any] | None = None,
         stop: threading.Event | None = None,
         clock_sense: ClockSense | None = None,
+        connection: BlockingConnection | None = None,
     ) -> None:
         super().__init__(name=f"game-{assignment.game_id}", daemon=True)
         self.bot = bot
         self.close_bot = close_bot
         self.assignment = assignment
+        #: unused: the connection's loop owns every socket (kept for callers)
         self.context = context
+        self.connection = connection
         self.stop_event = stop or threading.Event()
         self.result: str | None = None
         self.termination: str | None = None
@@ -175,10 +181,17 @@ class GamePlayer(threading.Thread):
         self._chat_heard: set[int] = set()  # seqs of chat lines handed to on_chat
         self._chat_lines = 0
         #: the seq of the event of the move this runner's last accepted move made: until
-        #: the view has it, the turn it was sent for is over (nothing is searched again)
+        #: the state has it, the turn it was sent for is over (nothing is searched again)
         self._sent_seq = -1
+        #: the move sent and not answered yet: (request id, move, sent at, timing)
+        self._in_flight: tuple[int, str, float, str] | None = None
+        self._refused = 0
+        #: requests sent whose refusal needs more than a log line, by id
+        self._asked: dict[int, Request] = {}
+        #: the link to the referee is down (said once, and once when it is back)
+        self._link_lost = False
 
-    def state(self, view: GameView) -> GameState:
+    def state(self, view: gamestate.GameState) -> GameState:
         a = self.assignment
         tc, theirs = a.time_control.for_seat(a.seat), a.time_control.for_seat(1 - a.seat)
         remaining = None
@@ -191,7 +204,7 @@ class GamePlayer(threading.Thread):
             seat=a.seat,
             board=self._board_at(view),
             moves=list(view.moves),
-            start_fen=view.snapshot.start_fen,
+            start_fen=view.start_fen,
             remaining_ms=remaining,
             increment_ms=tc.increment_ms,
             per_move_ms=tc.per_move_ms,
@@ -203,7 +216,7 @@ class GamePlayer(threading.Thread):
         if remaining is not None:  # as if the clock ran (before a first move it does not)
             deadlines.append(self._deadline(remaining[a.seat], per_move=tc.kind == "per_move"))
         window = view.clock.first_move_left_ms
-        if window is not None and view.state.to_move == a.seat:
+        if window is not None and view.to_move == a.seat:
             # a first move: the window to make it in counts too (nothing carries over,
             # as on a per-move clock), so a long clock cannot take the bot past it
             deadlines.append(self._deadline(window, per_move=True))
@@ -216,13 +229,13 @@ class GamePlayer(threading.Thread):
         margin = self.clock_sense.margin_ms(clock_ms, per_move=per_move)
         return self._turn_seen + (clock_ms - margin) / 1000
 
-    def _board_at(self, view: GameView) -> Game[Any]:
-        """The board after the view's moves: the last one, brought up to date with the
+    def _board_at(self, view: gamestate.GameState) -> Game[Any]:
+        """The board after the game's moves: the last one, brought up to date with the
         new moves only (replaying the whole game for every move costs O(plies) each,
         most of a random bot's time in long games), handed out as a copy so a bot that
         pushes moves on it cannot spoil it.  A takeback or a new start rebuilds it."""
         a = self.assignment
-        moves, start = view.moves, view.snapshot.start_fen
+        moves, start = list(view.moves), view.start_fen
         known = len(self._board_moves)
         board = self._board
         if board is None or start != self._board_start or moves[:known] != self._board_moves:
@@ -238,54 +251,51 @@ class GamePlayer(threading.Thread):
 
     def run(self) -> None:
         a = self.assignment
-        backoff = 0.5
+        conn = self.connection or process_connection()
+        policy = conn.policy
+        backoff = policy.first
+        table: RemoteTable | None = None
         try:
-            while not self.stop_event.is_set():
+            while table is None and not self.stop_event.is_set():
                 try:
-                    with RefereeClient(
-                        a.referee,
-                        a.referee_pub,
-                        context=self.context,
-                        link=referee_link(a.referee_key),
-                    ) as client:
-                        # Follow the game before taking the seat: the event connection is
-                        # up and subscribed, so the event that starts the clock (the
-                        # opponent's join, the first move) is not lost to a slow joiner
-                        # (a lost one was noticed only by the quiet-resync fallback,
-                        # after the first mover's per-move clock had run out).
-                        client.wait_connected()
-                        view = GameView(client, a.game_id)
-                        view.take(client.join(a.game_id, a.seat, a.token))
-                        self._play(client, view)
-                        return
-                except (RefereeTimeout, NoServerKey, zmq.ZMQError) as exc:
-                    log.warning("game %s: lost the referee (%s); retrying", a.game_id, exc)
+                    table = conn.open_table(a)
+                except (NoAnswer, NoServerKey) as exc:
+                    log.warning("game %s: no referee yet (%s); retrying", a.game_id, exc)
                     self.stop_event.wait(backoff)
-                    backoff = min(MAX_BACKOFF_S, backoff * 2)
-        except RequestRefused as exc:
+                    backoff = min(policy.most, backoff * 2)
+            if table is not None:
+                self._play(table)
+        except Refused as exc:
             self.error = f"{exc.code}: {exc}"
         except SecurityError as exc:  # a referee this player must not trust
-            log.error("game %s: %s", a.game_id, exc)
             self.error = str(exc)
             log.error("game %s: refused: %s", a.game_id, self.error)
         finally:
+            if table is not None:
+                table.close()
             self._worker.shutdown(wait=False, cancel_futures=True)
             if self.close_bot:
                 self.bot.close()
 
-    def _play(self, client: RefereeClient, view: GameView) -> None:
+    def _play(self, table: RemoteTable) -> None:
         a = self.assignment
         started = False
         thinking: concurrent.futures.Future[str] | None = None
         thinking_ply = -1
         told_ply = -1
-        refused = 0
         answered_offer = False
-        self._chat_lines = 0  # of this view's chat (it only grows)
-        last_beat = 0.0
-        last_event = time.monotonic() * 1000
-        last_event_at = time.monotonic()  # when the last event (or snapshot) came in
+        self._chat_lines = 0  # of this game's chat (it only grows)
+        seen_at = time.monotonic()  # when the last news came in
         while not self.stop_event.is_set():
+            news = table.poll()
+            if news:
+                seen_at = time.monotonic()
+            for item in news:
+                self._hear(table, item)
+            if self.error is not None:
+                return
+            view = table.state
+            table.quiet = self._quiet_ms(view) / 1000
             if view.finished:
                 self.result, self.termination = view.result, view.termination
                 self._log_end(view)
@@ -294,84 +304,81 @@ class GamePlayer(threading.Thread):
             if not started and view.status == "active":
                 started = True
                 self.bot.on_game_start(self.state(view))
-            my_turn = self._see_turn(view, last_event_at)
+            my_turn = self._see_turn(view, seen_at)
             if started and not my_turn and view.status == "active" and view.ply != told_ply:
                 told_ply = view.ply  # the opponent's turn: the bot may ponder (in its worker)
                 self._worker.submit(self._opponent_turn, self.state(view))
             if view.draw_offer == 1 - a.seat and not answered_offer:
                 answered_offer = True
                 accept = self.bot.on_draw_offer(self.state(view))
-                try:
-                    (client.accept_draw if accept else client.decline_draw)(a.game_id, a.token)
-                except RequestRefused as exc:  # the game ended, or the offer was withdrawn
-                    if exc.code not in ("game_over", "no_offer"):
-                        raise
-                    view.resync()
+                kind = AcceptDraw if accept else DeclineDraw
+                self._ask(table, kind(game_id=a.game_id, token=a.token))
             if view.draw_offer is None:
                 answered_offer = False
-            self._hear_chat(client, view)
-            # Answering an offer or a chat line may have re-synced the view: look again.
-            my_turn = self._see_turn(view, last_event_at)
-            # The move sent for this ply was accepted, but its event is not in yet: the
-            # turn is over (an event that came first, a chat line, a presence, an offer,
-            # must not start a second search for the same ply).
-            sent = view.seq < self._sent_seq
+            self._hear_chat(table, view)
+            # The move sent for this ply was answered, but its event is not in yet (or
+            # it is not answered yet): the turn is over (an event that came first, a
+            # chat line, a presence, an offer, must not start a second search).
+            sent = view.seq < self._sent_seq or self._in_flight is not None
             if my_turn and thinking is None and not sent:
                 state = self.state(view)
                 if state.board.outcome() is None:
                     self._move_deadline = state.deadline
                     thinking = self._worker.submit(self.bot.choose_move, state)
-                    thinking.add_done_callback(lambda f: setattr(f, "done_at", time.monotonic()))
+                    thinking.add_done_callback(lambda f: _decided(f, table))
                     thinking_ply = view.ply
-                else:  # the game is over by rule; the referee's "ended" is on its way
-                    view.wait_for(partial(_moved_on, ply=state.board.ply), 1000)
-                    continue
-            if thinking is not None:
-                concurrent.futures.wait([thinking], timeout=THINK_POLL_S)
+                # else the game is over by rule; the referee's "ended" is on its way
             if thinking is not None and thinking.done():
                 move_future, thinking = thinking, None
                 if thinking_ply == view.ply and my_turn:
-                    refused = self._send_move(client, view, move_future, refused)
-                    if refused >= MAX_REFUSED_MOVES:
-                        log.error(
-                            "game %s: %s keeps sending refused moves; resigning",
-                            a.game_id,
-                            self.bot.name,
-                        )
-                        self._gave_up = f"{refused} illegal moves in a row"
-                        self._resign(client, view, f"illegal move {self.refused_move}"[:32])
-            now = time.monotonic() * 1000
-            hold = thinking is not None and self._move_due_soon()
-            if now - last_beat >= HEARTBEAT_MS and not hold:
-                last_beat = now
-                client.heartbeat(a.game_id, a.token)
-            if view.poll(0 if thinking is not None else IDLE_POLL_MS):
-                last_event = now
-                last_event_at = time.monotonic()
-            elif now - last_event > self._quiet_ms(view) and not hold:
-                last_event = now  # a lost last event must not stall us: ask for a snapshot
-                view.resync()
-                last_event_at = time.monotonic()
+                    self._send_move(table, move_future)
+            table.block(IDLE_POLL_MS / 1000)
 
-    def _see_turn(self, view: GameView, seen_at: float) -> bool:
-        """Is it this seat's turn in ``view``?  A turn seen for the first time is noted
-        with ``seen_at``, when the event (or snapshot) that showed it came in."""
+    def _ask(self, table: RemoteTable, request: Request) -> int:
+        """Send ``request``; its refusal is handled by :meth:`_refused_answer`."""
+        request_id = table.send(request)
+        self._asked[request_id] = request
+        return request_id
+
+    def _hear(self, table: RemoteTable, item: TableNews) -> None:
+        """One piece of news: a link change is logged, an answer to this runner's
+        request handled (events are read from the state)."""
+        a = self.assignment
+        if isinstance(item, LinkChanged):
+            if not item.up and not self._link_lost:
+                log.warning("game %s: lost the referee; the connection retries", a.game_id)
+            elif item.up and self._link_lost:
+                log.info("game %s: the referee is back", a.game_id)
+            self._link_lost = not item.up
+            return
+        if not isinstance(item, Answered):
+            return
+        flight = self._in_flight
+        if flight is not None and item.request.id == flight[0]:
+            self._in_flight = None
+            self._move_answered(table, item, flight)
+            return
+        request = self._asked.pop(item.request.id, None)
+        refusal = item.refusal
+        if request is None or refusal is None:
+            return
+        if isinstance(request, ChatRequest):
+            log.warning("game %s: chat reply refused (%s)", a.game_id, refusal.code)
+        elif isinstance(request, Resign | AcceptDraw | DeclineDraw):
+            # the game ended meanwhile, or the offer was withdrawn: the state says so
+            if refusal.code not in ("game_over", "no_offer", UNREACHABLE):
+                self.error = f"{refusal.code}: {refusal.msg}"
+            else:
+                table.send(Sync(game_id=a.game_id))
+
+    def _see_turn(self, view: gamestate.GameState, seen_at: float) -> bool:
+        """Is it this seat's turn?  A turn seen for the first time is noted with
+        ``seen_at``, when the news that showed it came in."""
         mine = view.status == "active" and view.ply % 2 == self._parity(view)
         if mine and view.ply != self._turn_ply:
             self._turn_ply = view.ply
             self._turn_seen = seen_at
         return mine
-
-    def _move_due_soon(self) -> bool:
-        """Is the thinking bot's deadline less than :data:`HEARTBEAT_MS` away, or past
-        by less than that?
-        Then the runner asks the referee nothing (no heartbeat, no snapshot): on a
-        busy machine a round trip takes tens of milliseconds or more, and the move
-        that comes back meanwhile would wait for it.  The move is itself a sign of
-        life; a bot that overruns its deadline by more than that is heartbeated again."""
-        if self._move_deadline is None:
-            return False
-        return abs(self._move_deadline - time.monotonic()) * 1000 < HEARTBEAT_MS
 
     def _opponent_turn(self, state: GameState) -> None:
         try:
@@ -379,17 +386,13 @@ class GamePlayer(threading.Thread):
         except Exception:  # a bot's ponder failure costs it nothing more than the ponder
             log.exception("game %s: %s failed on the opponent's turn", state.game_id, self.bot.name)
 
-    def _resign(self, client: RefereeClient, view: GameView, reason: str) -> None:
+    def _resign(self, table: RemoteTable, reason: str) -> None:
         """Give up with ``reason``; a game that already ended (an earlier resignation
         whose event is still on its way, a flag) needs nothing more."""
-        try:
-            client.resign(self.assignment.game_id, self.assignment.token, reason)
-        except RequestRefused as exc:
-            if exc.code != "game_over":
-                raise
-            view.resync()
+        a = self.assignment
+        self._ask(table, Resign(game_id=a.game_id, token=a.token, reason=reason))
 
-    def _quiet_ms(self, view: GameView) -> float:
+    def _quiet_ms(self, view: gamestate.GameState) -> float:
         """How long a silent game is trusted before a snapshot is asked for: a
         lost event (PUB/SUB may drop) must be noticed while the clock it started
         still has time to answer, so a quarter of the clock at stake (or of the
@@ -407,7 +410,7 @@ class GamePlayer(threading.Thread):
             return QUIET_RESYNC_MS
         return min(QUIET_RESYNC_MS, max(MIN_QUIET_RESYNC_MS, min(at_stake) / 4))
 
-    def _log_end(self, view: GameView) -> None:
+    def _log_end(self, view: gamestate.GameState) -> None:
         """Say at INFO how the game ended, and why it was lost if it was."""
         a = self.assignment
         if view.winner is None:
@@ -433,7 +436,7 @@ class GamePlayer(threading.Thread):
             view.ply,
         )
 
-    def _clock_note(self, view: GameView) -> str:
+    def _clock_note(self, view: gamestate.GameState) -> str:
         a = self.assignment
         tc = a.time_control.for_seat(a.seat)
         kind = f"{tc.per_move_ms} ms per move" if tc.kind == "per_move" else tc.kind
@@ -444,7 +447,7 @@ class GamePlayer(threading.Thread):
         thinking = (time.monotonic() - self._turn_seen) * 1000
         return f"{kind}; the bot was still thinking, {thinking:.0f} ms into its turn"
 
-    def _hear_chat(self, client: RefereeClient, view: GameView) -> None:
+    def _hear_chat(self, table: RemoteTable, view: gamestate.GameState) -> None:
         """Hand every chat line not yet heard to ``on_chat`` (the bot's own lines are
         heard without it); say the reply, if any.  A refused reply (too long, too fast)
         is logged and dropped: chat never costs the game."""
@@ -459,73 +462,85 @@ class GamePlayer(threading.Thread):
             if line.seat == a.seat:
                 continue
             reply = self.bot.on_chat(self.state(view), line.name, line.text)
-            if not reply:
-                continue
-            try:
-                client.chat(a.game_id, reply, token=a.token)
-            except RequestRefused as exc:
-                log.warning("game %s: chat reply refused (%s)", a.game_id, exc)
+            if reply:
+                self._ask(table, ChatRequest(game_id=a.game_id, text=reply, token=a.token))
 
-    def _parity(self, view: GameView) -> int:
+    def _parity(self, view: gamestate.GameState) -> int:
         """Plies ``p`` with ``p % 2 == parity`` are ours (a position may start with seat 1)."""
         a = self.assignment
-        start = view.snapshot.start_fen
+        start = view.start_fen
         if start != self._parity_start or self._parity_first is None:
             game = GameState.start(a.variant, options=dict(a.options), start_fen=start).board
             self._parity_start, self._parity_first = start, first_seat(game)
         return (a.seat - self._parity_first) % 2
 
-    def _send_move(
-        self,
-        client: RefereeClient,
-        view: GameView,
-        future: concurrent.futures.Future[str],
-        refused: int,
-    ) -> int:
+    def _send_move(self, table: RemoteTable, future: concurrent.futures.Future[str]) -> None:
+        """Send the bot's move at once (its answer comes with the news), or resign
+        for a bot that failed to move."""
         a = self.assignment
         try:
             move = future.result()
         except Exception as exc:  # engine crash or hang: the engine loses this game
             log.error("game %s: %s failed to move (%s); resigning", a.game_id, self.bot.name, exc)
             self._gave_up = f"the bot failed to move: {type(exc).__name__}: {exc}"
-            self._resign(client, view, failure_reason(exc))
-            return refused
+            self._resign(table, failure_reason(exc))
+            return
         sent = time.monotonic()
         timing = (
             f"{(sent - self._turn_seen) * 1000:.0f} ms into the turn (the bot answered at "
             f"{_ms_after(getattr(future, 'done_at', None), self._turn_seen)} ms, its deadline "
             f"was at {_ms_after(self._move_deadline, self._turn_seen)} ms)"
         )
-        sense = self.clock_sense
         if self._move_deadline is not None:
-            sense.overruns_ms.append(max(0.0, (sent - self._move_deadline) * 1000))
-        try:
-            try:
-                accepted = client.move(a.game_id, a.token, view.ply, move)
-            finally:
-                sense.round_trips_ms.append((time.monotonic() - sent) * 1000)
-            self._sent_seq = accepted.seq
+            overrun = max(0.0, (sent - self._move_deadline) * 1000)
+            self.clock_sense.overruns_ms.append(overrun)
+        request = MoveRequest(game_id=a.game_id, token=a.token, ply=table.state.ply, move=move)
+        self._in_flight = (table.send(request), move, sent, timing)
+
+    def _move_answered(
+        self, table: RemoteTable, answer: Answered, flight: tuple[int, str, float, str]
+    ) -> None:
+        a = self.assignment
+        _, move, sent, timing = flight
+        self.clock_sense.round_trips_ms.append((time.monotonic() - sent) * 1000)
+        reply, refusal = answer.reply, answer.refusal
+        if isinstance(reply, MoveAccepted):
+            self._sent_seq = reply.seq
+            self._refused = 0
             log.debug("game %s: %s sent %s %s", a.game_id, self.bot.name, move, timing)
-        except RequestRefused as exc:
-            if exc.code in ("illegal_move", "bad_move", "ambiguous_move"):
+            return
+        if refusal is None:
+            return
+        if refusal.code in ("illegal_move", "bad_move", "ambiguous_move"):
+            log.error(
+                "game %s: %s played %r: refused (%s: %s)",
+                a.game_id,
+                self.bot.name,
+                move,
+                refusal.code,
+                refusal.msg,
+            )
+            self.refused_move = move
+            self._refused += 1
+            if self._refused >= MAX_REFUSED_MOVES:
                 log.error(
-                    "game %s: %s played %r: refused (%s)", a.game_id, self.bot.name, move, exc
+                    "game %s: %s keeps sending refused moves; resigning", a.game_id, self.bot.name
                 )
-                self.refused_move = move
-                return refused + 1
-            if exc.code in ("game_over", "timeout", "stale_move", "not_your_turn"):
-                if exc.code == "timeout":
-                    self._late_move = f"the move {move} was sent {timing}"
-                view.resync()
-                return refused
-            raise
-        return 0
+                self._gave_up = f"{self._refused} illegal moves in a row"
+                self._resign(table, f"illegal move {self.refused_move}"[:32])
+            return
+        if refusal.code in ("game_over", "timeout", "stale_move", "not_your_turn", UNREACHABLE):
+            if refusal.code == "timeout":
+                self._late_move = f"the move {move} was sent {timing}"
+            table.send(Sync(game_id=a.game_id))
+            return
+        self.error = f"{refusal.code}: {refusal.msg}"
 
 
-@dataclass(slots=True)
-class _Pending:
-    request: Request
-    sent_at: float
+def _decided(future: concurrent.futures.Future[str], table: RemoteTable) -> None:
+    """The bot's move is ready: note when, and wake the game's thread."""
+    future.done_at = time.monotonic()  # type: ignore[attr-defined]
+    table.wake()
 
 
 @dataclass(slots=True)
@@ -533,7 +548,9 @@ class BotRunner:
     """One bot on one matchmaker; ``run()`` until ``stop`` is set.
 
     ``make_bot`` makes a bot (an engine process, say) for each game, so games
-    played at once never share one.
+    played at once never share one.  The runner's lobby and every game it plays go
+    over one :class:`~lanqi.client.connection.BlockingConnection`: the matchmaker
+    knows a player by its connection, so each runner has its own.
     """
 
     make_bot: Callable[[], Bot]
@@ -567,9 +584,8 @@ class BotRunner:
     finished: list[GamePlayer] = field(default_factory=list)
     #: what this runner learns about its delays, for all its games
     clock_sense: ClockSense = field(default_factory=ClockSense)
-    _socket: zmq.Socket[bytes] | None = None
-    _watch: HandshakeWatch | None = None
-    _next_id: int = 0
+    #: the runner's connection, once made
+    connection: BlockingConnection | None = None
     _session: str | None = None
     #: the server's identity, once its key is known (:func:`server_identity`)
     _server_id: str | None = None
@@ -577,53 +593,11 @@ class BotRunner:
     _session_from: Path | None = None
     #: the server refused the session of the old, unkeyed file: not offered again
     _legacy_refused: bool = False
-    _pending: dict[int, _Pending] = field(default_factory=dict)
-    _last_reply: float = 0.0
     _seek_open: bool = False
     #: has the matchmaker welcomed this runner since it (re)connected last?
     _welcomed: bool = False
     #: connection attempts since the last welcome
     attempts: int = 0
-
-    def _send(self, request: Request) -> None:
-        assert self._socket is not None
-        self._socket.send_multipart(encode(request))
-        self._pending[request.id] = _Pending(request, time.monotonic())
-
-    def _id(self) -> int:
-        self._next_id += 1
-        return self._next_id
-
-    def _connect(self) -> bool:
-        """A new connection (the server's key checked first); False if the server's key
-        port does not answer (it is down: the caller says so and tries again)."""
-        context = self.context or zmq.Context.instance()
-        try:
-            link = trust_server(
-                self.matchmaker,
-                known=self.known or KnownServers.of(),
-                key=self.server_key,
-                context=context,
-                timeout_ms=round(HELLO_WAIT_S * 1000),
-            )
-        except NoServerKey as exc:
-            log.debug("%s: %s", self.name, exc)
-            self.attempts += 1
-            return False
-        self._server_id = server_identity(link, self.matchmaker)
-        self._close_socket()
-        self._socket = context.socket(zmq.DEALER)
-        self._socket.setsockopt(zmq.LINGER, 0)
-        link.setup(self._socket)
-        self._watch = HandshakeWatch(self._socket, self.matchmaker, link)
-        self._socket.connect(self.matchmaker)
-        self._pending.clear()
-        self._welcomed = False
-        self.attempts += 1
-        self._load_session()
-        self._hello()
-        self._last_reply = time.monotonic()
-        return True
 
     @property
     def keyed_session_file(self) -> Path | None:
@@ -664,43 +638,25 @@ class BotRunner:
             self._session_from.unlink(missing_ok=True)
         self._session_from = None
 
-    def _close_socket(self) -> None:
-        if self._watch is not None:
-            self._watch.close()
-            self._watch = None
-        if self._socket is not None:
-            self._socket.close(linger=0)
-            self._socket = None
-
-    def _hello(self) -> None:
-        now = time.monotonic()
-        if any(
-            isinstance(p.request, Hello) and now - p.sent_at < PING_MS / 1000
-            for p in self._pending.values()
-        ):
-            return  # one hello in flight is enough (one lost with a dead server is not)
-        self._send(
-            Hello(
-                id=self._id(),
-                name=self.name,
-                kind="bot",
-                variants=list(self.policy.variants),
-                session=self._session,
-                claim=self.claim if self._session is None else None,
-                engine=_engine_field(self.engine),
-            )
+    def _hello(self) -> Hello:
+        return Hello(
+            name=self.name,
+            kind="bot",
+            variants=list(self.policy.variants),
+            session=self._session,
+            claim=self.claim if self._session is None else None,
+            engine=_engine_field(self.engine),
         )
 
     def run(self) -> None:
-        """Serve until ``stop`` is set: reconnect with back-off when the matchmaker is silent."""
-        backoff = 0.5
+        """Serve until ``stop`` is set: until the server first answers, try again with
+        back-off; after that the connection reconnects by itself (and says hello again)."""
+        conn = self.connection = BlockingConnection(
+            self.matchmaker, key=self.server_key, known=self.known, name=f"lanqi-bot-{self.name}"
+        )
         try:
-            while not self._connect():
-                self._say_unreachable(backoff)
-                if self.stop.wait(backoff):
-                    return
-                backoff = min(MAX_BACKOFF_S, backoff * 2)
-            self._serve(backoff)
+            if self._enter(conn):
+                self._serve(conn)
         except SecurityError as exc:  # a server this bot must not trust: only people can help
             self.failure = str(exc)
             self.stop.set()
@@ -709,31 +665,37 @@ class BotRunner:
                 player.stop_event.set()
             for player in self.players.values():
                 player.join(timeout=2)
-            self._close_socket()
+            conn.close()
 
-    def _serve(self, backoff: float) -> None:
-        last_ping = 0.0
+    def _enter(self, conn: BlockingConnection) -> bool:
+        """Say hello until welcomed (False: stopped, or refused for good)."""
+        backoff = conn.policy.first
         while not self.stop.is_set():
-            assert self._socket is not None and self._watch is not None
-            if self._watch.poll(100):
-                frames = self._socket.recv_multipart()
-                self._last_reply = time.monotonic()
-                backoff = 0.5
-                try:
-                    self._handle(decode_payload(frames[-1]))
-                except ProtocolError as exc:
-                    log.error("bad message from the matchmaker: %s", exc)
-            now = time.monotonic()
-            if now - last_ping >= PING_MS / 1000:
-                last_ping = now
-                self._send(Ping(id=self._id()))
-            silent_after = 3 * PING_MS / 1000 if self._welcomed else HELLO_WAIT_S
-            if now - self._last_reply > silent_after:
+            self.attempts += 1
+            try:
+                link = conn.run(conn.connection.matchmaker_link())
+                self._server_id = server_identity(link, self.matchmaker)
+                self._load_session()
+                reply = conn.request(self._hello(), timeout=HELLO_WAIT_S)
+            except (NoAnswer, NoServerKey) as exc:
+                log.debug("%s: %s", self.name, exc)
                 self._say_unreachable(backoff)
                 self.stop.wait(backoff)
-                backoff = min(MAX_BACKOFF_S, backoff * 2)
-                self._connect()  # if it is still down, the silence goes on: tried again
-            self._reap()
+                backoff = min(conn.policy.most, backoff * 2)
+                continue
+            if isinstance(reply, Welcome):
+                conn.connection.welcomed(self._hello(), reply)
+                self._on_welcome(conn, reply)
+                return True
+            if isinstance(reply, ErrorReply) and not self._refused(conn, reply):
+                return False
+        return False
+
+    def _serve(self, conn: BlockingConnection) -> None:
+        while not self.stop.is_set():
+            for item in conn.inbox(IDLE_POLL_MS / 1000):
+                self._handle(conn, item)
+            self._reap(conn)
 
     def _say_unreachable(self, backoff: float) -> None:
         if self._welcomed:
@@ -753,7 +715,7 @@ class BotRunner:
                 backoff,
             )
 
-    def _reap(self) -> None:
+    def _reap(self, conn: BlockingConnection) -> None:
         for game_id, player in list(self.players.items()):
             if not player.is_alive():
                 self.finished.append(self.players.pop(game_id))
@@ -765,57 +727,60 @@ class BotRunner:
             and len(self.players) < self.policy.max_games
         ):
             self._seek_open = True
-            self._send(CreateSeek(id=self._id(), seek=self.policy.seek))
+            conn.post(CreateSeek(seek=self.policy.seek))
 
-    def _handle(self, message: Message) -> None:
-        re = getattr(message, "re", None)
-        pending = self._pending.pop(re, None) if re is not None else None
-        if isinstance(message, Welcome):
-            self._session, self.claim = message.session, None
-            self._save_session(message.session)
-            self._welcomed = True
-            self.attempts = 0
-            log.info(
-                "%s is in the lobby on %s (player %s)",
-                message.name,
-                self.matchmaker,
-                message.player_id,
-            )
-            for tournament_id in self.policy.tournaments:
-                self._send(JoinTournament(id=self._id(), tournament_id=tournament_id))
-            for assignment in message.games:
-                self._start_game(assignment)
-        elif isinstance(message, GameAssigned):
-            self._start_game(message.game)
-        elif isinstance(message, ChallengeReceived):
-            reason = self.policy.decline_reason(message, len(self.players))
+    def _on_welcome(self, conn: BlockingConnection, welcome: Welcome) -> None:
+        self._session, self.claim = welcome.session, None
+        self._save_session(welcome.session)
+        self._welcomed = True
+        self.attempts = 0
+        log.info(
+            "%s is in the lobby on %s (player %s)", welcome.name, self.matchmaker, welcome.player_id
+        )
+        for tournament_id in self.policy.tournaments:
+            conn.post(JoinTournament(tournament_id=tournament_id))
+        for assignment in welcome.games:
+            self._start_game(conn, assignment)
+
+    def _handle(self, conn: BlockingConnection, item: object) -> None:
+        if isinstance(item, Welcome):  # said again by the connection after a lost link
+            self._on_welcome(conn, item)
+        elif isinstance(item, GameAssigned):
+            self._start_game(conn, item.game)
+        elif isinstance(item, ChallengeReceived):
+            reason = self.policy.decline_reason(item, len(self.players))
             if reason is None:
-                self._send(AcceptChallenge(id=self._id(), challenge_id=message.challenge_id))
+                conn.post(AcceptChallenge(challenge_id=item.challenge_id))
             else:
-                self._send(
-                    DeclineChallenge(
-                        id=self._id(), challenge_id=message.challenge_id, reason=reason
-                    )
-                )
-        elif isinstance(message, ErrorReply):
-            what = pending.request.T if pending else "?"
-            if message.code == "bad_session":
-                self._forget_session()
-                self._connect()
-            elif message.code in ("bad_claim", "claim_needed"):
-                self.failure = message.msg  # only the director can help: stop (the
-                self.stop.set()  # command line says why)
-            elif message.code == "name_taken":  # held by a session this bot does not have
-                self.failure = tr("bot.name_taken", name=self.name)
-                self.stop.set()
-            elif message.code == "no_session":
-                # the matchmaker restarted and no longer knows this connection: the
-                # socket reconnected by itself, so no silence ever triggers _connect()
-                self._hello()
-            elif not (what == "tour_join" and message.code == "already_joined"):
-                log.warning("matchmaker refused %s: %s %s", what, message.code, message.msg)
+                conn.post(DeclineChallenge(challenge_id=item.challenge_id, reason=reason))
+        elif isinstance(item, LinkChanged):
+            if not item.up:
+                self._say_unreachable(max(0.0, (item.retry_at or item.since) - time.monotonic()))
+        elif isinstance(item, Answered) and item.refusal is not None:
+            what, refusal = item.request.T, item.refusal
+            if not (what == "tour_join" and refusal.code == "already_joined"):
+                log.warning("matchmaker refused %s: %s %s", what, refusal.code, refusal.msg)
+        elif isinstance(item, ErrorReply):  # the hello said again was refused
+            self._refused(conn, item)
 
-    def _start_game(self, assignment: Assignment) -> None:
+    def _refused(self, conn: BlockingConnection, error: ErrorReply) -> bool:
+        """A refused hello: True when another hello may do (a session the server does
+        not know), else the runner stops and says why."""
+        if error.code == "bad_session":
+            self._forget_session()
+            if self._welcomed:
+                conn.post(self._hello(), welcome=True)
+            return True
+        if error.code in ("bad_claim", "claim_needed"):
+            self.failure = error.msg  # only the director can help: stop (the
+        elif error.code == "name_taken":  # held by a session this bot does not have
+            self.failure = tr("bot.name_taken", name=self.name)
+        else:
+            self.failure = f"{error.code}: {error.msg}"
+        self.stop.set()  # the command line says why
+        return False
+
+    def _start_game(self, conn: BlockingConnection, assignment: Assignment) -> None:
         if assignment.game_id in self.players:
             return
         if self.referee_host:
@@ -834,9 +799,9 @@ class BotRunner:
             self.make_bot(),
             assignment,
             close_bot=True,
-            context=self.context,
             stop=self.stop,
             clock_sense=self.clock_sense,
+            connection=conn,
         )
         self.players[assignment.game_id] = player
         player.start()
@@ -851,7 +816,3 @@ def _engine_field(engine: str | None) -> str | None:
 
 def _ms_after(moment: float | None, start: float) -> str:
     return "?" if moment is None else f"{(moment - start) * 1000:.0f}"
-
-
-def _moved_on(view: GameView, *, ply: int) -> bool:
-    return view.finished or view.ply != ply

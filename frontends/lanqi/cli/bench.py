@@ -20,6 +20,7 @@ EXAMPLES = """examples:
   lanqi bench tournament --players 8
   lanqi bench pairing --sizes 16,64,128
   lanqi bench gui-idle --seconds 10
+  lanqi bench seat --before c672c11
 """
 
 
@@ -139,6 +140,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     _configure_tournament(sub)
     _configure_pairing(sub)
     _configure_gui_idle(sub)
+    _configure_seat(sub)
+    _configure_web(sub)
 
 
 def _run_strength(args: argparse.Namespace) -> int:
@@ -182,10 +185,14 @@ def run(args: argparse.Namespace) -> int:
         return _run_referee(args)
     if args.bench == "gui-idle":
         return _run_gui_idle(args)
+    if args.bench == "seat":
+        return _run_seat(args)
+    if args.bench == "web":
+        return _run_web(args)
     if args.bench != "movegen":
         print(
             "lanqi bench: name a benchmark: movegen, referee, tournament, pairing, strength, "
-            "gui-idle",
+            "gui-idle, seat, web",
             file=sys.stderr,
         )
         return 2
@@ -385,6 +392,50 @@ def _run_tournament(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _configure_seat(sub: Any) -> None:
+    seat = sub.add_parser(
+        "seat",
+        help="a move's way from one seat to the other: bot runners and GUI agents",
+        description="Against a referee subprocess on loopback, in one process: the time "
+        "from a bot's decision to the opponent's runner seeing the move, and from a GUI "
+        "agent's click to the move event back, p50/p99 at several numbers of games at "
+        "once, next to a bare DEALER/SUB round trip measured in the same run; the bot "
+        "runner's CPU time per game.  --before runs the same on an older revision.",
+    )
+    seat.add_argument(
+        "--games", default="1,16,64", help="games at once, comma separated (default 1,16,64)"
+    )
+    seat.add_argument("--plies", type=int, default=24, help="plies per game (default 24)")
+    seat.add_argument(
+        "--before",
+        metavar="REV",
+        default=None,
+        help="also measure the code of this git revision (git archive of this checkout)",
+    )
+
+
+def _run_seat(args: argparse.Namespace) -> int:
+    from lanqi.bench.seat import format_figure, measure, measure_before
+
+    try:
+        games = [int(g) for g in args.games.split(",")]
+    except ValueError:
+        print("lanqi bench seat: --games takes numbers, e.g. 1,16,64", file=sys.stderr)
+        return 2
+    if not games or min(games) < 1 or max(games) > 256 or not 2 <= args.plies <= 200:
+        print("lanqi bench seat: 1 to 256 games, 2 to 200 plies", file=sys.stderr)
+        return 2
+    if args.before:
+        measure_before(
+            args.before,
+            games,
+            args.plies,
+            progress=lambda f: print(format_figure(args.before, f), flush=True),
+        )
+    measure(games, args.plies, progress=lambda f: print(format_figure("this", f), flush=True))
+    return 0
+
+
 def _configure_gui_idle(sub: Any) -> None:
     idle = sub.add_parser(
         "gui-idle",
@@ -425,4 +476,27 @@ def _run_gui_idle(args: argparse.Namespace) -> int:
             )
             figures.append(figure)
             print(format_report([figure]), flush=True)
+    return 0
+
+
+def _configure_web(sub: Any) -> None:
+    web = sub.add_parser(
+        "web",
+        help="one game watched by many browsers' WebSockets through lanqi web",
+        description="Start lanqi serve and lanqi web, pair two players, and play a gomoku"
+        " game while WATCHERS WebSocket clients watch it: the delay from each move's"
+        " acceptance to its state at every watcher (p50/p99), next to the referee's own"
+        " game topic (what the GUI receives), and the gateway's CPU per move per watcher.",
+    )
+    web.add_argument("--watchers", type=int, default=200, help="WebSocket watchers (200)")
+    web.add_argument("--moves", type=int, default=30, help="moves played (30)")
+
+
+def _run_web(args: argparse.Namespace) -> int:
+    from lanqi.bench.web import format_report, run_web
+
+    if not 1 <= args.watchers <= 2000 or not 1 <= args.moves <= 200:
+        print("lanqi bench web: --watchers 1-2000, --moves 1-200", file=sys.stderr)
+        return 2
+    print(format_report(run_web(args.watchers, args.moves)))
     return 0

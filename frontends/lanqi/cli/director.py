@@ -1,6 +1,8 @@
 """What the director's commands share (``lanqi tournament``, ``lanqi lobby``,
 ``lanqi reclaim``): their flags, the director key, and one connection to the
-matchmaker whose failures are one line each.
+matchmaker whose failures are one line each (the process's client connection,
+:mod:`lanqi.client.connection`, through its blocking face
+:class:`~lanqi.client.matchmaker.MatchmakerClient`).
 """
 
 from __future__ import annotations

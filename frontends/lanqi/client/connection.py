@@ -100,7 +100,7 @@ from lanqi.security import (
     trust_server,
 )
 from lanqi.security.curve import confirm, refusal
-from lanqi.table.port import LinkChanged
+from lanqi.table.port import Answered, LinkChanged
 from lanqi.table.remote import UNREACHABLE, RemoteTable
 
 __all__ = [
@@ -113,6 +113,7 @@ __all__ = [
     "Reconnect",
     "Refused",
     "Service",
+    "process_connection",
 ]
 
 log = logging.getLogger(__name__)
@@ -471,6 +472,8 @@ class GameFeed:
         self.referee = referee
         self.events = events
         self.state: gamestate.GameState | None = None
+        #: the latest snapshot taken
+        self.snapshot: Snapshot | None = None
         self.listeners: list[FeedListener] = []
         #: events that came before the first snapshot, or during a resync
         self._early: list[GameEvent] = []
@@ -527,6 +530,7 @@ class GameFeed:
         if self.state is not None and snapshot.seq < self.state.seq:
             return False
         self.state = gamestate.from_snapshot(snapshot)
+        self.snapshot = snapshot
         sync = request if isinstance(request, Sync) else Sync(id=request.id, game_id=self.game_id)
         for listener in list(self.listeners):
             if listener != asker:
@@ -645,7 +649,8 @@ class Connection:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.services: dict[str, Service] = {}
         self.publishers: dict[str, Publisher] = {}
-        self.feeds: dict[tuple[str, str], GameFeed] = {}
+        #: (referee, events, game id) -> the game's feed
+        self.feeds: dict[tuple[str, str, str], GameFeed] = {}
         self.seats: dict[tuple[str, str], _Seat] = {}
         #: the lobby's private pushes, broadcasts on its topics, its welcomes again
         self.inbox = _Box()
@@ -767,6 +772,12 @@ class Connection:
         """How the matchmaker is reached, once known."""
         return self._link
 
+    async def matchmaker_link(self) -> Link:
+        """How the matchmaker is reached (its key asked and checked on first use)."""
+        await self.matchmaker()
+        assert self._link is not None
+        return self._link
+
     async def call(self, message: Request, expect: type[R], timeout: float | None = None) -> R:
         """A request to the matchmaker; an error reply raises :class:`Refused`."""
         service = await self.matchmaker()
@@ -788,10 +799,12 @@ class Connection:
         if variants is not None:
             hello = dataclasses.replace(hello, variants=list(variants))
         welcome = await self.call(hello, Welcome)
-        self._welcomed(hello, welcome)
+        self.welcomed(hello, welcome)
         return welcome
 
-    def _welcomed(self, hello: Hello, welcome: Welcome) -> None:
+    def welcomed(self, hello: Hello, welcome: Welcome) -> None:
+        """``hello`` was answered with ``welcome``: said again, with its session,
+        whenever the link comes back."""
         self.welcome = welcome
         self._hello = dataclasses.replace(hello, session=welcome.session, claim=None)
 
@@ -806,13 +819,34 @@ class Connection:
                 return
             reply = future.result()
             if isinstance(reply, Welcome):
-                self._welcomed(hello, reply)
+                self.welcomed(hello, reply)
             self.inbox.put(reply)
 
         future.add_done_callback(welcomed)
 
     def _matchmaker_link(self, up: bool, since: float, retry_at: float | None) -> None:
         self.inbox.put(LinkChanged(up, since, retry_at))
+
+    async def post(self, message: Request, *, welcome: bool = False) -> None:
+        """Send ``message`` to the matchmaker without waiting: its answer goes to the
+        inbox as an :class:`~lanqi.table.port.Answered` (a ``hello`` with ``welcome``:
+        the :class:`Welcome`, taken as :meth:`welcomed` does, or its refusal)."""
+        service = await self.matchmaker()
+        request_id, future = service.send(message)
+        request = dataclasses.replace(message, id=request_id)
+
+        def answered(future: asyncio.Future[Reply]) -> None:
+            if future.cancelled() or future.exception() is not None:
+                return
+            reply = future.result()
+            if welcome and isinstance(request, Hello):
+                if isinstance(reply, Welcome):
+                    self.welcomed(request, reply)
+                self.inbox.put(reply)
+            else:
+                self.inbox.put(Answered(request, reply))
+
+        future.add_done_callback(answered)
 
     async def server_info(self) -> ServerInfo:
         """Where the matchmaker publishes and where its referees are, as this process
@@ -871,16 +905,16 @@ class Connection:
         self, game_id: str, referee: str, events: str, *, key: str | None = None
     ) -> GameFeed:
         """Follow ``game_id`` on the referee at ``referee``/``events`` (one feed a game)."""
-        found = self.feeds.get((referee, game_id))
+        found = self.feeds.get((referee, events, game_id))
         if found is not None:
             return found
         service = await self.service(referee, key=key)
         publisher = self.publisher(events, service.link)
-        found = self.feeds.get((referee, game_id))
+        found = self.feeds.get((referee, events, game_id))
         if found is not None:
             return found
         feed = GameFeed(self, game_id, service, publisher)
-        self.feeds[(referee, game_id)] = feed
+        self.feeds[(referee, events, game_id)] = feed
         await feed.start()
         return feed
 
@@ -899,7 +933,8 @@ class Connection:
         request = Join(id=next(self._ids), game_id=held.game_id, seat=held.seat, token=held.token)
         _, future = held.referee.send(request, keep_id=True)
         held.last_sent = time.monotonic()
-        feed = self.feeds.get((held.referee.endpoint, held.game_id))
+        feeds = [f for f in self.feeds.values() if f.referee is held.referee]
+        feed = next((f for f in feeds if f.game_id == held.game_id), None)
 
         def joined(future: asyncio.Future[Reply]) -> None:
             if future.cancelled() or future.exception() is not None:
@@ -914,10 +949,20 @@ class Connection:
         self.seats.pop((referee.endpoint, game_id), None)
 
     def release_feed(self, feed: GameFeed) -> None:
-        """Stop following a game nobody listens to any more."""
-        if not feed.listeners:
-            feed.close()
-            self.feeds.pop((feed.referee.endpoint, feed.game_id), None)
+        """Stop following a game nobody listens to any more; close a referee's sockets
+        once no game is followed or held there."""
+        if feed.listeners:
+            return
+        feed.close()
+        self.feeds.pop((feed.referee.endpoint, feed.events.endpoint, feed.game_id), None)
+        service, publisher = feed.referee, feed.events
+        used = {f.referee for f in self.feeds.values()} | {h.referee for h in self.seats.values()}
+        if service.kind == "referee" and service not in used:
+            self.services.pop(service.endpoint, None)
+            service.close()
+        if not publisher.listeners and publisher.endpoint != self._events_endpoint:
+            self.publishers.pop(publisher.endpoint, None)
+            publisher.close()
 
     async def open_table(
         self,
@@ -950,19 +995,24 @@ class Connection:
             )
         feed = await self.feed(game_id, referee, events, key=key)
         table = RemoteTable(self, feed, seat if token else None, token)
-        if table.seat is not None and token is not None:
-            join = Join(game_id=game_id, seat=table.seat, token=token)
-            reply = await feed.referee.request(join)
-            if isinstance(reply, ErrorReply):
-                table.close()
-                raise Refused(reply.code, reply.msg)
-            if isinstance(reply, Snapshot):
-                feed.take(join, reply)
-            self.hold_seat(game_id, table.seat, token, feed.referee)
-        first = await asyncio.wait_for(asyncio.shield(feed.first), self.policy.reply)
-        if isinstance(first, ErrorReply):
+        try:
+            if table.seat is not None and token is not None:
+                join = Join(game_id=game_id, seat=table.seat, token=token)
+                reply = await feed.referee.request(join)
+                if isinstance(reply, ErrorReply):
+                    raise Refused(reply.code, reply.msg)
+                if isinstance(reply, Snapshot):
+                    feed.take(join, reply)
+                self.hold_seat(game_id, table.seat, token, feed.referee)
+            try:
+                first = await asyncio.wait_for(asyncio.shield(feed.first), self.policy.reply)
+            except TimeoutError:
+                raise NoAnswer(f"no snapshot of game {game_id} from {referee}") from None
+            if isinstance(first, ErrorReply):
+                raise Refused(first.code, first.msg)
+        except BaseException:
             table.close()
-            raise Refused(first.code, first.msg)
+            raise
         table.start()
         return table
 
@@ -980,8 +1030,11 @@ class Connection:
         for feed in list(self.feeds.values()):
             feed.tick(now)
         for held in list(self.seats.values()):
-            game = self.feeds.get((held.referee.endpoint, held.game_id))
-            over = game is not None and game.state is not None and game.state.finished
+            over = any(
+                f.game_id == held.game_id and f.state is not None and f.state.finished
+                for f in self.feeds.values()
+                if f.referee is held.referee
+            )
             if over or not held.referee.up:
                 continue
             if now - held.last_sent >= self.policy.seat_beat:
@@ -1090,6 +1143,11 @@ class BlockingConnection:
 
         return self.run(ask(), self._wait(timeout))
 
+    def post(self, message: Request, *, welcome: bool = False) -> None:
+        """Send ``message`` to the matchmaker; its answer comes to the inbox
+        (:meth:`Connection.post`).  Never waits for the server."""
+        self.submit(self.connection.post(message, welcome=welcome))
+
     def hello(self, name: str, **fields: Any) -> Welcome:
         return self.run(self.connection.hello(name, **fields))
 
@@ -1131,3 +1189,19 @@ class BlockingConnection:
 
     def _wait(self, timeout: float | None) -> float:
         return (self.policy.reply if timeout is None else timeout) + 1
+
+
+_PROCESS: BlockingConnection | None = None
+_PROCESS_LOCK = threading.Lock()
+
+
+def process_connection() -> BlockingConnection:
+    """The process's connection for games it is given by place and token (a bot's
+    assignment, a GUI's game screen): one loop, one DEALER per referee, one SUB per
+    publisher, made on first use.  (A lobby identity has a connection of its own:
+    the matchmaker knows a player by its connection.)"""
+    global _PROCESS  # noqa: PLW0603 - one connection per process, made on first use
+    with _PROCESS_LOCK:
+        if _PROCESS is None or _PROCESS.loop.is_closed():
+            _PROCESS = BlockingConnection(name="lanqi-games")
+        return _PROCESS

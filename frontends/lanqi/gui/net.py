@@ -1,20 +1,18 @@
-"""Networking for the GUI: one agent thread per connection, queues to the GUI.
+"""Networking for the GUI, over the one client connection (:mod:`lanqi.client.connection`).
 
-The GUI thread never touches a socket.  Each agent owns its ZeroMQ sockets
-(they belong to one thread) and talks to the GUI through two thread-safe
-queues: commands in (:mod:`lanqi.gui.commands`, one class a command, handled
-through a table by type), immutable snapshots and notices out.  The GUI drains the
-out-queue without waiting, once per frame, so a slow or dead server never
-blocks a frame.
+The GUI thread never touches a socket and never waits: the connection's asyncio
+loop, in a thread of its own, owns them all.
 
 - :class:`GameAgent`: one game on a referee, as a player (seat + token) or a
-  spectator: :class:`~lanqi.client.referee.RefereeClient` and
-  :class:`~lanqi.client.referee.GameView` (snapshot, then events in ``seq``
-  order, re-sync on a gap), a heartbeat every second while seated, capped
-  reconnect back-off.
-- :class:`LobbyAgent`: the matchmaker: hello (with the session saved for the
-  server's key, whatever address reached it), the lobby
-  lists, seeks, challenges, tournaments and standings, and the private pushes
+  spectator: a :class:`~lanqi.table.remote.RemoteTable` on the process's connection
+  (snapshot, then events in ``seq`` order, a fresh snapshot on a gap; the seat's
+  heartbeats and the reconnects are the loop's).  Commands
+  (:mod:`lanqi.gui.commands`) go to the table at once; :meth:`GameAgent.poll`, once
+  per frame, says what the table heard as immutable :class:`ViewState` s and notices.
+- :class:`LobbyAgent`: the matchmaker, on a connection of its own (the matchmaker
+  knows a player by its connection) driven by one thread: hello (with the session
+  saved for the server's key, whatever address reached it), the lobby lists,
+  seeks, challenges, tournaments and standings, and the private pushes
   (``game_assigned``, ``challenge_received``); the live games of every referee
   the matchmaker names.
 - :class:`LobbyLink`: the GUI-side end of a lobby agent: the latest lists and
@@ -23,12 +21,13 @@ blocks a frame.
 A lost connection is a state, not a message: the agent says :class:`Disconnected`
 when it loses its server and again after every failed try (the same ``since``, the
 next ``next_try_at``), and :class:`Reconnected` once it is back, until then nothing
-else.  A closed TCP connection (the server's process died) is noticed at once by a
-socket monitor, a silent one by a request that times out.
+else.  The connection's socket monitors notice a closed TCP connection at once and
+its ZMTP heartbeats a silent one; it reconnects by its one policy.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import queue
 import threading
@@ -40,48 +39,64 @@ from typing import Any, Generic, TypeVar
 
 import zmq
 
-from lanqi.client.matchmaker import (
-    MatchmakerClient,
-    MatchmakerRefused,
-    MatchmakerTimeout,
-    referee_link,
+from lanqi.client.connection import (
+    RECONNECT,
+    BlockingConnection,
+    NoAnswer,
+    checked,
+    process_connection,
 )
-from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout, RequestRefused
+from lanqi.client.connection import Refused as ServerRefused
 from lanqi.gamestate import GameState
 from lanqi.gui import commands
 from lanqi.gui.settings import saved_session
 from lanqi.i18n import tr
 from lanqi.protocol import (
     AcceptChallenge,
+    AcceptDraw,
+    AcceptTakeback,
     Assignment,
     CancelSeek,
     Challenge,
     ChallengeClosed,
     ChallengeCreated,
     ChallengeReceived,
+    ChatRequest,
     CreateSeek,
     DeclineChallenge,
+    DeclineDraw,
+    DeclineTakeback,
+    ErrorReply,
     GameAssigned,
+    GamesList,
     GameSummary,
     GetStandings,
+    Hello,
     JoinTournament,
+    ListGames,
     ListPlayers,
     ListSeeks,
     ListTournaments,
     LobbyEvent,
     LobbySeekRemoved,
     Message,
+    MoveRequest,
+    OfferDraw,
     Ok,
-    Ping,
     PlayerInfo,
     PlayersList,
     ReportResult,
+    Request,
+    RequestTakeback,
+    Resign,
     ResultNoted,
     Seek,
     SeekCreated,
     SeekInfo,
     SeeksList,
+    Snapshot,
     Standings,
+    Sync,
     TournamentEvent,
     TournamentInfo,
     TournamentsList,
@@ -90,13 +105,10 @@ from lanqi.protocol import (
     WithdrawTournament,
 )
 from lanqi.protocol.endpoints import TOPIC_LOBBY, tour_topic
-from lanqi.security import (
-    HandshakeWatch,
-    KnownServers,
-    NoServerKey,
-    SecurityError,
-    server_identity,
-)
+from lanqi.protocol.messages import _SeatAction
+from lanqi.security import KnownServers, NoServerKey, SecurityError, server_identity
+from lanqi.table.port import Answered, LinkChanged
+from lanqi.table.remote import UNREACHABLE, RemoteTable
 
 __all__ = [
     "Assigned",
@@ -119,16 +131,22 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-HEARTBEAT_S = 1.0
-POLL_MS = 20
-QUIET_RESYNC_S = 2.0
-MAX_BACKOFF_S = 8.0
-#: a game's reconnect tries: the first after a second, then every 2 s, at most every 4 s
-FIRST_RETRY_S = 1.0
-MAX_RETRY_S = 4.0
-PING_S = 3.0
+#: a game agent's tries to open its table again: the one reconnect policy's
+FIRST_RETRY_S = RECONNECT.first
+MAX_RETRY_S = RECONNECT.most
+#: how long the lobby waits for a referee's game list
+REFEREE_LIST_S = 1.5
 LOBBY_REFRESH_S = 5.0
 LOBBY_DIRTY_S = 0.2
+
+
+def _refusal_text(refused: ServerRefused, name: str) -> str:
+    """A refused hello in a player's words."""
+    if refused.code == "name_taken":  # held by a session this GUI lost
+        return tr("connect.name_taken", name=name)
+    if refused.code == "bad_claim":  # words for players, not the director's
+        return tr("connect.bad_claim", name=name)
+    return refused.msg or refused.code
 
 
 def derive_endpoint(endpoint: str, port_offset: int = 0, port: int | None = None) -> str:
@@ -187,30 +205,6 @@ class Reconnected:
     which: str
     since: float
     view: ViewState | None = None
-
-
-class LinkDown(Exception):  # noqa: N818 - reads as what happened
-    """The TCP connection to the server closed (its process died, say)."""
-
-
-class LinkWatch:
-    """Watches a client's connection: :meth:`check` raises :class:`LinkDown` once it
-    closed, so a dead server is noticed without waiting for a timeout (and
-    :class:`~lanqi.security.HandshakeRefused` if the server turned the handshake down).
-    It reads the client's own socket monitor (one socket has one monitor)."""
-
-    def __init__(self, watch: HandshakeWatch) -> None:
-        self.watch = watch
-        self._seen = watch.disconnects
-
-    def check(self) -> None:
-        self.watch.check()
-        if self.watch.disconnects != self._seen:
-            self._seen = self.watch.disconnects
-            raise LinkDown(f"the connection to {self.watch.endpoint!r} closed")
-
-    def close(self) -> None:
-        """Nothing to release: the monitor is the client's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,8 +323,15 @@ class _Agent(threading.Thread, Generic[C]):
 # ================================================================ game agent
 
 
-class GameAgent(_Agent[commands.GameCommand]):
-    """Plays (``seat`` + ``token``) or watches one game on a referee."""
+class GameAgent:
+    """Plays (``seat`` + ``token``) or watches one game on a referee: a
+    :class:`~lanqi.table.remote.RemoteTable` on the process's connection.
+
+    No thread of its own: the connection's loop does the networking (heartbeats,
+    snapshots, reconnects); :meth:`send` hands a command to the table at once and
+    :meth:`poll`, once per frame, turns what the table heard into the GUI's words.
+    ``start``/``stop``/``is_alive``/``join`` keep the shape of the agent thread it was.
+    """
 
     def __init__(
         self,
@@ -344,8 +345,8 @@ class GameAgent(_Agent[commands.GameCommand]):
         key: str | None = None,
         context: zmq.Context[Any] | None = None,
         timeout_ms: int = 3000,
+        connection: BlockingConnection | None = None,
     ) -> None:
-        super().__init__(f"lanqi-game-{game_id}", context)
         self.referee = referee
         self.referee_pub = referee_pub
         #: the referee's key as the matchmaker named it (None: asked at its key port)
@@ -355,62 +356,182 @@ class GameAgent(_Agent[commands.GameCommand]):
         self.token = token
         self.name = name
         self.timeout_ms = timeout_ms
-        #: the last time the referee answered or published (monotonic)
-        self._heard = 0.0
-        #: the last sign of life of our seat the referee took (a join, a heartbeat)
+        #: unused: the connection's loop owns every socket (kept for callers)
+        self.context = context
+        self.connection = connection
+        self.table: RemoteTable | None = None
+        self._opening: concurrent.futures.Future[RemoteTable] | None = None
+        self._retry = FIRST_RETRY_S
+        self._retry_at: float | None = None
+        self._started = False
+        self._stopped = False
+        #: commands given before the table was open, sent once it is
+        self._waiting: list[commands.GameCommand] = []
+        #: request id -> the command it was sent for
+        self._sent: dict[int, commands.GameCommand] = {}
+        #: the last sign of life of our seat the referee took (monotonic)
         self._alive = 0.0
-        self._snapshot: object = None
+        self._snapshot: Snapshot | None = None
         self._abandon_at: tuple[float, ...] = ()
         self._abandon_after_ms = 0
+        self._lost: Disconnected | None = None
+        self._events: list[object] = []
 
-    def run(self) -> None:
-        retry = FIRST_RETRY_S
-        lost: Disconnected | None = None
-        while not self.stop_event.is_set():
-            try:
-                with RefereeClient(
-                    self.referee,
-                    self.referee_pub,
-                    context=self.context,
-                    timeout_ms=self.timeout_ms,
-                    link=referee_link(self.key),
-                ) as client:
-                    link = LinkWatch(client.handshake)
-                    try:
-                        if self.seat is not None and self.token is not None:
-                            client.join(self.game_id, self.seat, self.token)
-                            self._alive = time.monotonic()
-                        view = GameView(client, self.game_id)
-                        self._heard = time.monotonic()
-                        if lost is not None:
-                            log.info("game %s: the referee is back", self.game_id)
-                            self.events.put(Reconnected("referee", lost.since, self._state(view)))
-                            lost = None
-                        else:
-                            self._emit(view)
-                        retry = FIRST_RETRY_S
-                        self._serve(client, view, link)
-                        return
-                    finally:
-                        link.close()
-            except RequestRefused as exc:
-                self.events.put(Failed(tr("referee_refused", why=exc.msg or exc.code)))
-                return
-            except (RefereeTimeout, LinkDown, NoServerKey, zmq.ZMQError) as exc:
-                if self.stop_event.is_set():
-                    return
-                now = time.monotonic()
-                if lost is None:
-                    log.info("game %s: lost the referee (%s)", self.game_id, exc)
-                since = lost.since if lost is not None else (self._heard or now)
-                lost = Disconnected("referee", since, now + retry, self._my_abandon_at())
-                self.events.put(lost)
-                self.stop_event.wait(retry)
-                retry = min(MAX_RETRY_S, retry * 2)
+    # ------------------------------------------------------------ lifetime
 
-            except SecurityError as exc:  # a referee this client must not trust
-                self.events.put(Failed(str(exc)))
-                return
+    def start(self) -> None:
+        """Open the table (on the connection's loop; :meth:`poll` tells how it went)."""
+        if self._started:
+            return
+        self._started = True
+        self._open()
+
+    def _open(self) -> None:
+        conn = self.connection or process_connection()
+        self.connection = conn
+        self._opening = conn.submit(
+            conn.connection.open_table(
+                game_id=self.game_id,
+                referee=self.referee,
+                events=self.referee_pub,
+                key=self.key,
+                seat=self.seat,
+                token=self.token,
+            )
+        )
+
+    def is_alive(self) -> bool:
+        return self._started and not self._stopped
+
+    def stop(self, wait: float = 0.0) -> None:
+        """Stop following the game (the seat stays ours at the referee)."""
+        self._stopped = True
+        if self._opening is not None:
+            self._opening.cancel()
+        if self.table is not None:
+            self.table.close()
+
+    def join(self, timeout: float | None = None) -> None:
+        """Nothing to wait for (there is no thread)."""
+
+    # ------------------------------------------------------------ commands
+
+    def send(self, command: commands.GameCommand) -> None:
+        """Send ``command`` to the referee now (or once the table is open)."""
+        if command.seated and self.token is None:
+            self._events.append(Refused(command, "spectator", tr("spectators_cannot")))
+            return
+        if self.table is None:
+            self._waiting.append(command)
+            return
+        request = GAME_REQUESTS[type(command)](self, command)
+        self._sent[self.table.send(request)] = command
+
+    # ------------------------------------------------------------ news
+
+    def poll(self) -> list[object]:
+        """Everything that happened since the last call, in the GUI's words (never waits)."""
+        if not self._stopped:
+            if self.table is None:
+                self._check_opening()
+            if self.table is not None:
+                self._read(self.table)
+        events, self._events = self._events, []
+        return events
+
+    def _check_opening(self) -> None:
+        now = time.monotonic()
+        if self._opening is None:
+            if self._retry_at is not None and now >= self._retry_at:
+                self._retry_at = None
+                self._open()
+            return
+        if not self._opening.done():
+            return
+        opening, self._opening = self._opening, None
+        if opening.cancelled():
+            return
+        error = opening.exception()
+        if error is None:
+            self.table = table = opening.result()
+            self._alive = now
+            self._took(table.snapshot)
+            if self._lost is not None:
+                log.info("game %s: the referee is back", self.game_id)
+                self._events.append(Reconnected("referee", self._lost.since, self._state(table)))
+                self._lost = None
+            else:
+                self._events.append(self._state(table))
+            for command in self._waiting:
+                self.send(command)
+            self._waiting = []
+        elif isinstance(error, Refused):
+            self._stopped = True
+            self._events.append(Failed(tr("referee_refused", why=error.msg or error.code)))
+        elif isinstance(error, NoAnswer | NoServerKey):
+            if self._lost is None:
+                log.info("game %s: no referee (%s)", self.game_id, error)
+            since = self._lost.since if self._lost is not None else now
+            self._retry_at = now + self._retry
+            self._lost = Disconnected("referee", since, self._retry_at, self._my_abandon_at())
+            self._events.append(self._lost)
+            self._retry = min(MAX_RETRY_S, self._retry * 2)
+        elif isinstance(error, SecurityError):  # a referee this client must not trust
+            self._stopped = True
+            self._events.append(Failed(str(error)))
+        else:
+            raise error
+
+    def _read(self, table: RemoteTable) -> None:
+        if not table.has_news:
+            return
+        before = table.state
+        changed = False
+        for item in table.poll():
+            if isinstance(item, LinkChanged):
+                self._link(table, item)
+                continue
+            if table.link_up:
+                self._alive = time.monotonic()
+            changed = True
+            if not isinstance(item, Answered):
+                continue
+            if isinstance(item.reply, Snapshot):
+                self._took(item.reply)
+            command = self._sent.pop(item.request.id, None)
+            refusal = item.refusal
+            if command is not None and refusal is not None:
+                self._events.append(Refused(command, refusal.code, refusal.msg))
+                table.send(Sync(game_id=self.game_id))
+        after = table.state
+        if any(
+            was and not is_ for was, is_ in zip(before.connected, after.connected, strict=False)
+        ):
+            table.send(Sync(game_id=self.game_id))  # someone went away: how long they have
+        if changed:
+            self._events.append(self._state(table))
+
+    def _link(self, table: RemoteTable, item: LinkChanged) -> None:
+        if not item.up:
+            if self._lost is None:
+                log.info("game %s: lost the referee", self.game_id)
+            since = self._lost.since if self._lost is not None else item.since
+            next_try = item.retry_at if item.retry_at is not None else time.monotonic()
+            self._lost = Disconnected("referee", since, next_try, self._my_abandon_at())
+            self._events.append(self._lost)
+        elif self._lost is not None:
+            log.info("game %s: the referee is back", self.game_id)
+            self._events.append(Reconnected("referee", self._lost.since, self._state(table)))
+            self._lost = None
+
+    def _took(self, snapshot: Snapshot | None) -> None:
+        """A fresh snapshot: its abandonment countdowns start now."""
+        if snapshot is None or snapshot is self._snapshot:
+            return
+        now = time.monotonic()
+        self._snapshot = snapshot
+        self._abandon_at = tuple(now + ms / 1000.0 for ms in snapshot.abandon_in_ms)
+        self._abandon_after_ms = snapshot.abandon_after_ms
 
     def _my_abandon_at(self) -> float | None:
         """When the referee would end the game as abandoned, counted from our seat's
@@ -419,97 +540,50 @@ class GameAgent(_Agent[commands.GameCommand]):
             return None
         return self._alive + self._abandon_after_ms / 1000.0
 
-    def _state(self, view: GameView) -> ViewState:
-        now = time.monotonic()
-        snapshot = view.snapshot
-        if snapshot is not self._snapshot:  # a fresh snapshot: its countdowns start now
-            self._snapshot = snapshot
-            self._abandon_at = tuple(now + ms / 1000.0 for ms in snapshot.abandon_in_ms)
-            self._abandon_after_ms = snapshot.abandon_after_ms
-        state = view.state
+    def _state(self, table: RemoteTable) -> ViewState:
+        state = table.state
         away = tuple(
             at if state.status != "finished" and not state.connected[i] else None
             for i, at in enumerate(self._abandon_at[: len(state.connected)])
         )
-        return ViewState(state, now, away, self._abandon_after_ms)
+        return ViewState(state, time.monotonic(), away, self._abandon_after_ms)
 
-    def _emit(self, view: GameView) -> None:
-        self.events.put(self._state(view))
-
-    def _serve(self, client: RefereeClient, view: GameView, link: LinkWatch) -> None:
-        last_beat = 0.0
-        last_event = time.monotonic()
-        while not self.stop_event.is_set():
-            link.check()
-            before = (view.seq, len(view.chat), view.resyncs)
-            present = view.state.connected
-            for command in _drain(self.commands):
-                self._do(client, view, command)
-            now = time.monotonic()
-            seated = self.seat is not None and self.token is not None
-            if seated and not view.finished and now - last_beat >= HEARTBEAT_S:
-                last_beat = now
-                assert self.token is not None
-                try:
-                    client.heartbeat(self.game_id, self.token)
-                    self._heard = self._alive = time.monotonic()
-                except RequestRefused as exc:
-                    log.debug("heartbeat refused: %s", exc)
-            if view.poll(POLL_MS if not view.finished else 5 * POLL_MS):
-                last_event = self._heard = now
-                while view.poll(0):
-                    pass
-            elif now - last_event > QUIET_RESYNC_S:
-                last_event = now  # a lost last event must not leave us behind
-                view.resync()
-                self._heard = time.monotonic()
-            if any(
-                was and not is_ for was, is_ in zip(present, view.state.connected, strict=False)
-            ):
-                view.resync()  # someone went away: the snapshot says how long they have
-            if (view.seq, len(view.chat), view.resyncs) != before:
-                self._emit(view)
-
-    def _do(self, client: RefereeClient, view: GameView, command: commands.GameCommand) -> None:
-        if command.seated and self.token is None:
-            self.events.put(Refused(command, "spectator", tr("spectators_cannot")))
-            return
-        try:
-            GAME_HANDLERS[type(command)](self, client, command)
-        except RequestRefused as exc:
-            self.events.put(Refused(command, exc.code, exc.msg))
-            view.resync()
+    # ------------------------------------------------------------ requests
 
     def _token(self) -> str:
         assert self.token is not None  # seated commands only reach here with a token
         return self.token
 
-    def _move(self, client: RefereeClient, command: commands.PlayMove) -> None:
-        client.move(self.game_id, self._token(), command.ply, command.move)
+    def _move(self, command: commands.PlayMove) -> Request:
+        return MoveRequest(
+            game_id=self.game_id, token=self._token(), ply=command.ply, move=command.move
+        )
 
-    def _say(self, client: RefereeClient, command: commands.Say) -> None:
-        client.chat(self.game_id, command.text, token=self.token, name=self.name)
+    def _say(self, command: commands.Say) -> Request:
+        return ChatRequest(
+            game_id=self.game_id, text=command.text, token=self.token, name=self.name
+        )
 
-    def _seat_call(self, client: RefereeClient, command: commands.GameCommand) -> None:
-        SEAT_CALLS[type(command)](client, self.game_id, self._token())
+    def _seat_request(self, command: commands.GameCommand) -> Request:
+        return SEAT_REQUESTS[type(command)](game_id=self.game_id, token=self._token())
 
 
-#: the seat's requests without arguments: command type -> the referee client's call
-SEAT_CALLS: dict[type[commands.GameCommand], Callable[[RefereeClient, str, str], Ok]] = {
-    commands.Resign: RefereeClient.resign,
-    commands.OfferDraw: RefereeClient.offer_draw,
-    commands.AcceptDraw: RefereeClient.accept_draw,
-    commands.DeclineDraw: RefereeClient.decline_draw,
-    commands.AskTakeback: RefereeClient.request_takeback,
-    commands.AcceptTakeback: RefereeClient.accept_takeback,
-    commands.DeclineTakeback: RefereeClient.decline_takeback,
+#: the seat's requests without arguments: command type -> the protocol's request
+SEAT_REQUESTS: dict[type[commands.GameCommand], type[_SeatAction]] = {
+    commands.Resign: Resign,
+    commands.OfferDraw: OfferDraw,
+    commands.AcceptDraw: AcceptDraw,
+    commands.DeclineDraw: DeclineDraw,
+    commands.AskTakeback: RequestTakeback,
+    commands.AcceptTakeback: AcceptTakeback,
+    commands.DeclineTakeback: DeclineTakeback,
 }
 
-#: command type -> what the game agent does with it
-GAME_HANDLERS: dict[type[commands.GameCommand], Callable[[GameAgent, RefereeClient, Any], None]] = {
+#: command type -> the request the game agent sends for it
+GAME_REQUESTS: dict[type[commands.GameCommand], Callable[[GameAgent, Any], Request]] = {
     commands.PlayMove: GameAgent._move,
     commands.Say: GameAgent._say,
-    **dict.fromkeys(SEAT_CALLS, GameAgent._seat_call),
+    **dict.fromkeys(SEAT_REQUESTS, GameAgent._seat_request),
 }
 
 
@@ -564,104 +638,75 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         #: every referee games are listed from (the override first), once welcomed
         self.referees: tuple[tuple[str, str], ...] = ()
         self.timeout_ms = timeout_ms
-        self._link: LinkWatch | None = None
-        self._client: MatchmakerClient | None = None
-        #: (requests, events) -> a client, for each referee games are listed from
-        self._referee_clients: dict[tuple[str, str], RefereeClient] = {}
-        #: referees whose key port did not answer when the lobby connected
-        self._silent_referees: set[tuple[str, str]] = set()
+        self._conn: BlockingConnection | None = None
+        #: the matchmaker does not answer (since when, the next try), or None
+        self._lost: Disconnected | None = None
         self._state = LobbyState()
         self._watched: set[str] = set()
         self._dirty = True
         self._last_refresh = 0.0
-        self._last_ping = 0.0
         self._my_seeks: list[str] = []
 
     # ------------------------------------------------------------ thread
 
     def run(self) -> None:
-        backoff = 0.5
-        welcomed = False
-        lost: Disconnected | None = None
+        conn = BlockingConnection(
+            self.endpoint,
+            events=self.events_endpoint,
+            key=self.key,
+            known=self.known,
+            name="lanqi-lobby",
+        )
+        self._conn = conn
         try:
-            while not self.stop_event.is_set():
+            if self._enter(conn):
+                self._serve(conn)
+        except SecurityError as exc:  # a server this client must not trust
+            self.events.put(Failed(str(exc)))
+        finally:
+            conn.close()
+
+    def _enter(self, conn: BlockingConnection) -> bool:
+        """Say hello (the session saved for the server, else a claim code); False:
+        the agent has stopped and said why."""
+        wait = self.timeout_ms / 1000
+        try:
+            link = conn.run(conn.connection.matchmaker_link(), wait + 1)
+            if self.server_id is None:  # the first connection: the session saved for it
+                self.server_id = server_identity(link, self.endpoint)
+                if self.session is None:
+                    self.session = saved_session(
+                        self.saved, self.server_id, self.name, address=self.endpoint
+                    )
+            while True:
+                hello = Hello(name=self.name, claim=self.claim)
+                if not self.claim:
+                    hello = Hello(name=self.name, session=self.session)
                 try:
-                    self._connect()
-                    welcomed = True
-                    backoff = 0.5
-                    if lost is not None:
-                        self.events.put(Reconnected("matchmaker", lost.since))
-                        lost = None
-                    self._serve()
-                    return
-                except MatchmakerRefused as exc:
+                    welcome = conn.call(hello, Welcome, wait)
+                    conn.connection.welcomed(hello, welcome)
+                    break
+                except ServerRefused as exc:
                     if exc.code == "bad_session" and self.session is not None:
                         self.session = None
                         continue
-                    if exc.code == "name_taken":  # held by a session this GUI lost
-                        self.events.put(Failed(tr("connect.name_taken", name=self.name)))
-                    elif exc.code == "bad_claim":  # words for players, not the director's
-                        self.events.put(Failed(tr("connect.bad_claim", name=self.name)))
-                    else:
-                        self.events.put(Failed(exc.msg or exc.code))
-                    return
-                # before SecurityError: a silent key port (NoServerKey) is a server away
-                except (MatchmakerTimeout, LinkDown, NoServerKey, zmq.ZMQError) as exc:
-                    if not welcomed:
-                        self.events.put(Failed(tr("connect.no_answer", server=self.endpoint)))
-                        return
-                    now = time.monotonic()
-                    if lost is None:
-                        log.info("lobby: lost the matchmaker (%s); retrying", exc)
-                    since = lost.since if lost is not None else now
-                    lost = Disconnected("matchmaker", since, now + backoff)
-                    self.events.put(lost)
-                    self.stop_event.wait(backoff)
-                    backoff = min(MAX_BACKOFF_S, backoff * 2)
-                except SecurityError as exc:  # a server this client must not trust
-                    self.events.put(Failed(str(exc)))
-                    return
-        finally:
-            self._close()
+                    self.events.put(Failed(_refusal_text(exc, self.name)))
+                    return False
+            self._welcomed(conn, welcome)
+            return True
+        # before SecurityError: a silent key port (NoServerKey) is a server away
+        except (NoAnswer, NoServerKey):
+            self.events.put(Failed(tr("connect.no_answer", server=self.endpoint)))
+            return False
 
-    def _close(self) -> None:
-        if self._link is not None:
-            self._link.close()
-            self._link = None
-        if self._client is not None:
-            self._client.close()
-            self._client = None
-        for client in self._referee_clients.values():
-            client.close()
-        self._referee_clients = {}
-
-    def _connect(self) -> None:
-        self._close()
-        client = MatchmakerClient(
-            self.endpoint,
-            self.events_endpoint,
-            context=self.context,
-            timeout_ms=self.timeout_ms,
-            key=self.key,
-            known=self.known,
-        )
-        self._client = client
-        self._link = LinkWatch(client.handshake)
-        if self.server_id is None:  # the first connection: the session saved for the server
-            self.server_id = server_identity(client.link, self.endpoint)
-            if self.session is None:
-                self.session = saved_session(
-                    self.saved, self.server_id, self.name, address=self.endpoint
-                )
-        if self.claim:
-            welcome = client.hello(self.name, claim=self.claim)
-        else:
-            welcome = client.hello(self.name, session=self.session)
+    def _welcomed(self, conn: BlockingConnection, welcome: Welcome) -> None:
+        """A welcome (the first, or one after the link came back): the lists, the
+        referees, the topics."""
         self.session, self.claim = welcome.session, None
         self.name = welcome.name
         try:
-            named = [(r.endpoint, r.events, r.key) for r in client.server_info().referees]
-        except MatchmakerRefused as exc:  # a server older than server_info
+            named = [(r.endpoint, r.events, r.key) for r in conn.server_info().referees]
+        except ServerRefused as exc:  # a server older than server_info
             log.info("the server names no referee (%s)", exc)
             named = []
         #: each named referee's key, as the matchmaker vouches for it
@@ -669,22 +714,9 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         override = [(self.referee, self.referee_pub)] if self.referee and self.referee_pub else []
         self.referees = tuple(dict.fromkeys([*override, *((e, v) for e, v, _ in named)]))
         self.events.put(Welcomed(welcome, self.server_id or self.endpoint))
-        client.subscribe(TOPIC_LOBBY)
+        conn.subscribe(TOPIC_LOBBY)
         for tournament_id in self._watched:
-            client.subscribe(tour_topic(tournament_id))
-        self._referee_clients = {}
-        self._silent_referees = set()
-        for where in self.referees:
-            try:
-                self._referee_clients[where] = RefereeClient(
-                    *where,
-                    context=self.context,
-                    timeout_ms=1500,
-                    link=referee_link(self._referee_keys.get(where)),
-                )
-            except NoServerKey as exc:  # its key port is silent: shown as not answering
-                log.debug("no key from the referee %s: %s", where[0], exc)
-                self._silent_referees.add(where)
+            conn.subscribe(tour_topic(tournament_id))
         self._dirty = True
 
     @property
@@ -692,30 +724,50 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         """The first referee games are listed and watched on, once known."""
         return self.referees[0] if self.referees else None
 
-    def _serve(self) -> None:
-        client = self._client
-        assert client is not None
+    def _serve(self, conn: BlockingConnection) -> None:
         while not self.stop_event.is_set():
-            if self._link is not None:
-                self._link.check()
-            push = client.next_push(30)
-            while push is not None:
-                self._on_push(push)
-                push = client.next_push(0)
-            event = client.next_event(0)
-            while event is not None:
-                self._on_event(event)
-                event = client.next_event(0)
+            for item in conn.inbox(0.03):
+                self._on_inbox(conn, item)
             for command in _drain(self.commands):
-                self._do(client, command)
+                self._do(conn, command)
             now = time.monotonic()
-            if now - self._last_ping >= PING_S:
-                self._last_ping = now
-                client.call(Ping(), Ok)
-            if (self._dirty and now - self._last_refresh >= LOBBY_DIRTY_S) or (
-                now - self._last_refresh >= LOBBY_REFRESH_S
+            if self._lost is None and (
+                (self._dirty and now - self._last_refresh >= LOBBY_DIRTY_S)
+                or now - self._last_refresh >= LOBBY_REFRESH_S
             ):
-                self._refresh(client)
+                try:
+                    self._refresh(conn)
+                except NoAnswer as exc:
+                    log.debug("lobby lists: %s", exc)
+
+    def _on_inbox(self, conn: BlockingConnection, item: object) -> None:
+        if isinstance(item, LinkChanged):
+            if not item.up:
+                if self._lost is None:
+                    log.info("lobby: lost the matchmaker; the connection retries")
+                since = self._lost.since if self._lost is not None else item.since
+                next_try = item.retry_at if item.retry_at is not None else time.monotonic()
+                self._lost = Disconnected("matchmaker", since, next_try)
+                self.events.put(self._lost)
+            return
+        if isinstance(item, Welcome):  # said again by the connection: the link is back
+            if self._lost is not None:
+                self.events.put(Reconnected("matchmaker", self._lost.since))
+                self._lost = None
+            self._welcomed(conn, item)
+        elif isinstance(item, ErrorReply):  # the hello said again was refused
+            if item.code == "bad_session":
+                self.session = None
+                conn.post(Hello(name=self.name), welcome=True)
+            else:
+                self.events.put(
+                    Failed(_refusal_text(ServerRefused(item.code, item.msg), self.name))
+                )
+                self.stop_event.set()
+        elif isinstance(item, LobbyEvent | TournamentEvent):
+            self._on_event(item)
+        elif isinstance(item, Message) and not isinstance(item, Answered):
+            self._on_push(item)
 
     # ------------------------------------------------------------ incoming
 
@@ -742,7 +794,7 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
 
     # ------------------------------------------------------------ requests
 
-    def _refresh(self, client: MatchmakerClient) -> None:
+    def _refresh(self, client: BlockingConnection) -> None:
         self._dirty = False
         self._last_refresh = time.monotonic()
         players = client.call(ListPlayers(), PlayersList).players
@@ -752,15 +804,21 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         for tournament_id in sorted(self._watched):
             try:
                 standings.append(client.call(GetStandings(tournament_id=tournament_id), Standings))
-            except MatchmakerRefused as exc:
+            except ServerRefused as exc:
                 log.debug("standings of %s: %s", tournament_id, exc)
         games: list[GameSummary] = []
         where: list[tuple[str, tuple[str, str]]] = []
-        referee_ok = not self._silent_referees
-        for endpoints, referee in self._referee_clients.items():
+        referee_ok = True
+        for endpoints in self.referees:
             try:
-                listed = referee.list_games("active").games
-            except (RefereeTimeout, RequestRefused) as exc:
+                reply = client.referee_request(
+                    endpoints[0],
+                    ListGames(status="active"),
+                    key=self._referee_keys.get(endpoints),
+                    timeout=REFEREE_LIST_S,
+                )
+                listed = checked(reply, GamesList).games
+            except (NoAnswer, NoServerKey, ServerRefused) as exc:
                 log.debug("no game list from the referee %s: %s", endpoints[0], exc)
                 referee_ok = False
                 continue
@@ -780,39 +838,41 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         )
         self.events.put(self._state)
 
-    def _do(self, client: MatchmakerClient, command: commands.LobbyCommand) -> None:
+    def _do(self, client: BlockingConnection, command: commands.LobbyCommand) -> None:
         try:
             LOBBY_HANDLERS[type(command)](self, client, command)
-        except MatchmakerRefused as exc:
+        except ServerRefused as exc:
             self.events.put(Refused(command, exc.code, exc.msg))
+        except NoAnswer as exc:  # the link is down: the connection is retrying
+            self.events.put(Refused(command, UNREACHABLE, str(exc)))
         self._dirty = True
 
-    def _post_seek(self, client: MatchmakerClient, command: commands.PostSeek) -> None:
+    def _post_seek(self, client: BlockingConnection, command: commands.PostSeek) -> None:
         reply = client.call(CreateSeek(seek=command.seek), SeekCreated)
         if not reply.paired:
             self._my_seeks.append(reply.seek_id)
 
-    def _drop_seek(self, client: MatchmakerClient, command: commands.DropSeek) -> None:
+    def _drop_seek(self, client: BlockingConnection, command: commands.DropSeek) -> None:
         client.call(CancelSeek(seek_id=command.seek_id), Ok)
         if command.seek_id in self._my_seeks:
             self._my_seeks.remove(command.seek_id)
 
-    def _challenge(self, client: MatchmakerClient, command: commands.SendChallenge) -> None:
+    def _challenge(self, client: BlockingConnection, command: commands.SendChallenge) -> None:
         reply = client.call(Challenge(to=command.to, seek=command.seek), ChallengeCreated)
         self.events.put(ChallengeSent(reply.challenge_id, command.to))
 
-    def _accept(self, client: MatchmakerClient, command: commands.TakeChallenge) -> None:
+    def _accept(self, client: BlockingConnection, command: commands.TakeChallenge) -> None:
         client.call(AcceptChallenge(challenge_id=command.challenge_id), Ok)
 
-    def _decline(self, client: MatchmakerClient, command: commands.RefuseChallenge) -> None:
+    def _decline(self, client: BlockingConnection, command: commands.RefuseChallenge) -> None:
         client.call(DeclineChallenge(challenge_id=command.challenge_id), Ok)
 
-    def _join(self, client: MatchmakerClient, command: commands.EnterTournament) -> None:
+    def _join(self, client: BlockingConnection, command: commands.EnterTournament) -> None:
         self._watch(client, command.tournament_id)
         client.call(JoinTournament(tournament_id=command.tournament_id), Ok)
         self.events.put(Note(tr("lobby.in_tournament")))
 
-    def _report(self, client: MatchmakerClient, command: commands.ReportBoardResult) -> None:
+    def _report(self, client: BlockingConnection, command: commands.ReportBoardResult) -> None:
         noted = client.call(
             ReportResult(
                 tournament_id=command.tournament_id,
@@ -825,16 +885,16 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         self._watch(client, command.tournament_id)
         self.events.put(Note(tr(f"lobby.result_{noted.status}")))
 
-    def _withdraw(self, client: MatchmakerClient, command: commands.LeaveTournament) -> None:
+    def _withdraw(self, client: BlockingConnection, command: commands.LeaveTournament) -> None:
         client.call(WithdrawTournament(tournament_id=command.tournament_id), Ok)
 
-    def _follow(self, client: MatchmakerClient, command: commands.FollowTournament) -> None:
+    def _follow(self, client: BlockingConnection, command: commands.FollowTournament) -> None:
         self._watch(client, command.tournament_id)
 
-    def _refresh_now(self, client: MatchmakerClient, command: commands.Refresh) -> None:
+    def _refresh_now(self, client: BlockingConnection, command: commands.Refresh) -> None:
         """Nothing to send: every command marks the lists for a refresh."""
 
-    def _watch(self, client: MatchmakerClient, tournament_id: str) -> None:
+    def _watch(self, client: BlockingConnection, tournament_id: str) -> None:
         if tournament_id not in self._watched:
             self._watched.add(tournament_id)
             client.subscribe(tour_topic(tournament_id))
@@ -842,7 +902,7 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
 
 #: command type -> what the lobby agent does with it
 LOBBY_HANDLERS: dict[
-    type[commands.LobbyCommand], Callable[[LobbyAgent, MatchmakerClient, Any], None]
+    type[commands.LobbyCommand], Callable[[LobbyAgent, BlockingConnection, Any], None]
 ] = {
     commands.PostSeek: LobbyAgent._post_seek,
     commands.DropSeek: LobbyAgent._drop_seek,

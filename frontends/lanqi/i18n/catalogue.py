@@ -468,7 +468,7 @@ CATALOGUE: dict[str, Text] = {
     "web.cancel": Text("取消", "Cancel"),
     "web.chinese_pieces": Text("汉字", "Chinese pieces"),
     "web.color": Text("执子", "Side"),
-    "web.color_any": Text("随机", "any"),
+    "web.color_any": Text("不限", "any"),
     "web.enter": Text("进入大厅", "Enter the lobby"),
     "web.finished": Text("已结束", "finished"),
     "web.letter_pieces": Text("字母", "Letters"),
@@ -479,6 +479,6 @@ CATALOGUE: dict[str, Text] = {
     "web.play": Text("下棋", "Play"),
     "web.send": Text("发送", "Send"),
     "web.take": Text("应战", "Play"),
-    "web.variant": Text("棋种", "Game"),
-    "web.your_seat": Text("你的座位", "your seat"),
+    "web.variant": Text("游戏", "Game"),
+    "web.your_seat": Text("你的对局", "your games"),
 }

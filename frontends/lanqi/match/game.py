@@ -31,6 +31,7 @@ from lanqi.match.adjudicate import MATE_CP, MoveNote, Verdict, adjudicate
 from lanqi.match.config import Adjudication
 from lanqi.match.openings import Opening
 from lanqi.protocol import Assignment, ErrorReply, TimeControl
+from lanqi.table.remote import RemoteTable
 
 __all__ = ["GameSpec", "MatchSeat", "Played", "RefereeLink", "play_game"]
 
@@ -394,13 +395,10 @@ def play_game(
 class _SeatPlayer(GamePlayer):
     """The runner's game player, losing with the real reason when its bot fails."""
 
-    def _send_move(self, client: RefereeClient, view: GameView, future: Any, refused: int) -> int:
+    def _send_move(self, table: RemoteTable, future: Any) -> None:
         error = future.exception() if future.done() else None
         if error is not None:
             log.info("game %s: %s loses: %s", self.assignment.game_id, self.bot.name, error)
-            try:
-                client.resign(self.assignment.game_id, self.assignment.token, _seat_reason(error))
-            except RequestRefused as exc:
-                log.debug("game %s: resign refused: %s", self.assignment.game_id, exc)
-            return refused
-        return super()._send_move(client, view, future, refused)
+            self._resign(table, _seat_reason(error))
+            return
+        super()._send_move(table, future)

@@ -91,6 +91,11 @@ class RemoteTable:
         return state
 
     @property
+    def snapshot(self) -> Snapshot | None:
+        """The latest snapshot the game was taken from (abandonment countdowns...)."""
+        return self._feed.snapshot
+
+    @property
     def resyncs(self) -> int:
         """Snapshots the connection took for this game after the first."""
         return max(0, self._feed.resyncs - 1)
@@ -98,6 +103,19 @@ class RemoteTable:
     @property
     def link_up(self) -> bool:
         return self._feed.referee.up
+
+    @property
+    def quiet(self) -> float | None:
+        """Seconds a quiet game is trusted before a snapshot (None: the policy's)."""
+        return self._feed.quiet
+
+    @quiet.setter
+    def quiet(self, seconds: float | None) -> None:
+        self._feed.quiet = seconds
+
+    def wake(self) -> None:
+        """Make :meth:`block` return now (from any thread): something else is ready."""
+        self._wake.set()
 
     def send(self, request: Request) -> int:
         """Queue ``request`` for the referee (its ``id`` filled in) and return the id.
@@ -151,13 +169,20 @@ class RemoteTable:
             if not waiter.done():
                 waiter.get_loop().call_soon_threadsafe(_resolve, waiter)
 
+    @property
+    def has_news(self) -> bool:
+        """Would :meth:`poll` return anything now?"""
+        return bool(self._news)
+
     def poll(self, now: float = 0.0) -> list[TableNews]:
         """Everything since the last poll, oldest first (``now`` is not needed: the
         connection's loop keeps its own time)."""
+        self._wake.clear()  # first: news put after this wakes block() again
+        if not self._news:
+            return []
         with self._lock:
             items = list(self._news)
             self._news.clear()
-            self._wake.clear()
             for _, state in items:
                 if state is not None:
                     self._state = state

@@ -161,7 +161,11 @@ class Tab:
         try:
             if handler is None:
                 raise Refused("unknown_type", f"no message {kind!r}")
-            if kind != "hello" and self.player is None and kind not in ("watch", "lobby"):
+            if (
+                kind != "hello"
+                and self.player is None
+                and kind not in ("watch", "lobby", "position")
+            ):
                 raise Refused("no_session", "say hello first")
             extra = await handler(message)
             if extra:
@@ -278,7 +282,8 @@ class Tab:
             self.hub.unfollow(self.feed.game_id, self._on_game)
         self.feed = await self.hub.follow(game_id, self._on_game)
         self._send_seat()
-        self._on_game(self.feed)
+        if self.feed.state is not None:
+            self.send_text(self.feed.encode())  # its clock's age as of now
         return {}
 
     def _seat(self) -> int | None:
@@ -301,10 +306,7 @@ class Tab:
     def _on_game(self, feed: GameFeed) -> None:
         if feed.state is None:
             return
-        text = json.dumps(
-            {"t": "state", "age_ms": feed.clock_age_ms(), "view": feed.view()}, ensure_ascii=False
-        )
-        self.send_text(text)
+        self.send_text(feed.state_text())
         state = feed.state
         if state.result and not state.casual and self._seat() is not None and self._ratings:
             ratings, self._ratings = self._ratings, {}

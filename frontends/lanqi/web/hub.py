@@ -93,6 +93,7 @@ class GameFeed:
         self.clock_at = time.monotonic()
         self.listeners: set[GameListener] = set()
         self._view: dict[str, Any] | None = None
+        self._text: str | None = None
         self._seen = -1 if feed.state is None else feed.state.seq
         feed.listeners.append(self._on_news)
 
@@ -111,6 +112,18 @@ class GameFeed:
             self._view = board_view(self.state)
         return self._view
 
+    def state_text(self) -> str:
+        """The ``state`` message for every tab, encoded once per change (its clock's
+        age as of the change; a tab that joins later gets a fresh one)."""
+        if self._text is None:
+            self._text = self.encode()
+        return self._text
+
+    def encode(self) -> str:
+        """The ``state`` message with the clock's age as of now."""
+        message = {"t": "state", "age_ms": self.clock_age_ms(), "view": self.view()}
+        return json.dumps(message, ensure_ascii=False)
+
     def clock_age_ms(self) -> int:
         """Milliseconds since the clock in :attr:`state` was read."""
         return round((time.monotonic() - self.clock_at) * 1000)
@@ -121,7 +134,7 @@ class GameFeed:
         self._seen = state.seq
         if isinstance(news, tuple) or hasattr(news, "clock"):
             self.clock_at = time.monotonic()
-        self._view = None
+        self._view = self._text = None
         for listener in list(self.listeners):
             try:
                 listener(self)
@@ -376,6 +389,7 @@ class Hub:
             return
         self._sessions[player.key] = {"name": player.name, "session": player.session}
         if self._sessions_file is not None:
+            self._sessions_file.parent.mkdir(parents=True, exist_ok=True)
             tmp = self._sessions_file.with_suffix(".tmp")
             tmp.write_text(json.dumps(self._sessions), "utf-8")
             tmp.chmod(0o600)

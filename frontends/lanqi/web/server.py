@@ -76,7 +76,11 @@ class Gateway:
         self._runner = web.AppRunner(make_app(self.hub), access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, ssl_context=ssl_context)
-        await site.start()
+        try:
+            await site.start()
+        except BaseException:  # a taken port: close the hub's sockets before saying so
+            await self.stop()
+            raise
         if self.port == 0:
             server = site._server
             assert server is not None
