@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from lanqi.bench.process import source_path
-from lanqi.cli.qr import QUIET_ZONE, qr_lines, qr_matrix
+from lanqi.cli.qr import JOIN_CAPTION, QUIET_ZONE, qr_lines, qr_matrix
 from lanqi.cli.servers import key_line
 from lanqi.security import KeyPair, KnownServers, fingerprint, public_key_file, server_keys
 
@@ -166,10 +166,22 @@ def read_colored(lines: list[str]) -> list[list[bool]]:
 
 
 def drawn_code(output: str, read: Callable[[list[str]], list[list[bool]]]) -> list[list[bool]]:
-    """The QR code's lines in ``lanqi key`` output: after the blank line, before the hint."""
+    """The key's QR code in ``lanqi key`` output: after the blank line, before the hint."""
     lines = output.splitlines()
-    assert lines[-1].startswith("scan it: the phone shows the fingerprint")
-    return read(lines[lines.index("") + 1 : -1])
+    hint = next(n for n, line in enumerate(lines) if line.startswith("scan it: the phone shows"))
+    return read(lines[lines.index("") + 1 : hint])
+
+
+def drawn_join_code(
+    output: str, read: Callable[[list[str]], list[list[bool]]]
+) -> tuple[str, list[list[bool]]]:
+    """The join code (the web pages' URL) in ``lanqi key`` output: after the key's
+    hint and a blank line, before ``scan it to join: URL``; and that URL."""
+    lines = output.splitlines()
+    assert lines[-1].startswith(JOIN_CAPTION), lines[-1]
+    hint = next(n for n, line in enumerate(lines) if line.startswith("scan it: the phone shows"))
+    assert lines[hint + 1] == ""
+    return lines[-1].removeprefix(JOIN_CAPTION), read(lines[hint + 2 : -1])
 
 
 def expected(data: Path) -> tuple[str, list[list[bool]]]:
@@ -192,6 +204,28 @@ def test_qr_on_a_terminal_is_the_code_of_fingerprint_and_key(tmp_path: Path) -> 
     assert "\x1b[" in output  # coloured: reads on dark and light themes alike
     assert drawn_code(output, read_colored) == matrix
     assert len(matrix[0]) <= 80 and len(matrix) // 2 <= 24  # fits a small terminal
+
+
+def _even(matrix: list[list[bool]]) -> list[list[bool]]:
+    """A code's modules as half blocks draw them (a light row added to an odd count)."""
+    return [*matrix, [False] * len(matrix[0])] if len(matrix) % 2 else matrix
+
+
+def test_qr_of_the_web_pages_url_to_join(tmp_path: Path) -> None:
+    """After the key's code, one of the web pages' URL (what `lanqi serve --lan` serves
+    on this machine's LAN address and port 8080, or --web-url); --web-port 0: none."""
+    from lanqi.web.server import web_urls
+
+    url, matrix = drawn_join_code(on_terminal("key", "--qr", data=tmp_path), read_colored)
+    assert url == web_urls("0.0.0.0", 8080)[0]
+    assert "/" not in url.removeprefix("http://").removesuffix("/")  # a host and a port
+    assert matrix == _even(qr_matrix(url))
+    given = "https://club.example:8443/"
+    piped = lanqi("key", "--qr=always", "--web-url", given, data=tmp_path)
+    assert drawn_join_code(piped.stdout, read_plain) == (given, _even(qr_matrix(given)))
+    none = lanqi("key", "--qr=always", "--web-port", "0", data=tmp_path)
+    assert JOIN_CAPTION not in none.stdout
+    assert none.stdout.splitlines()[-1].startswith("scan it: the phone shows")
 
 
 def test_qr_piped_only_when_asked(tmp_path: Path) -> None:

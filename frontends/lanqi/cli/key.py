@@ -1,16 +1,19 @@
 """``lanqi key``: the server's public key and its fingerprint, for people to compare
-(``--qr``: also as a QR code a phone can scan off the screen)."""
+(``--qr``: also as a QR code a phone can scan off the screen, and a second one of
+the web pages' URL, which opens the lobby on a phone)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from lanqi.cli.common import CliError
 
 EXAMPLES = """examples:
   lanqi key                                # the key of the server in the default data directory
-  lanqi key --qr                           # and a QR code of it, for players' phones
+  lanqi key --qr                           # and QR codes of it and of the web pages' URL
+  lanqi key --qr --web-url https://club.lan:8443/   # the join code for another address
   lanqi key --data-dir /srv/lanqi          # another server's (made there if it has none yet)
   lanqi referee --allow-key "$(lanqi key --data-dir mm-data --raw)"
 """
@@ -31,9 +34,37 @@ def configure(parser: argparse.ArgumentParser) -> None:
         const="auto",
         choices=["auto", "always"],
         default=None,
-        help="also draw a QR code of the fingerprint and the key, for a phone to scan: on a"
-        " terminal only (--qr=always: also into a pipe or file, without colours)",
+        help="also draw a QR code of the fingerprint and the key, and one of the web pages'"
+        " URL (scanned, it opens the lobby), for a phone to scan: on a terminal only"
+        " (--qr=always: also into a pipe or file, without colours)",
     )
+    parser.add_argument(
+        "--web-url",
+        default=None,
+        metavar="URL",
+        help="the URL in the join code (default: this machine's LAN address and --web-port,"
+        " https when the data directory has the --web-tls certificate)",
+    )
+    parser.add_argument(
+        "--web-port",
+        type=int,
+        default=8080,
+        metavar="PORT",
+        help="the port of `lanqi serve`'s web pages (default 8080; 0: no join code, for a"
+        " server run with --no-web)",
+    )
+
+
+def web_url(args: argparse.Namespace, folder: Path) -> str | None:
+    """The URL of the web pages for the join code, or None (``--web-port 0``)."""
+    if args.web_url:
+        return str(args.web_url)
+    if args.web_port == 0:
+        return None
+    from lanqi.web.server import web_urls
+    from lanqi.web.tls import CERT_FILE
+
+    return web_urls("0.0.0.0", args.web_port, tls=(folder / CERT_FILE).exists())[0]
 
 
 def qr_text(public: str, fingerprint: str) -> str:
@@ -79,4 +110,11 @@ def run(args: argparse.Namespace) -> int:
     for line in qr_lines(qr_text(public, keys.fingerprint), color=terminal):
         print(line)
     print("scan it: the phone shows the fingerprint (compare `lanqi servers list`) and the key")
+    url = web_url(args, folder)
+    if url is not None:
+        from lanqi.cli.qr import join_lines
+
+        print()
+        for line in join_lines(url, color=terminal):
+            print(line)
     return 0

@@ -1,5 +1,5 @@
-"""QR codes drawn as text, for ``lanqi key --qr``: a phone scans the server's key off
-the director's screen.
+"""QR codes drawn as text, for ``lanqi key --qr`` and ``lanqi serve``'s ready line: a
+phone scans the server's key, or the web pages' URL to join, off the director's screen.
 
 The code itself comes from segno (a small, pure-Python, well-kept QR encoder); this
 module only draws its modules with Unicode half blocks, two rows of modules per
@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import segno
 
-__all__ = ["QUIET_ZONE", "qr_lines", "qr_matrix"]
+__all__ = ["JOIN_CAPTION", "QUIET_ZONE", "join_lines", "qr_lines", "qr_matrix"]
 
 #: modules of light border around the code (the QR standard asks for 4)
 QUIET_ZONE = 4
+#: the line under a QR code of the web pages' URL
+JOIN_CAPTION = "scan it to join: "
 
 _BLACK, _WHITE = 30, 97  # ANSI foreground colours; background is +10
 _RESET = "\x1b[0m"
@@ -64,3 +66,9 @@ def qr_lines(text: str, *, color: bool) -> list[str]:
             cells.append("\u2580")
         lines.append("".join(cells) + _RESET)
     return lines
+
+
+def join_lines(url: str, *, color: bool) -> list[str]:
+    """The QR code of the web pages' ``url`` (a phone that scans it opens the lobby),
+    then the URL in words, for people whose camera does not read codes."""
+    return [*qr_lines(url, color=color), JOIN_CAPTION + url]

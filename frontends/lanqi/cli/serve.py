@@ -148,6 +148,10 @@ def run(args: argparse.Namespace) -> int:
         + (f"\n{ready_line(gateway.gateway.urls, gateway.gateway.fingerprint)}" if gateway else ""),
         flush=True,
     )
+    if gateway and gateway.gateway.urls and sys.stdout.isatty():  # a phone scans it to join
+        from lanqi.cli.qr import join_lines
+
+        print("\n".join(join_lines(gateway.gateway.urls[0], color=True)), flush=True)
     code = 0
     try:
         while not done.wait(0.5):

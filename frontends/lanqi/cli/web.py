@@ -81,6 +81,10 @@ def run(args: argparse.Namespace) -> int:
     async def main() -> None:
         await gateway.start()
         print(f"lanqi web ready: {ready_line(gateway.urls, gateway.fingerprint)}", flush=True)
+        if gateway.urls and sys.stdout.isatty():  # a phone scans it to join
+            from lanqi.cli.qr import join_lines
+
+            print("\n".join(join_lines(gateway.urls[0], color=True)), flush=True)
         try:
             await asyncio.Event().wait()
         finally:
