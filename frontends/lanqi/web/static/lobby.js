@@ -57,7 +57,7 @@ function drawLobby(lobby) {
     const button = !me && myName
       ? el("button", { class: "challenge", "data-player": p.name, onclick: () => challenge(p.name) }, tr("lobby.challenge"))
       : null;
-    return el("li", { "data-player": p.name }, `${p.name}${p.kind === "bot" ? " 🤖" : ""} ${me ? "← " + tr("you") : ""} · ${ratings} `, button);
+    return el("li", { "data-player": p.name }, `${p.name}${p.kind === "bot" ? ` (${tr("lobby.bot")})` : ""} ${me ? "← " + tr("you") : ""} · ${ratings} `, button);
   });
   $("players").replaceChildren(...(players.length ? players : [el("li", { class: "empty" }, tr("lobby.no_players"))]));
   const games = lobby.games.map((g) => {
