@@ -143,3 +143,18 @@ def test_the_cli_offers_and_plays_the_toy(
     assert code == 0, out
     assert "takeaway" in out
     assert list(tmp_path.glob("*.txt")), list(tmp_path.iterdir())
+
+
+@pytest.mark.usefixtures("toy")
+def test_a_hello_and_the_matchmakers_ratings_take_the_toy_from_the_registry(
+    tmp_path: Path,
+) -> None:
+    """A hello that names no variants plays every registered one, and a new player
+    has a rating in each: the toy's too."""
+    from lanqi.matchmaker.store import MatchmakerStore, PlayerRecord
+    from lanqi.protocol import Hello
+
+    assert Hello(name="Ann").variants == ["xiangqi", "gomoku", "takeaway"]
+    store = MatchmakerStore(tmp_path / "matchmaker.sqlite3")
+    store.add_player(PlayerRecord("p1", "Ann", "human", "s-p1"), 0)
+    assert set(store.ratings("p1")) == {"xiangqi", "gomoku", "takeaway"}

@@ -17,6 +17,7 @@ import random
 
 from lanqi.bot.base import Bot, GameState
 from lanqi.games.gomoku import Board, Color, Move
+from lanqi.games.registry import variant_names
 
 __all__ = ["GreedyGomokuBot", "RandomBot"]
 
@@ -39,7 +40,7 @@ class RandomBot(Bot):
     """Plays a uniformly random legal move (any variant); ``seed`` makes it repeatable."""
 
     name = "random"
-    variants = ("xiangqi", "gomoku")
+    variants = variant_names()
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
