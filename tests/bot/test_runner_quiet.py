@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from lanqi.bot.base import Bot, GameState
+from lanqi.bot.base import Bot, SeatView
 from lanqi.bot.simple import RandomBot
 from lanqi.client.referee import RefereeClient
 from lanqi.protocol import Heartbeat, Join, Message, MoveRequest, Request, Sync, TimeControl
@@ -37,7 +37,7 @@ class DeadlineBot(Bot):
         self.thinks: list[tuple[float, float]] = []
         self._never = threading.Event()
 
-    def choose_move(self, state: GameState) -> str:
+    def choose_move(self, state: SeatView) -> str:
         began = time.monotonic()
         left = state.ms_to_deadline()
         assert left is not None

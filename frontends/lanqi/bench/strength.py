@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from lanqi.bot.base import Bot
-from lanqi.bot.base import GameState as BotState
+from lanqi.bot.base import SeatView as BotState
 from lanqi.games.base import score_of
 from lanqi.protocol import MoveRequest, Resign
 from lanqi.stats import format_elo, trinomial

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lanqi.bot.base import Bot
-from lanqi.bot.base import GameState as BotState
+from lanqi.bot.base import SeatView as BotState
 from lanqi.gamestate import GameState as RefereeState
 from lanqi.gui import commands
 from lanqi.gui.model import (
