@@ -328,8 +328,8 @@ CATALOGUE: dict[str, Text] = {
     "menu.hint_resume": Text("R 接着走", "R resumes"),
     "menu.notation": Text("着法", "Notation"),
     #: a variant's offline modes, from its spec (``象棋``, ``Xiangqi``)
-    "menu.two_players": Text("双人{chinese}", "{name}: two players"),
-    "menu.vs_ai": Text("人机{chinese}", "{name} vs computer"),
+    "menu.two_players": Text("双人{variant}", "{variant}: two players"),
+    "menu.vs_ai": Text("人机{variant}", "{variant} vs computer"),
     "menu.online": Text("联网对局", "Play online (LAN)"),
     "menu.pieces": Text("棋子", "Pieces"),
     "menu.quit": Text("退出", "Quit"),

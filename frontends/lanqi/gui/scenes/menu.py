@@ -21,7 +21,7 @@ from lanqi.gui.scenes.base import (
 )
 from lanqi.gui.variants import VARIANTS, variant_ui
 from lanqi.gui.widgets import Button, draw_text, wrap_text
-from lanqi.i18n import tr
+from lanqi.i18n import Words, tr
 
 __all__ = ["MenuScene"]
 
@@ -165,8 +165,7 @@ class MenuScene(Scene):
             ui = variant_ui(variant)
             label = tr(
                 "menu.vs_ai" if vs_ai else "menu.two_players",
-                chinese=ui.chinese,
-                name=ui.name.capitalize(),
+                variant=Words(ui.chinese, ui.name.capitalize()),
             )
             modes.append((label, self._offline(variant, vs_ai), str(first_key + i)))
         return modes
