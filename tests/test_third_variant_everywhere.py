@@ -17,7 +17,7 @@ from typing import ClassVar
 import pytest
 from tests.referee.test_third_variant import SPEC, TakeAway
 
-from lanqi.bot.base import Bot, GameState
+from lanqi.bot.base import Bot, SeatView
 from lanqi.bot.catalog import AISettings
 from lanqi.games.base import RecordGames
 from lanqi.games.registry import VARIANTS, variant_names
@@ -36,7 +36,7 @@ class ToyAI(Bot):
     def engine_id(self) -> str:
         return f"toy AI level {self.level}"
 
-    def choose_move(self, state: GameState) -> str:
+    def choose_move(self, state: SeatView) -> str:
         left = int(state.board.fen().split()[0])
         take = left % 3 if self.level >= 2 and left % 3 else 1
         return f"take{take}"
@@ -80,12 +80,12 @@ def test_the_bot_catalog_plays_the_toy_with_its_own_ai_clamped_once() -> None:
     ai = builtin_ai("takeaway", level=8)
     assert isinstance(ai, ToyAI) and ai.level == 2  # the spec's levels clamp it
     assert builtin_ai("takeaway").engine_id() == "toy AI level 2"  # None: the strongest
-    state = GameState.start("takeaway", seat=0, options={"counters": 7})
+    state = SeatView.start("takeaway", seat=0, options={"counters": 7})
     assert bot_factory("takeaway-ai", level=2)().choose_move(state) == "take1"
     builtin = bot_factory("builtin", level=5)()
     assert isinstance(builtin, BuiltinBot)
     assert builtin.choose_move(state) == "take1"  # 7 -> 6, a multiple of three
-    after = GameState.start("takeaway", seat=1, options={"counters": 7}, moves=["take1"])
+    after = SeatView.start("takeaway", seat=1, options={"counters": 7}, moves=["take1"])
     assert builtin.choose_move(after) == "take1"  # 6: no good move, the AI takes one
 
 
@@ -143,3 +143,18 @@ def test_the_cli_offers_and_plays_the_toy(
     assert code == 0, out
     assert "takeaway" in out
     assert list(tmp_path.glob("*.txt")), list(tmp_path.iterdir())
+
+
+@pytest.mark.usefixtures("toy")
+def test_a_hello_and_the_matchmakers_ratings_take_the_toy_from_the_registry(
+    tmp_path: Path,
+) -> None:
+    """A hello that names no variants plays every registered one, and a new player
+    has a rating in each: the toy's too."""
+    from lanqi.matchmaker.store import MatchmakerStore, PlayerRecord
+    from lanqi.protocol import Hello
+
+    assert Hello(name="Ann").variants == ["xiangqi", "gomoku", "takeaway"]
+    store = MatchmakerStore(tmp_path / "matchmaker.sqlite3")
+    store.add_player(PlayerRecord("p1", "Ann", "human", "s-p1"), 0)
+    assert set(store.ratings("p1")) == {"xiangqi", "gomoku", "takeaway"}

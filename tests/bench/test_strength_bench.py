@@ -16,7 +16,7 @@ from lanqi.bench.strength import (
     play_match,
     run_strength,
 )
-from lanqi.bot.base import GameState as BotState
+from lanqi.bot.base import SeatView as BotState
 from lanqi.bot.simple import GreedyGomokuBot, RandomBot
 
 GOMOCUP_FAKE = Path(__file__).parents[1] / "bot" / "engines" / "fakes" / "gomocup_fake.py"

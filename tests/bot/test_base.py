@@ -5,21 +5,23 @@ from __future__ import annotations
 import time
 from functools import partial
 
-from lanqi.bot.base import GameState, clock_margin_ms, think_time_ms
+import pytest
+
+from lanqi.bot.base import SeatView, clock_margin_ms, think_time_ms
 from lanqi.bot.runner import GamePlayer
 from lanqi.bot.simple import RandomBot
 from lanqi.protocol import Assignment, TimeControl
 
 
 def test_budget_stops_at_the_deadline() -> None:
-    state = GameState.start("gomoku", per_move_ms=5000)
+    state = SeatView.start("gomoku", per_move_ms=5000)
     assert think_time_ms(state) == 4900
     state.deadline = time.monotonic() + 0.2
     assert think_time_ms(state) <= 200
 
 
 def test_budget_past_the_deadline_is_the_minimum() -> None:
-    state = GameState.start("xiangqi", remaining_ms=(60_000, 60_000), increment_ms=1000)
+    state = SeatView.start("xiangqi", remaining_ms=(60_000, 60_000), increment_ms=1000)
     state.deadline = time.monotonic() - 1
     assert think_time_ms(state) == 10
 
@@ -68,3 +70,15 @@ def test_runner_keeps_half_of_a_per_move_clock() -> None:
     player = _player(TimeControl(kind="per_move", per_move_ms=500))
     seen = player._turn_seen
     assert player._deadline(500, per_move=True) == seen + 0.250  # no bank pays for a stall
+
+
+def test_the_old_name_of_the_seat_view_still_imports_with_a_warning() -> None:
+    """docs/bots.md promised ``GameState`` to bot authors: for one release it is a
+    deprecated alias of :class:`SeatView`."""
+    import lanqi.bot.base as sdk
+
+    with pytest.warns(DeprecationWarning, match="now SeatView"):
+        old = sdk.GameState
+    assert old is sdk.SeatView
+    with pytest.raises(AttributeError):
+        _ = sdk.NoSuchName  # type: ignore[attr-defined]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lanqi.bot.base import Bot, GameState
+from lanqi.bot.base import Bot, SeatView
 from lanqi.bot.simple import RandomBot
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "bots.md"
@@ -29,7 +29,7 @@ def example_class() -> type[Bot]:
 @pytest.mark.parametrize("variant", ["xiangqi", "gomoku"])
 def test_example_bot_plays_a_whole_game(variant: str) -> None:
     players = [example_class()(), RandomBot(seed=3)]
-    state = GameState.start(variant)
+    state = SeatView.start(variant)
     for _ in range(400):
         if state.board.outcome() is not None:
             break
@@ -44,5 +44,5 @@ def test_example_bot_plays_a_whole_game(variant: str) -> None:
 
 def test_example_bot_takes_the_most_valuable_piece() -> None:
     # The red rook on a0 can take the black cannon on a5 or the black soldier on b0.
-    state = GameState.start("xiangqi", start_fen="3k5/9/9/9/c8/9/9/9/9/Rp2K4 w - - 0 1")
+    state = SeatView.start("xiangqi", start_fen="3k5/9/9/9/c8/9/9/9/9/Rp2K4 w - - 0 1")
     assert example_class()().choose_move(state) == "a0a5"

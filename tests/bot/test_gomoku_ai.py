@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lanqi.bot.base import Bot, GameState
+from lanqi.bot.base import Bot, SeatView
 from lanqi.bot.gomoku_ai import GomokuAI, ThreatSearch
 from lanqi.bot.gomoku_patterns import (
     BLACK,
@@ -53,8 +53,8 @@ def fen(black: str, white: str, turn: str, size: int = 15) -> str:
 
 def position(
     black: str, white: str, turn: str, rule: str = "freestyle", size: int = 15
-) -> GameState:
-    state = GameState.start(
+) -> SeatView:
+    state = SeatView.start(
         "gomoku", options={"rule": rule, "size": size}, start_fen=fen(black, white, turn, size)
     )
     state.seat = state.board.seat_to_move
@@ -65,7 +65,7 @@ def ai(level: int = 5, seed: int = 0, nodes: int = 3000) -> GomokuAI:
     return GomokuAI(level=level, seed=seed, time_ms=BIG_TIME, node_limit=nodes)
 
 
-def board_of(state: GameState) -> Board:
+def board_of(state: SeatView) -> Board:
     assert isinstance(state.board, Board)
     return state.board
 
@@ -167,7 +167,7 @@ VCF_POSITION = fen(
 def test_finds_a_vcf_in_a_written_out_position() -> None:
     """No open four or four-three yet, but five fours in a row win:
     h7 (g7) l7 (k7) g6 (f5) j9 (k10) k8 (a double four), then five."""
-    state = GameState.start("gomoku", start_fen=VCF_POSITION)
+    state = SeatView.start("gomoku", start_fen=VCF_POSITION)
     pb = PatternBoard.from_board(board_of(state))
     assert not pb.threats[BLACK][OPEN_FOUR_CLASS]
     assert ThreatSearch(pb).vcf(BLACK, 2) is None  # not a short one
@@ -292,7 +292,7 @@ def test_plays_on_every_board_size(size: int) -> None:
     corner = "s19" if size == 19 else ("t20" if size == 20 else "o15")
     state = position("a1 a2 a3 a4", f"{corner} c1", "b", size=size)
     assert ai().choose_move(state) == "a5"
-    state = GameState.start("gomoku", options={"size": size})
+    state = SeatView.start("gomoku", options={"size": size})
     centre = str(Move(size // 2, size // 2))
     assert ai().choose_move(state) == centre
 
@@ -335,7 +335,7 @@ def random_positions(
 @given(random_positions(), st.integers(1, 5))
 def test_always_returns_a_legal_move(case: tuple[str, int, int, list[str]], level: int) -> None:
     rule, size, seed, moves = case
-    state = GameState.start("gomoku", options={"rule": rule, "size": size}, moves=moves)
+    state = SeatView.start("gomoku", options={"rule": rule, "size": size}, moves=moves)
     move = GomokuAI(level=level, seed=seed, time_ms=BIG_TIME, node_limit=300).choose_move(state)
     assert move in state.legal_moves()
 
@@ -404,7 +404,7 @@ def test_bot_contract() -> None:
     with pytest.raises(ValueError, match="level"):
         GomokuAI(level=6)
     with pytest.raises(TypeError):
-        ai().choose_move(GameState.start("xiangqi"))
+        ai().choose_move(SeatView.start("xiangqi"))
     over = position("h8 i8 j8 k8 l8", "a1 a2 a3 a4", "w")
     with pytest.raises(ValueError, match="over"):
         ai().choose_move(over)
@@ -412,7 +412,7 @@ def test_bot_contract() -> None:
 
 def test_same_seed_same_game() -> None:
     def game(seed: int) -> list[str]:
-        state = GameState.start("gomoku")
+        state = SeatView.start("gomoku")
         board = board_of(state)
         bots = [ai(5, seed, nodes=300), ai(4, seed + 1, nodes=300)]
         for _ in range(12):
@@ -426,7 +426,7 @@ def test_same_seed_same_game() -> None:
 
 def test_random_bot_plays_both_variants() -> None:
     for variant in ("xiangqi", "gomoku"):
-        state = GameState.start(variant)
+        state = SeatView.start(variant)
         moves = [RandomBot(seed=9).choose_move(state) for _ in range(2)]
         assert moves[0] == moves[1]
         assert moves[0] in state.legal_moves()
@@ -437,7 +437,7 @@ def test_greedy_wins_blocks_and_attacks() -> None:
     assert greedy.choose_move(position("h8 i8 j8 k8", "h9 i9 j9 k9 a1", "b")) in {"g8", "l8"}
     assert greedy.choose_move(position("h8 i8 j8 k8 a1", "h9 i9 j9 a3", "w")) in {"g8", "l8"}
     assert greedy.choose_move(position("h8 i8 j8", "a1 o15", "w")) in {"g8", "k8"}
-    assert greedy.choose_move(GameState.start("gomoku")) == "h8"
+    assert greedy.choose_move(SeatView.start("gomoku")) == "h8"
     standard = position("h8 i8 j8 k8 m8 a15", "g8 a1 b1 a3 a4", "b", rule="standard")
     assert greedy.choose_move(standard) != "l8"  # six would not win
 
@@ -458,7 +458,7 @@ class MatchResult:
         return self.nodes / self.seconds if self.seconds else 0.0
 
 
-def play_out(state: GameState, first: Bot, second: Bot, max_moves: int = 500) -> str:
+def play_out(state: SeatView, first: Bot, second: Bot, max_moves: int = 500) -> str:
     """Play on from ``state`` (``first`` to move) and return the result."""
     board = board_of(state)
     bots = {board.seat_to_move: first, 1 - board.seat_to_move: second}
@@ -483,7 +483,7 @@ def match(games: int, opponent: str, *, nodes: int, rule: str = "freestyle") -> 
             else RandomBot(seed=1000 + number)
         )
         ai_seat = number % 2
-        state = GameState.start("gomoku", options={"rule": rule})
+        state = SeatView.start("gomoku", options={"rule": rule})
         board = board_of(state)
         while not board.is_game_over():
             seat = board.seat_to_move

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from lanqi.bot.base import Bot, GameState, PlayResult, SearchInfo
+from lanqi.bot.base import Bot, PlayResult, SearchInfo, SeatView
 from lanqi.bot.simple import RandomBot
 from lanqi.protocol import TimeControl
 
@@ -22,7 +22,7 @@ class OneMethodBot(Bot):
 
     name = "one-method"
 
-    def choose_move(self, state: GameState) -> str:
+    def choose_move(self, state: SeatView) -> str:
         return state.legal_moves()[0]
 
 
@@ -35,7 +35,7 @@ class ResigningBot(Bot):
         self.moves = moves
         self.asked = 0
 
-    def play(self, state: GameState) -> PlayResult:
+    def play(self, state: SeatView) -> PlayResult:
         self.asked += 1
         move = state.legal_moves()[0]
         return PlayResult(move, info=SearchInfo(score_cp=-900), resign=self.asked > self.moves)
@@ -50,7 +50,7 @@ class DrawOfferingBot(Bot):
         self.at = at
         self.asked = 0
 
-    def play(self, state: GameState) -> PlayResult:
+    def play(self, state: SeatView) -> PlayResult:
         self.asked += 1
         return PlayResult(state.legal_moves()[-1], offer_draw=self.asked == self.at)
 
@@ -65,12 +65,12 @@ class DrawTaker(RandomBot):
         self.offered = threading.Event()
         self.offers = 0
 
-    def choose_move(self, state: GameState) -> str:
+    def choose_move(self, state: SeatView) -> str:
         if len(state.moves) == self.offer_ply + 1:
             assert self.offered.wait(30), "the draw offer never came"
         return super().choose_move(state)
 
-    def on_draw_offer(self, state: GameState) -> bool:
+    def on_draw_offer(self, state: SeatView) -> bool:
         self.offers += 1
         self.offered.set()
         return True
@@ -78,9 +78,9 @@ class DrawTaker(RandomBot):
 
 def test_a_bot_with_neither_method_says_so() -> None:
     with pytest.raises(NotImplementedError, match="neither choose_move nor play"):
-        Bot().play(GameState.start("gomoku"))
+        Bot().play(SeatView.start("gomoku"))
     with pytest.raises(NotImplementedError, match="neither choose_move nor play"):
-        Bot().choose_move(GameState.start("gomoku"))
+        Bot().choose_move(SeatView.start("gomoku"))
 
 
 def test_one_method_and_play_result_bots_meet(play_game: PlayGame) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from lanqi.bot.base import Bot, GameState
+from lanqi.bot.base import Bot, SeatView
 from lanqi.bot.runner import GamePlayer
 from lanqi.client.referee import GameView, RefereeClient
 from lanqi.protocol import Assignment
@@ -19,10 +19,10 @@ class EchoBot(Bot):
     def __init__(self) -> None:
         self.heard: list[tuple[str, str]] = []
 
-    def choose_move(self, state: GameState) -> str:
+    def choose_move(self, state: SeatView) -> str:
         return state.legal_moves()[0]
 
-    def on_chat(self, state: GameState, name: str, text: str) -> str | None:
+    def on_chat(self, state: SeatView, name: str, text: str) -> str | None:
         self.heard.append((name, text))
         return f"echo {text} ({state.opponent})" if text != "quiet" else None
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from lanqi.bot.base import Bot, GameState
+from lanqi.bot.base import Bot, SeatView
 from lanqi.bot.simple import RandomBot
 from lanqi.protocol import TimeControl
 
@@ -21,7 +21,7 @@ PER_MOVE = TimeControl(kind="per_move", per_move_ms=300, first_move_ms=0)
 class CrashingBot(Bot):
     name = "crashing"
 
-    def choose_move(self, state: GameState) -> str:
+    def choose_move(self, state: SeatView) -> str:
         raise RuntimeError("out of cheese")
 
 
@@ -33,7 +33,7 @@ class StuckBot(Bot):
     def __init__(self, release: threading.Event) -> None:
         self.release = release
 
-    def choose_move(self, state: GameState) -> str:
+    def choose_move(self, state: SeatView) -> str:
         self.release.wait()
         return state.legal_moves()[0]
 
@@ -41,7 +41,7 @@ class StuckBot(Bot):
 class IllegalBot(Bot):
     name = "illegal"
 
-    def choose_move(self, state: GameState) -> str:
+    def choose_move(self, state: SeatView) -> str:
         return "a1" if state.variant == "gomoku" else "a0a9"
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 import pytest
 from tests.referee.conftest import RefereeProcess, referee_factory
 
-from lanqi.bot.base import Bot, GameState
+from lanqi.bot.base import Bot, SeatView
 from lanqi.bot.runner import GamePlayer
 from lanqi.client.connection import Service
 from lanqi.client.referee import GameView, RefereeClient
@@ -37,7 +37,7 @@ class GateBot(Bot):
         self.thinking = threading.Event()
         self.release = threading.Event()
 
-    def choose_move(self, state: GameState) -> str:
+    def choose_move(self, state: SeatView) -> str:
         self.thinking.set()
         self.release.wait(WAIT_S)
         return sorted(state.legal_moves())[0]

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from lanqi.bot.base import GameState
+from lanqi.bot.base import SeatView
 from lanqi.bot.simple import RandomBot
 from lanqi.protocol import TimeControl
 
@@ -20,11 +20,11 @@ class TurnRecorder(RandomBot):
         self.move_threads: set[int] = set()
         self.told_threads: set[int] = set()
 
-    def choose_move(self, state: GameState) -> str:
+    def choose_move(self, state: SeatView) -> str:
         self.move_threads.add(threading.get_ident())
         return super().choose_move(state)
 
-    def on_opponent_turn(self, state: GameState) -> None:
+    def on_opponent_turn(self, state: SeatView) -> None:
         self.told_threads.add(threading.get_ident())
         self.told.append(
             (len(state.moves), state.my_turn, state.increment_ms, state.opponent_increment_ms)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lanqi.bot.base import GameState
+from lanqi.bot.base import SeatView
 from lanqi.bot.xiangqi_ai import LEVELS, MATE, XiangqiAI
 from lanqi.bot.xiangqi_eval import build_tables, evaluate
 from lanqi.games.base import Outcome, Termination
@@ -42,8 +42,8 @@ def mirror_move(move: str) -> str:
     return f"{move[0]}{9 - int(move[1])}{move[2]}{9 - int(move[3])}"
 
 
-def state_of(board: Board) -> GameState:
-    return GameState(
+def state_of(board: Board) -> SeatView:
+    return SeatView(
         game_id="test",
         variant="xiangqi",
         options=board.options,
@@ -288,7 +288,7 @@ def test_incremental_evaluation_matches_a_fresh_one() -> None:
 def test_tiny_time_budget_still_gives_a_legal_move() -> None:
     board = Board()
     board.push_text("h2e2")
-    state = GameState.start("xiangqi", moves=["h2e2"], per_move_ms=110)  # 10 ms to think
+    state = SeatView.start("xiangqi", moves=["h2e2"], per_move_ms=110)  # 10 ms to think
     move = XiangqiAI(level=8).choose_move(state)
     assert move in state.legal_moves()
     assert XiangqiAI(level=8, move_time_ms=1).choose_move(state) in state.legal_moves()
@@ -296,7 +296,7 @@ def test_tiny_time_budget_still_gives_a_legal_move() -> None:
 
 def test_rejects_other_games_and_bad_levels() -> None:
     with pytest.raises(TypeError):
-        XiangqiAI().choose_move(GameState.start("gomoku"))
+        XiangqiAI().choose_move(SeatView.start("gomoku"))
     with pytest.raises(ValueError, match="level"):
         XiangqiAI(level=9)
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import ClassVar
 
-from lanqi.bot.base import Bot, GameState
+from lanqi.bot.base import Bot, SeatView
 from lanqi.cli.bot import _self_check
 
 REPO = Path(__file__).resolve().parents[2]
@@ -16,9 +16,9 @@ SOURCE_PATH = os.pathsep.join(str(REPO / part) for part in ("shared", "services"
 
 
 class Recorder(Bot):
-    seen: ClassVar[list[GameState]] = []
+    seen: ClassVar[list[SeatView]] = []
 
-    def choose_move(self, state: GameState) -> str:
+    def choose_move(self, state: SeatView) -> str:
         self.seen.append(state)
         return state.legal_moves()[0]
 

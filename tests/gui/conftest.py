@@ -621,14 +621,13 @@ def catalogue_only(
         for name, function in originals.items():
             if getattr(module, name, None) is function:
                 monkeypatch.setattr(module, name, recording(function))
-    from lanqi.gui.model import ChatLine
+    from lanqi.protocol import ChatLine
 
     chat_line = ChatLine.__init__
 
-    def said(line: ChatLine, name: str, text: str, *args: Any, **kwargs: Any) -> None:
-        chat_line(line, name, text, *args, **kwargs)
-        if not line.system:  # what people type is data
-            watch.data.update({name, text})
+    def said(line: ChatLine, *args: Any, **kwargs: Any) -> None:
+        chat_line(line, *args, **kwargs)
+        watch.data.update({line.name or "?", line.text})  # what people type is data
 
     monkeypatch.setattr(ChatLine, "__init__", said)
     render = fonts.render  # what widgets draws its lines with

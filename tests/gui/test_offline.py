@@ -118,7 +118,7 @@ def test_two_players_gomoku_five_in_a_row(gui: Callable[..., Driver]) -> None:
 
 
 def test_against_the_ai_gomoku_to_the_end(gui: Callable[..., Driver]) -> None:
-    from lanqi.bot.base import GameState
+    from lanqi.bot.base import SeatView
     from lanqi.bot.simple import GreedyGomokuBot
 
     driver = start_local(gui, "gomoku", ai=1, ai_time_ms=50, seed=3)
@@ -129,7 +129,7 @@ def test_against_the_ai_gomoku_to_the_end(gui: Callable[..., Driver]) -> None:
         driver.until(lambda: scene.interactive() or scene.model.finished, 10, "my turn")
         if scene.model.finished:
             break
-        text = me.choose_move(GameState.start("gomoku", moves=list(scene.model.moves)))
+        text = me.choose_move(SeatView.start("gomoku", moves=list(scene.model.moves)))
         move = gomoku.Move.from_text(text)
         before = scene.model.ply
         driver.click_point(move.y * n + move.x)
@@ -141,7 +141,7 @@ def test_against_the_ai_gomoku_to_the_end(gui: Callable[..., Driver]) -> None:
 
 
 def test_against_the_ai_xiangqi_to_the_end_with_takeback(gui: Callable[..., Driver]) -> None:
-    from lanqi.bot.base import GameState
+    from lanqi.bot.base import SeatView
     from lanqi.bot.xiangqi_ai import XiangqiAI
 
     driver = start_local(gui, "xiangqi", ai=1, seed=5)
@@ -158,7 +158,7 @@ def test_against_the_ai_xiangqi_to_the_end_with_takeback(gui: Callable[..., Driv
             driver.press("takeback")  # 悔棋: my move and the AI's answer go back
             assert scene.model.ply == 2
             continue
-        move = me.choose_move(GameState.start("xiangqi", moves=list(scene.model.moves)))
+        move = me.choose_move(SeatView.start("xiangqi", moves=list(scene.model.moves)))
         before = scene.model.ply
         driver.play_xiangqi(move)
         assert scene.model.ply >= before + 1, (move, session.notices[-1:])

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from lanqi.bot.base import Bot
-from lanqi.bot.base import GameState as BotState
+from lanqi.bot.base import SeatView as BotState
 from lanqi.gui.sessions import AISession, LocalSession
 from lanqi.protocol import (
     DrawDeclined,

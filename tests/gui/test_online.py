@@ -15,7 +15,7 @@ import pytest
 
 pygame = pytest.importorskip("pygame")
 
-from lanqi.bot.base import GameState  # noqa: E402
+from lanqi.bot.base import SeatView  # noqa: E402
 from lanqi.bot.runner import BotRunner, Policy  # noqa: E402
 from lanqi.bot.simple import GreedyGomokuBot, RandomBot  # noqa: E402
 from lanqi.games import gomoku, xiangqi  # noqa: E402
@@ -135,7 +135,7 @@ def play_out(
 
 
 def greedy_gomoku(moves: list[str]) -> str:
-    return GreedyGomokuBot(seed=1).choose_move(GameState.start("gomoku", moves=moves))
+    return GreedyGomokuBot(seed=1).choose_move(SeatView.start("gomoku", moves=moves))
 
 
 def test_online_gomoku_chat_and_rematch_then_resign(
@@ -213,7 +213,7 @@ def test_online_xiangqi_to_the_end(
             driver.check_xiangqi_board(scene.model.board)
             driver.check_last_move(moves[-1])
             driver.shot("xiangqi-online")
-        return me.choose_move(GameState.start("xiangqi", moves=moves))
+        return me.choose_move(SeatView.start("xiangqi", moves=moves))
 
     play_out(driver, scene, choose)
     assert checked

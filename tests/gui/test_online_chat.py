@@ -51,7 +51,9 @@ def test_lines_a_resync_inserts_are_shown_once() -> None:
     # it between the others.
     session._apply(view(6, line(1, "first"), line(3, "second"), line(5, "third")))
     session._apply(view(7, line(1, "first"), line(3, "second"), line(5, "third")))
-    assert sorted(c.text for c in session.model.chat if c.name == "zoe") == [
+    assert sorted(
+        c.text for c in session.model.chat if isinstance(c, ChatLine) and c.name == "zoe"
+    ) == [
         "first",
         "second",
         "third",
@@ -71,11 +73,30 @@ def test_a_player_in_a_rated_game_sees_the_spectators_room_after_the_game() -> N
     session = OnlineSession(StubAgent(), variant="gomoku", assignment=assignment)  # type: ignore[arg-type]
     lines = (line(1, "good luck", room="players"), line(2, "play h9!"))
     session._apply(view(2, *lines, casual=False))
-    assert [c.text for c in session.model.chat if c.name == "zoe"] == ["good luck"]
+    assert [c.text for c in session.model.chat if isinstance(c, ChatLine) and c.name == "zoe"] == [
+        "good luck"
+    ]
     session._apply(view(3, *lines, casual=False, status="finished"))
-    assert [c.text for c in session.model.chat if c.name == "zoe"] == ["good luck", "play h9!"]
+    assert [c.text for c in session.model.chat if isinstance(c, ChatLine) and c.name == "zoe"] == [
+        "good luck",
+        "play h9!",
+    ]
     # In a casual game, or as a spectator, both rooms show at once.
     for casual, seated in ((True, assignment), (False, None)):
         other = OnlineSession(StubAgent(), variant="gomoku", assignment=seated)  # type: ignore[arg-type]
         other._apply(view(2, *lines, casual=casual))
-        assert [c.text for c in other.model.chat if c.name == "zoe"] == ["good luck", "play h9!"]
+        assert [
+            c.text for c in other.model.chat if isinstance(c, ChatLine) and c.name == "zoe"
+        ] == ["good luck", "play h9!"]
+
+
+def test_the_message_box_holds_the_protocols_chat_lines_and_the_programs_own() -> None:
+    """One ChatLine: the model keeps the referee's lines as they came (seq, room and
+    seat with them), and the program's own lines are of another type."""
+    from lanqi.gui.model import SystemLine
+
+    session = OnlineSession(StubAgent(), variant="gomoku")  # type: ignore[arg-type]
+    said = line(4, "hello")
+    session._apply(view(4, said))
+    session.model.say("saved")
+    assert session.model.chat[-2:] == [said, SystemLine("saved")]

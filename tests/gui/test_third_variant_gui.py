@@ -83,3 +83,23 @@ def test_the_toy_plays_against_its_own_built_in_ai(gui: Callable[..., Driver]) -
 
         driver.until(answered, what="the AI's reply")
     assert (model.result, model.winner) == ("0-1", 1)  # the AI wins from 4
+
+
+@pytest.mark.usefixtures("toy")
+def test_the_menu_offers_the_toy_from_its_spec(gui: Callable[..., Driver]) -> None:
+    """The menu's offline modes come from the registry: the toy has a two-player and
+    a vs-computer entry (keyed after the built-in variants'), and its level clamp is
+    its spec's (the menu's level 5 starts the toy's AI at its top, 2)."""
+    from lanqi.gui.scenes.menu import MenuScene
+
+    driver = gui()
+    driver.app.settings.ai_level = 5
+    driver.app.switch(MenuScene())
+    driver.frames(2)
+    labels = {b.id: b.label for b in driver.scene.buttons}
+    assert "Takeaway: two players" in labels["4"] and "Takeaway vs computer" in labels["7"]
+    assert "Xiangqi: two players" in labels["2"] and "Gomoku vs computer" in labels["6"]
+    assert "Review" in labels["8"]
+    driver.key(pygame.K_7, frames=2)
+    scene = driver.scene
+    assert scene.model.variant == "takeaway" and scene.session.level == 2

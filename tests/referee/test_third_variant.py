@@ -4,7 +4,7 @@ The toy game here (take-away: take one or two counters from a pile; who cannot
 move, because the pile is empty, loses) lives entirely in this file.  It is
 registered with one entry in ``VARIANTS`` and then played through the code the
 referee runs (``GameSession``: join, moves, a retry, a takeback, the end, and
-recovery from the stored events), the bot SDK's ``GameState`` and the demo's
+recovery from the stored events), the bot SDK's ``SeatView`` and the demo's
 words for an ending; none of them is told anything about it.
 """
 
@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from lanqi.bot.base import GameState
+from lanqi.bot.base import SeatView
 from lanqi.bot.simple import RandomBot
 from lanqi.cli.demo import ending
 from lanqi.games.base import (
@@ -242,7 +242,7 @@ def test_a_registered_toy_variant_reaches_bots_records_and_words() -> None:
     game = restore_game({"variant": "takeaway", "options": {"counters": 4}, "moves": ["take1"]})
     assert game.fen() == "3 b" and first_seat(game) == 0
     assert create_game("takeaway", counters=4, fen="4 b").seat_to_move == 1
-    state = GameState.start("takeaway", seat=1, options={"counters": 4}, moves=["take1"])
+    state = SeatView.start("takeaway", seat=1, options={"counters": 4}, moves=["take1"])
     assert state.my_turn and state.legal_moves() == ["take1", "take2"]
     assert RandomBot(seed=1).choose_move(state) in state.legal_moves()
     drawn = game.position()

@@ -22,7 +22,8 @@ def state_of(variant: str, moves: list[str], **options: object) -> GameState:
 
 def test_xiangqi_targets_check_and_every_notation() -> None:
     view = board_view(state_of("xiangqi", ["h2e2"]))
-    assert view["moves"][0] == {"move": "h2e2", "chinese": "炮二平五", "wxf": "C2=5", "iccs": "h2e2"}
+    first = {"move": "h2e2", "chinese": "炮二平五", "wxf": "C2=5", "iccs": "h2e2"}
+    assert view["moves"][0] == first
     assert view["last"] == ["h2", "e2"] and ["e2", "C", 0] in view["pieces"]
     assert len(view["legal"]) == 45 and "h9g7" in view["legal"]  # Black's replies
     mated = board_view(state_of("xiangqi", XIANGQI_MATE))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from lanqi.bot.base import Bot
-from lanqi.bot.base import GameState as BotState
+from lanqi.bot.base import SeatView as BotState
 from lanqi.games.base import score_of
 from lanqi.protocol import MoveRequest, Resign
 from lanqi.stats import format_elo, trinomial
@@ -165,9 +165,8 @@ def run_strength(
 ) -> list[MatchReport]:
     """Every match of the benchmark (Fairy-Stockfish matches only if it is installed);
     ``gomoku_engine`` (``gomocup:PATH``) adds the gomoku AI against that brain."""
-    from lanqi.bot.gomoku_ai import GomokuAI
+    from lanqi.bot.catalog import builtin_ai
     from lanqi.bot.simple import GreedyGomokuBot, RandomBot
-    from lanqi.bot.xiangqi_ai import XiangqiAI
 
     def say(text: str) -> None:
         if not quiet:
@@ -185,7 +184,7 @@ def run_strength(
                 play_match(
                     f"xiangqi-ai L{level} {move_ms}ms vs Fairy-SF depth {depth}",
                     "xiangqi",
-                    partial(XiangqiAI, level=level, move_time_ms=move_ms),
+                    partial(builtin_ai, "xiangqi", level=level, time_ms=move_ms),
                     partial(UciEngine, [engine], depth=depth, options={"Threads": 1}),
                     games=games,
                     progress=say,
@@ -198,7 +197,7 @@ def run_strength(
             play_match(
                 f"gomoku-ai L5 vs {gomoku_engine.rpartition('/')[2]}"[:42],
                 "gomoku",
-                partial(GomokuAI, level=5, time_ms=move_ms),
+                partial(builtin_ai, "gomoku", level=5, time_ms=move_ms),
                 partial(create_engine, gomoku_engine, movetime=move_ms),
                 games=gomoku_games,
                 progress=say,
@@ -208,7 +207,7 @@ def run_strength(
         play_match(
             "gomoku-ai L5 vs greedy one-ply",
             "gomoku",
-            partial(GomokuAI, level=5, time_ms=move_ms),
+            partial(builtin_ai, "gomoku", level=5, time_ms=move_ms),
             partial(GreedyGomokuBot, seed=7),
             games=gomoku_games,
             progress=say,
@@ -218,7 +217,7 @@ def run_strength(
         play_match(
             "gomoku-ai L5 vs random",
             "gomoku",
-            partial(GomokuAI, level=5, time_ms=move_ms),
+            partial(builtin_ai, "gomoku", level=5, time_ms=move_ms),
             partial(RandomBot, seed=7),
             games=max(2, gomoku_games // 2),
             progress=say,

@@ -1,17 +1,17 @@
 """The bot SDK: a bot is a class with one method that picks a move.
 
 >>> import random
->>> from lanqi.bot.base import Bot, GameState
+>>> from lanqi.bot.base import Bot, SeatView
 >>> class RandomBot(Bot):
 ...     name = "random"
 ...     variants = ("xiangqi", "gomoku")
-...     def choose_move(self, state: GameState) -> str:
+...     def choose_move(self, state: SeatView) -> str:
 ...         return random.choice(state.legal_moves())
->>> state = GameState.start("xiangqi", seat=0)
+>>> state = SeatView.start("xiangqi", seat=0)
 >>> state.legal_moves()[0] in {str(m) for m in state.board.legal_moves()}
 True
 
-The runner builds a :class:`GameState` for every move the bot must make; the bot
+The runner builds a :class:`SeatView` for every move the bot must make; the bot
 answers with the move as text in the game's wire notation (ICCS ``h2e2`` for
 xiangqi, ``h8`` for gomoku).  A bot that has more to say overrides :meth:`Bot.play`
 instead and answers with a :class:`PlayResult`: the move, the reply it expects,
@@ -20,15 +20,15 @@ engines answer the same way).  The runner always asks :meth:`Bot.play`, whose
 default wraps :meth:`Bot.choose_move`; a bot defines either one.
 
 >>> class Drawish(Bot):
-...     def play(self, state: GameState) -> PlayResult:
+...     def play(self, state: SeatView) -> PlayResult:
 ...         move = state.legal_moves()[0]
 ...         return PlayResult(move, info=SearchInfo(score_cp=0, depth=1), offer_draw=True)
->>> Drawish().choose_move(GameState.start("gomoku"))
+>>> Drawish().choose_move(SeatView.start("gomoku"))
 'a1'
 >>> class First(Bot):
-...     def choose_move(self, state: GameState) -> str:
+...     def choose_move(self, state: SeatView) -> str:
 ...         return state.legal_moves()[0]
->>> result = First().play(GameState.start("gomoku"))
+>>> result = First().play(SeatView.start("gomoku"))
 >>> result.move, result.info.score, result.offer_draw
 ('a1', None, False)
 
@@ -38,14 +38,23 @@ Engines (UCI, UCCI, Gomocup) are adapters behind this same interface.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from lanqi.games.base import Game
 from lanqi.games.registry import create_game
 
-__all__ = ["Bot", "GameState", "PlayResult", "SearchInfo", "clock_margin_ms", "think_time_ms"]
+__all__ = [
+    "Bot",
+    "GameState",
+    "PlayResult",
+    "SearchInfo",
+    "SeatView",
+    "clock_margin_ms",
+    "think_time_ms",
+]
 
 #: mate scores in centipawns: this much less the moves to mate (as engine matches count)
 MATE_CP = 30_000
@@ -96,8 +105,10 @@ class PlayResult:
 
 
 @dataclass(slots=True)
-class GameState:
-    """What a bot sees when it must move.
+class SeatView:
+    """What a bot sees when it must move: its seat's view of the game (the folded
+    game of the table port is :class:`lanqi.gamestate.GameState`; this one was
+    called ``GameState`` before, a name still importable, deprecated).
 
     ``board`` is a rules object (``lanqi.games.xiangqi.Board`` or
     ``lanqi.games.gomoku.Board``) at the current position with the whole history
@@ -141,7 +152,7 @@ class GameState:
         remaining_ms: tuple[int, int] | None = None,
         increment_ms: int = 0,
         per_move_ms: int = 0,
-    ) -> GameState:
+    ) -> SeatView:
         """A state built by replaying ``moves`` from the start (used by the runner too)."""
         opts = dict(options or {})
         if start_fen is not None:
@@ -198,13 +209,13 @@ def clock_margin_ms(clock_ms: float, *, per_move: bool = False) -> int:
     return int(min(1000.0, max(50.0, clock_ms / share)))
 
 
-def think_time_ms(state: GameState, *, overhead_ms: int = 100, default_ms: int = 1000) -> int:
+def think_time_ms(state: SeatView, *, overhead_ms: int = 100, default_ms: int = 1000) -> int:
     """A time budget for this move that never flags.
 
     Fischer: about 1/30 of the time left plus most of the increment; per-move: the
     per-move time; untimed: ``default_ms``.  ``overhead_ms`` is kept back for the
     network and the runner, so a slow runner cannot lose on time.  When the state
-    has a :attr:`~GameState.deadline`, the budget never reaches past it.
+    has a :attr:`~SeatView.deadline`, the budget never reaches past it.
     """
     if state.per_move_ms:
         budget = float(state.per_move_ms - overhead_ms)
@@ -227,35 +238,35 @@ class Bot:
     name: ClassVar[str] = "bot"
     variants: ClassVar[tuple[str, ...]] = ("xiangqi", "gomoku")
 
-    def choose_move(self, state: GameState) -> str:
+    def choose_move(self, state: SeatView) -> str:
         """Return the move to play, as text (ICCS for xiangqi, ``h8`` for gomoku).
         A bot that defines :meth:`play` instead gets its move from there."""
         if type(self).play is Bot.play:
             raise NotImplementedError(f"{type(self).__name__} defines neither choose_move nor play")
         return self.play(state).move
 
-    def play(self, state: GameState) -> PlayResult:
+    def play(self, state: SeatView) -> PlayResult:
         """The answer for this turn; what the runner asks.  Default: the move of
         :meth:`choose_move` and nothing more."""
         if type(self).choose_move is Bot.choose_move:
             raise NotImplementedError(f"{type(self).__name__} defines neither choose_move nor play")
         return PlayResult(self.choose_move(state))
 
-    def on_game_start(self, state: GameState) -> None:
+    def on_game_start(self, state: SeatView) -> None:
         """A game begins (the bot may not be the first to move)."""
 
-    def on_opponent_turn(self, state: GameState) -> None:
+    def on_opponent_turn(self, state: SeatView) -> None:
         """The opponent is to move (``state.my_turn`` is false); called once per
         opponent turn, in the same thread as :meth:`choose_move`.  Engines ponder here."""
 
-    def on_game_end(self, state: GameState, result: str, termination: str) -> None:
+    def on_game_end(self, state: SeatView, result: str, termination: str) -> None:
         """A game ended: ``result`` is ``1-0``, ``0-1``, ``1/2-1/2`` or ``*``."""
 
-    def on_draw_offer(self, state: GameState) -> bool:
+    def on_draw_offer(self, state: SeatView) -> bool:
         """The opponent offers a draw: accept?  Default: decline."""
         return False
 
-    def on_chat(self, state: GameState, name: str, text: str) -> str | None:
+    def on_chat(self, state: SeatView, name: str, text: str) -> str | None:
         """Someone said something; return a reply to say, or None."""
         return None
 
@@ -266,3 +277,21 @@ class Bot:
 
     def close(self) -> None:
         """Release resources (engine processes)."""
+
+
+if TYPE_CHECKING:
+    #: deprecated: :class:`SeatView`'s name before; kept for one release
+    GameState = SeatView
+else:
+
+    def __getattr__(name: str) -> type[SeatView]:
+        """``GameState``, :class:`SeatView`'s name before: still importable for one
+        release, with a DeprecationWarning."""
+        if name == "GameState":
+            warnings.warn(
+                "lanqi.bot.base.GameState is now SeatView; the old name goes in the next release",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return SeatView
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

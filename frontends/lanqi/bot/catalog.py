@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from lanqi.bot.base import Bot, GameState
+from lanqi.bot.base import Bot, SeatView
 from lanqi.games.registry import VARIANTS, variant_spec
 
 __all__ = [
@@ -114,16 +114,16 @@ class BuiltinBot(Bot):
     def engine_id(self) -> str:
         return f"lanqi built-in AI level {self.level}"
 
-    def _for(self, state: GameState) -> Bot:
+    def _for(self, state: SeatView) -> Bot:
         return self._by_variant[state.variant]
 
-    def choose_move(self, state: GameState) -> str:
+    def choose_move(self, state: SeatView) -> str:
         return self._for(state).choose_move(state)
 
-    def on_game_start(self, state: GameState) -> None:
+    def on_game_start(self, state: SeatView) -> None:
         self._for(state).on_game_start(state)
 
-    def on_game_end(self, state: GameState, result: str, termination: str) -> None:
+    def on_game_end(self, state: SeatView, result: str, termination: str) -> None:
         self._for(state).on_game_end(state, result, termination)
 
 

@@ -23,8 +23,8 @@ point count as wins, as do White's overlines.
 ``level`` runs from 1 (random moves near the stones, but it wins and blocks
 fives) to 5 (everything above, with the full time budget).
 
->>> from lanqi.bot.base import GameState
->>> state = GameState.start("gomoku", moves=["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4"])
+>>> from lanqi.bot.base import SeatView
+>>> state = SeatView.start("gomoku", moves=["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4"])
 >>> GomokuAI(level=3, seed=1).choose_move(state) in {"g8", "l8"}
 True
 """
@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lanqi.bot.base import Bot, GameState, PlayResult, think_time_ms
+from lanqi.bot.base import Bot, PlayResult, SeatView, think_time_ms
 from lanqi.bot.base import SearchInfo as BotSearchInfo
 from lanqi.bot.gomoku_patterns import (
     EMPTY,
@@ -565,7 +565,7 @@ class GomokuAI(Bot):
     def engine_id(self) -> str:
         return f"lanqi built-in gomoku AI level {self.level}"
 
-    def play(self, state: GameState) -> PlayResult:
+    def play(self, state: SeatView) -> PlayResult:
         """The move, with the search's depth, nodes and time (its scores are not
         centipawns, so it gives none)."""
         move = self._choose(state)
@@ -579,7 +579,7 @@ class GomokuAI(Bot):
             ),
         )
 
-    def _choose(self, state: GameState) -> str:
+    def _choose(self, state: SeatView) -> str:
         board = state.board
         if not isinstance(board, Board):
             raise TypeError(f"{self.name} plays gomoku, not {state.variant}")

@@ -31,7 +31,7 @@ from typing import Any
 import zmq
 
 from lanqi import gamestate
-from lanqi.bot.base import Bot, GameState, PlayResult, clock_margin_ms
+from lanqi.bot.base import Bot, PlayResult, SeatView, clock_margin_ms
 from lanqi.bot.failures import failure_reason
 from lanqi.client.connection import BlockingConnection, NoAnswer, Refused, process_connection
 from lanqi.clock import awaits_first_move
@@ -193,13 +193,13 @@ class GamePlayer(threading.Thread):
         #: the link to the referee is down (said once, and once when it is back)
         self._link_lost = False
 
-    def state(self, view: gamestate.GameState) -> GameState:
+    def state(self, view: gamestate.GameState) -> SeatView:
         a = self.assignment
         tc, theirs = a.time_control.for_seat(a.seat), a.time_control.for_seat(1 - a.seat)
         remaining = None
         if tc.kind != "none" and len(view.clock.remaining_ms) == 2:
             remaining = (view.clock.remaining_ms[0], view.clock.remaining_ms[1])
-        state = GameState(
+        state = SeatView(
             game_id=a.game_id,
             variant=a.variant,
             options=dict(a.options),
@@ -241,7 +241,7 @@ class GamePlayer(threading.Thread):
         known = len(self._board_moves)
         board = self._board
         if board is None or start != self._board_start or moves[:known] != self._board_moves:
-            board = GameState.start(
+            board = SeatView.start(
                 a.variant, options=dict(a.options), start_fen=start, moves=list(moves)
             ).board
             self._board, self._board_moves, self._board_start = board, list(moves), start
@@ -384,7 +384,7 @@ class GamePlayer(threading.Thread):
             self._turn_seen = seen_at
         return mine
 
-    def _opponent_turn(self, state: GameState) -> None:
+    def _opponent_turn(self, state: SeatView) -> None:
         try:
             self.bot.on_opponent_turn(state)
         except Exception:  # a bot's ponder failure costs it nothing more than the ponder
@@ -474,7 +474,7 @@ class GamePlayer(threading.Thread):
         a = self.assignment
         start = view.start_fen
         if start != self._parity_start or self._parity_first is None:
-            game = GameState.start(a.variant, options=dict(a.options), start_fen=start).board
+            game = SeatView.start(a.variant, options=dict(a.options), start_fen=start).board
             self._parity_start, self._parity_first = start, first_seat(game)
         return (a.seat - self._parity_first) % 2
 

@@ -3,8 +3,8 @@
 They are sparring partners and baselines: :class:`GreedyGomokuBot` is the "simple
 greedy player" the gomoku AI is measured against.
 
->>> from lanqi.bot.base import GameState
->>> state = GameState.start("gomoku", moves=["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4"])
+>>> from lanqi.bot.base import SeatView
+>>> state = SeatView.start("gomoku", moves=["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4"])
 >>> GreedyGomokuBot(seed=0).choose_move(state) in {"g8", "l8"}
 True
 >>> RandomBot(seed=0).choose_move(state) in state.legal_moves()
@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import random
 
-from lanqi.bot.base import Bot, GameState
+from lanqi.bot.base import Bot, SeatView
 from lanqi.games.gomoku import Board, Color, Move
+from lanqi.games.registry import variant_names
 
 __all__ = ["GreedyGomokuBot", "RandomBot"]
 
@@ -39,12 +40,12 @@ class RandomBot(Bot):
     """Plays a uniformly random legal move (any variant); ``seed`` makes it repeatable."""
 
     name = "random"
-    variants = ("xiangqi", "gomoku")
+    variants = variant_names()
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
 
-    def choose_move(self, state: GameState) -> str:
+    def choose_move(self, state: SeatView) -> str:
         moves = state.legal_moves()
         if not moves:
             raise ValueError("the game is over: there is no move to choose")
@@ -66,7 +67,7 @@ class GreedyGomokuBot(Bot):
         self.rng = random.Random(seed)
         self.defence = defence
 
-    def choose_move(self, state: GameState) -> str:
+    def choose_move(self, state: SeatView) -> str:
         board = state.board
         if not isinstance(board, Board):
             raise TypeError(f"{self.name} plays gomoku, not {state.variant}")

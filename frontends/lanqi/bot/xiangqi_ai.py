@@ -1,9 +1,9 @@
 """The built-in xiangqi AI: alpha-beta search in pure Python, levels 1 to 8.
 
->>> from lanqi.bot.base import GameState
+>>> from lanqi.bot.base import SeatView
 >>> ai = XiangqiAI(level=4, seed=1, depth=2)
->>> move = ai.choose_move(GameState.start("xiangqi", moves=["h2e2"]))
->>> move in GameState.start("xiangqi", moves=["h2e2"]).legal_moves()
+>>> move = ai.choose_move(SeatView.start("xiangqi", moves=["h2e2"]))
+>>> move in SeatView.start("xiangqi", moves=["h2e2"]).legal_moves()
 True
 
 The search (:class:`Searcher`) is a negamax with principal variation search and
@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
-from lanqi.bot.base import Bot, GameState, PlayResult, SearchInfo, think_time_ms
+from lanqi.bot.base import Bot, PlayResult, SearchInfo, SeatView, think_time_ms
 from lanqi.bot.xiangqi_eval import Tables, build_tables, evaluate
 from lanqi.games.xiangqi.core import (
     ADVISOR,
@@ -675,13 +675,13 @@ class XiangqiAI(Bot):
         self.searcher = Searcher(tt_size=tt_size)
         self.last: SearchResult | None = None
 
-    def on_game_start(self, state: GameState) -> None:
+    def on_game_start(self, state: SeatView) -> None:
         self.searcher.clear()
 
     def engine_id(self) -> str:
         return f"lanqi built-in xiangqi AI level {self.level}"
 
-    def play(self, state: GameState) -> PlayResult:
+    def play(self, state: SeatView) -> PlayResult:
         """The move, with the search's score (or mate), depth, nodes, time and pv;
         level 1 picks at random and says nothing more."""
         board = state.board
@@ -709,7 +709,7 @@ class XiangqiAI(Bot):
         ponder = found.pv[1] if len(found.pv) > 1 and found.pv[0] == found.move else None
         return PlayResult(found.move, ponder=ponder, info=info)
 
-    def analyse(self, board: Board, state: GameState | None = None) -> SearchResult:
+    def analyse(self, board: Board, state: SeatView | None = None) -> SearchResult:
         """Search ``board`` with this AI's level and limits; the result says why the move."""
         settings = self.settings
         depth = self.depth if self.depth is not None else settings.max_depth

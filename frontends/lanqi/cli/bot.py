@@ -176,13 +176,13 @@ def _self_check(make: Any, variants: tuple[str, ...]) -> str | None:
     its first game, and set-up work (the gomoku AI's pattern tables, an engine's
     start) is done off every game's clock.  Returns what the bot says it is (an
     engine's ``id name``), learnt on the way."""
-    from lanqi.bot.base import GameState, clock_margin_ms
+    from lanqi.bot.base import SeatView, clock_margin_ms
 
     probe = make()
     try:
         for variant in variants:
             for options, moves in SELF_CHECK.get(variant, [({}, [])]):
-                state = GameState.start(
+                state = SeatView.start(
                     variant, options=options, moves=moves, per_move_ms=SELF_CHECK_MOVE_MS
                 )
                 margin = clock_margin_ms(SELF_CHECK_MOVE_MS, per_move=True)

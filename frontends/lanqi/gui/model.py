@@ -22,14 +22,21 @@ from lanqi.games.registry import VARIANTS, create_game, read_records, variant_sp
 from lanqi.gamestate import GameState
 from lanqi.i18n import CATALOGUE, Term, en, tr, zh
 from lanqi.phrases import termination_words, time_left_ms
-from lanqi.protocol import ClockInfo, GameStatus, TimeControl, legacy_termination, termination_label
+from lanqi.protocol import (
+    ChatLine,
+    ClockInfo,
+    GameStatus,
+    TimeControl,
+    legacy_termination,
+    termination_label,
+)
 
 __all__ = [
-    "ChatLine",
     "ClockView",
     "GameModel",
     "Pending",
     "RecordSummary",
+    "SystemLine",
     "clock_view",
     "describe_result",
     "illegal_text",
@@ -130,11 +137,11 @@ class ClockView:
 
 
 @dataclass(frozen=True, slots=True)
-class ChatLine:
-    name: str
+class SystemLine:
+    """A line from the program in the message box (``say``), beside the players'
+    :class:`~lanqi.protocol.ChatLine`: drawn dimmed, with no name."""
+
     text: str
-    system: bool = False
-    room: str = "players"
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +211,9 @@ class GameModel:
             connected=(),
         )
         self.clock = ClockView()
-        self.chat: list[ChatLine] = []
+        #: the message box: the game's chat lines as the referee numbered them, and
+        #: the program's own lines
+        self.chat: list[ChatLine | SystemLine] = []
         self.headers: dict[str, str] = {}
         self.moves: list[str] = []
         self._first_seat: int | None = None
@@ -407,7 +416,7 @@ class GameModel:
 
     def say(self, text: str) -> None:
         """A line from the program in the message box."""
-        self.chat.append(ChatLine("", text, system=True))
+        self.chat.append(SystemLine(text))
 
     # ------------------------------------------------------------ records
 

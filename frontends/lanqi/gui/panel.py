@@ -21,13 +21,14 @@ from lanqi.gui import theme
 from lanqi.gui.board_view import BoardView
 from lanqi.gui.connection import away_text, opponent_away_line
 from lanqi.gui.fonts import MISSING_NOTE, UI_FONT, font, missing
-from lanqi.gui.model import GameModel, seat_name
+from lanqi.gui.model import GameModel, SystemLine, seat_name
 from lanqi.gui.sessions import Action, AISession, Notice, Session
 from lanqi.gui.settings import Settings
 from lanqi.gui.variants import VariantUI
 from lanqi.gui.widgets import Button, Same, TextInput, draw_text, fit_size, wrap_text
 from lanqi.i18n import tr
 from lanqi.phrases import clock_text
+from lanqi.protocol import ChatLine
 
 __all__ = ["NOTATIONS", "PanelHost", "SidePanel"]
 
@@ -716,7 +717,7 @@ class SidePanel:
         key = (len(model.chat), tuple(model.players))
         if key != self._missing_key:
             self._missing_key = key
-            texts = [line.name + line.text for line in model.chat if not line.system]
+            texts = [line.name + line.text for line in model.chat if isinstance(line, ChatLine)]
             self._missing = missing("".join(texts + model.players))
             if self._missing:
                 log.debug("no font can draw %r here", self._missing)
@@ -736,11 +737,11 @@ class SidePanel:
         lines: list[tuple[str, theme.Color]] = []
         width = rect.width - 12
         for line in self.host.model.chat[-60:]:
-            if line.system:
+            if isinstance(line, SystemLine):
                 text, color = f"· {line.text}", theme.TEXT_DIM
             else:
                 room = f" ({tr('spectator')})" if line.room == "spectators" else ""
-                text, color = f"{line.name}{room}: {line.text}", theme.TEXT
+                text, color = f"{line.name or '?'}{room}: {line.text}", theme.TEXT
             for part in wrap_text(text, 13, width):
                 lines.append((part, color))
         top = rect.y + 3

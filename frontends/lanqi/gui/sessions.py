@@ -24,11 +24,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from lanqi.bot.base import Bot
-from lanqi.bot.base import GameState as BotState
+from lanqi.bot.base import SeatView as BotState
 from lanqi.gamestate import GameState as RefereeState
 from lanqi.gui import commands
 from lanqi.gui.model import (
-    ChatLine,
     ClockView,
     GameModel,
     Pending,
@@ -715,7 +714,7 @@ class OnlineSession(Session):
                 continue
             if chat.seq not in self._chat_seen:
                 self._chat_seen.add(chat.seq)
-                model.chat.append(ChatLine(chat.name or "?", chat.text, room=chat.room))
+                model.chat.append(chat)
 
     def _apply_moves(self, clock: ClockView | None = None) -> None:
         """Show the view's state, with our move on its way after its moves."""

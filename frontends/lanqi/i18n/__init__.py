@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from lanqi.i18n.catalogue import CATALOGUE, Text
 
-__all__ = ["CATALOGUE", "Term", "Text", "en", "tr", "zh"]
+__all__ = ["CATALOGUE", "Term", "Text", "Words", "en", "tr", "zh"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +45,28 @@ class Term:
     key: str
 
 
+@dataclass(frozen=True, slots=True)
+class Words:
+    """A field its caller has in both languages (a variant's names from its spec),
+    put in each line in that line's language::
+
+        >>> tr("menu.two_players", variant=Words("象棋", "Xiangqi"))
+        '双人象棋 Xiangqi: two players'
+    """
+
+    zh: str
+    en: str
+
+
 def _fill(fields: dict[str, object], language: str) -> dict[str, object]:
-    return {
-        name: (zh(value.key) if language == "zh" else en(value.key))
-        if isinstance(value, Term)
-        else value
-        for name, value in fields.items()
-    }
+    def one(value: object) -> object:
+        if isinstance(value, Term):
+            return zh(value.key) if language == "zh" else en(value.key)
+        if isinstance(value, Words):
+            return value.zh if language == "zh" else value.en
+        return value
+
+    return {name: one(value) for name, value in fields.items()}
 
 
 #: the families of seat words, each with the entry that says a seat by its name

@@ -322,13 +322,14 @@ CATALOGUE: dict[str, Text] = {
     "menu.ai_level": Text("电脑级别 {level}", "AI level {level}"),
     "menu.clock": Text("时间", "Clock"),
     "menu.first": Text("先手", "first"),
-    "menu.gomoku_ai": Text("人机五子棋", "Gomoku vs computer"),
-    "menu.gomoku_two": Text("双人五子棋", "Gomoku: two players"),
     "menu.hint": Text(
         "1–6 选择 · Esc 退出", "↑↓ + Enter or 1–6 · Esc quits · gomoku AI up to level 5"
     ),
     "menu.hint_resume": Text("R 接着走", "R resumes"),
     "menu.notation": Text("着法", "Notation"),
+    #: a variant's offline modes, from its spec (``象棋``, ``Xiangqi``)
+    "menu.two_players": Text("双人{variant}", "{variant}: two players"),
+    "menu.vs_ai": Text("人机{variant}", "{variant} vs computer"),
     "menu.online": Text("联网对局", "Play online (LAN)"),
     "menu.pieces": Text("棋子", "Pieces"),
     "menu.quit": Text("退出", "Quit"),
@@ -336,8 +337,6 @@ CATALOGUE: dict[str, Text] = {
     "menu.review": Text("复盘", "Review a record"),
     "menu.second": Text("后手", "second"),
     "menu.subtitle": Text("局域网象棋和五子棋", "lanqi — LAN Xiangqi & Gomoku"),
-    "menu.xiangqi_ai": Text("人机象棋", "Xiangqi vs computer"),
-    "menu.xiangqi_two": Text("双人象棋", "Xiangqi: two players"),
     "option.rule": Text("规则", "Rule"),
     "option.size": Text("棋盘", "Board"),
     "resume.ai": Text("人机 {level} 级", "vs computer L{level}"),

@@ -25,7 +25,7 @@ from typing import Any
 
 import zmq
 
-from lanqi.bot.base import Bot, GameState, PlayResult
+from lanqi.bot.base import Bot, PlayResult, SeatView
 from lanqi.bot.engines import EngineError
 from lanqi.bot.failures import failure_reason
 from lanqi.bot.runner import GamePlayer
@@ -124,11 +124,11 @@ class MatchSeat(Bot):
         self.started = False
         self.label = str(getattr(inner, "name", "bot"))
 
-    def on_game_start(self, state: GameState) -> None:
+    def on_game_start(self, state: SeatView) -> None:
         if len(state.moves) >= len(self.book):
             self._start_inner(state)
 
-    def _start_inner(self, state: GameState) -> None:
+    def _start_inner(self, state: SeatView) -> None:
         self.idle.clear()
         try:
             self.inner.on_game_start(state)
@@ -139,7 +139,7 @@ class MatchSeat(Bot):
             self.idle.set()
         self.started = True
 
-    def play(self, state: GameState) -> PlayResult:
+    def play(self, state: SeatView) -> PlayResult:
         ply = len(state.moves)
         if ply < len(self.book):
             self._note(
@@ -183,7 +183,7 @@ class MatchSeat(Bot):
         )
         return played
 
-    def on_opponent_turn(self, state: GameState) -> None:
+    def on_opponent_turn(self, state: SeatView) -> None:
         if not self.started or self.start_error is not None:
             return
         self.idle.clear()
@@ -197,14 +197,14 @@ class MatchSeat(Bot):
             self.notes[:] = [n for n in self.notes if n.ply < note.ply]
             self.notes.append(note)
 
-    def on_draw_offer(self, state: GameState) -> bool:
+    def on_draw_offer(self, state: SeatView) -> bool:
         """Accept only when this engine offered a draw with its own last move (UCCI's
         ``bestmove ... draw``): both engines' last moves then say draw."""
         with self.lock:
             mine = [n for n in self.notes if n.seat == self.seat]
         return bool(mine) and mine[-1].offers_draw
 
-    def on_game_end(self, state: GameState, result: str, termination: str) -> None:
+    def on_game_end(self, state: SeatView, result: str, termination: str) -> None:
         self.inner.on_game_end(state, result, termination)
 
 

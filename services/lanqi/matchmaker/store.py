@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from lanqi.games.registry import variant_names
 from lanqi.protocol import EntrantFields, TimeControl, TournamentSpec
 from lanqi.protocol.messages import TournamentStatus
 from lanqi.protocol.schema import struct_from_wire, struct_to_wire
@@ -48,8 +49,12 @@ log = logging.getLogger(__name__)
 #: year), forbidden pairs, manual pairings, check-ins, table numbers and
 #: over-the-board games (their players' reported results) on pairings
 SCHEMA_VERSION = 3
-#: every variant a player has a rating in
-RATED_VARIANTS = ("xiangqi", "gomoku")
+
+
+def rated_variants() -> tuple[str, ...]:
+    """Every variant a player has a rating in: the registry's."""
+    return variant_names()
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
@@ -474,7 +479,7 @@ class MatchmakerStore:
     def _migrate_from_1(self) -> None:
         """Schema 1 -> 2 in one transaction (see ``_MIGRATE_1_TO_2``)."""
         d = self.default_rating
-        variants = " UNION ALL ".join(f"SELECT '{v}' AS variant" for v in RATED_VARIANTS)
+        variants = " UNION ALL ".join(f"SELECT '{v}' AS variant" for v in rated_variants())
         script = _MIGRATE_1_TO_2.format(
             rating=d.rating, rd=d.rd, volatility=d.volatility, variants=variants
         )
@@ -519,7 +524,7 @@ class MatchmakerStore:
             )
             conn.executemany(
                 "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, 0)",
-                [(player.player_id, v, d.rating, d.rd, d.volatility) for v in RATED_VARIANTS],
+                [(player.player_id, v, d.rating, d.rd, d.volatility) for v in rated_variants()],
             )
 
     def _player_where(self, clause: str, value: str) -> PlayerRecord | None:
@@ -1129,7 +1134,7 @@ class MatchmakerStore:
                 )
                 conn.executemany(
                     "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, 0)",
-                    [(player.player_id, v, d.rating, d.rd, d.volatility) for v in RATED_VARIANTS],
+                    [(player.player_id, v, d.rating, d.rd, d.volatility) for v in rated_variants()],
                 )
             for player_id, fields in entries:
                 if not self._enter(conn, tournament_id, player_id, joined_round, fields):

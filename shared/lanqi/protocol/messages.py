@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from lanqi.games.base import ResultText, TerminationText
+from lanqi.games.registry import variant_names
 from lanqi.protocol.schema import ErrorCode, Message, Struct, limit, register
 
 __all__ = [
@@ -831,12 +832,13 @@ class Hello(Request):
     """Enter the lobby.  ``session`` (from an earlier welcome) keeps your identity
     across reconnects; ``claim`` (the one-time code the director handed out) takes
     over a roster entry; ``kind`` is ``human`` or ``bot``; ``engine`` says which
-    program plays for a bot (an engine's ``id name``), for tournament records."""
+    program plays for a bot (an engine's ``id name``), for tournament records;
+    ``variants`` what it plays (every registered variant unless said)."""
 
     T = "hello"
     name: str = field(metadata=NAME)
     kind: PlayerKind = field(default="human", metadata=limit(8))
-    variants: list[str] = field(default_factory=lambda: ["xiangqi", "gomoku"], metadata=limit(8))
+    variants: list[str] = field(default_factory=lambda: list(variant_names()), metadata=limit(8))
     session: str | None = field(default=None, metadata=TOKEN)
     claim: str | None = field(default=None, metadata=limit(16))
     engine: str | None = field(default=None, metadata=limit(80))

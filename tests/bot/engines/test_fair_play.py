@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lanqi.bot.base import GameState
+from lanqi.bot.base import SeatView
 from lanqi.bot.engines import EngineOutOfMemory, EngineProcess, GomocupEngine, UciEngine
 from lanqi.bot.failures import failure_reason
 
@@ -40,12 +40,12 @@ def test_the_waiting_engine_is_stopped_and_runs_again_when_spoken_to(
     try:
         pid = bot.process.pid
         assert pid is not None
-        state = GameState.start("xiangqi")
+        state = SeatView.start("xiangqi")
         bot.on_game_start(state)  # Red or Black, it waits now
         assert _wait_state(pid, "T") == "T"
         assert bot.choose_move(state) == "a0a1"  # resumed to search, stopped again after
         assert _wait_state(pid, "T") == "T"
-        reply = GameState.start("xiangqi", moves=["a0a1", "a6a5"])
+        reply = SeatView.start("xiangqi", moves=["a0a1", "a6a5"])
         assert bot.choose_move(reply) == "a1a0"
         assert bot.process.pauses == 3
     finally:
@@ -56,7 +56,7 @@ def test_the_waiting_engine_is_stopped_and_runs_again_when_spoken_to(
 def test_a_pondering_engine_is_never_stopped(fake: Fake, fake_env: dict[str, str]) -> None:
     bot = UciEngine(fake("uci_fake.py", "ok"), env=fake_env, pause_waiting=True, ponder=True)
     try:
-        state = GameState.start("xiangqi")
+        state = SeatView.start("xiangqi")
         bot.on_game_start(state)
         bot.choose_move(state)
         assert bot.process.pauses == 0 and not bot.pause_waiting
@@ -69,7 +69,7 @@ def test_a_gomocup_brain_is_stopped_while_it_waits(fake: Fake, fake_env: dict[st
     try:
         pid = bot.process.pid
         assert pid is not None
-        state = GameState.start("gomoku")
+        state = SeatView.start("gomoku")
         bot.on_game_start(state)
         bot.choose_move(state)
         assert _wait_state(pid, "T") == "T"
@@ -88,7 +88,7 @@ def test_a_hungry_engine_dies_over_its_memory_cap_with_that_reason(
         line = next(row for row in limits.splitlines() if row.startswith("Max address space"))
         assert line.split()[3:5] == [str(256 * 1024 * 1024)] * 2
         with pytest.raises(EngineOutOfMemory, match="over its memory cap of 256 MB") as caught:
-            bot.choose_move(GameState.start("xiangqi"))
+            bot.choose_move(SeatView.start("xiangqi"))
         assert failure_reason(caught.value) == "out of memory"
     finally:
         bot.close()

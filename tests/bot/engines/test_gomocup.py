@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from lanqi.bot.base import GameState
+from lanqi.bot.base import SeatView
 from lanqi.bot.engines import (
     EngineCrashed,
     EngineProtocolError,
@@ -39,9 +39,9 @@ def make(fake: Fake, fake_env: dict[str, str]) -> Iterator[Callable[..., Gomocup
         bot.close()
 
 
-def _state(moves: list[str], *, game_id: str = "g1", **kwargs: Any) -> GameState:
+def _state(moves: list[str], *, game_id: str = "g1", **kwargs: Any) -> SeatView:
     options = kwargs.pop("options", {"rule": "standard"})
-    state = GameState.start("gomoku", options=options, moves=moves, game_id=game_id, **kwargs)
+    state = SeatView.start("gomoku", options=options, moves=moves, game_id=game_id, **kwargs)
     state.seat = state.board.seat_to_move
     return state
 
@@ -315,6 +315,6 @@ def test_wrong_variant_and_spec(fake: Fake, fake_env: dict[str, str]) -> None:
     try:
         assert isinstance(bot, GomocupEngine)
         with pytest.raises(ValueError, match="cannot play xiangqi"):
-            bot.choose_move(GameState.start("xiangqi"))
+            bot.choose_move(SeatView.start("xiangqi"))
     finally:
         bot.close()

@@ -9,15 +9,15 @@ from collections.abc import Callable
 
 import pytest
 
-from lanqi.bot.base import GameState
+from lanqi.bot.base import SeatView
 from lanqi.bot.engines import UcciEngine, UciEngine
 from lanqi.bot.engines.uci import XiangqiEngine
 
 ADAPTERS: dict[str, Callable[..., XiangqiEngine]] = {"uci": UciEngine, "ucci": UcciEngine}
 
 
-def red(moves: list[str]) -> GameState:
-    return GameState.start(
+def red(moves: list[str]) -> SeatView:
+    return SeatView.start(
         "xiangqi", seat=0, moves=moves, remaining_ms=(20_000, 20_000), increment_ms=100
     )
 

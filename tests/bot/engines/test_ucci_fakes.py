@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from lanqi.bot.base import GameState
+from lanqi.bot.base import SeatView
 from lanqi.bot.engines import IllegalEngineMove, UcciEngine, create_engine
 from lanqi.games import xiangqi
 
@@ -37,7 +37,7 @@ def test_handshake_options_and_new_game(make: Callable[..., UcciEngine], fake_lo
     bot = make(options={"hashsize": 16, "randomness": "SMALL"})
     assert bot.engine_name == "FakeUcci"
     assert bot.time_unit == "ms"
-    bot.on_game_start(GameState.start("xiangqi"))
+    bot.on_game_start(SeatView.start("xiangqi"))
     assert fake_log() == [
         "ucci",
         "setoption usemillisec true",
@@ -54,20 +54,20 @@ def test_position_starts_after_the_last_capture(
 ) -> None:
     bot = make()
     moves = ["b2b9", "a9b9", "h2e2"]  # a cannon takes a horse, a rook takes the cannon
-    state = GameState.start("xiangqi", moves=moves)
+    state = SeatView.start("xiangqi", moves=moves)
     assert bot.choose_move(state) == state.legal_moves()[0]
     board = xiangqi.Board()
     for text in moves[:2]:
         board.push(xiangqi.Move.from_iccs(text))
     assert fake_log()[-2] == f"position fen {board.fen()} moves h2e2"
-    quiet = GameState.start("xiangqi", moves=["h2e2", "h9g7"])
+    quiet = SeatView.start("xiangqi", moves=["h2e2", "h9g7"])
     bot.choose_move(quiet)
     assert fake_log()[-2] == f"position fen {xiangqi.STARTING_FEN} moves h2e2 h9g7"
 
 
 def test_banmoves_are_sent_and_obeyed_once(make: Callable[..., UcciEngine], fake_log: Log) -> None:
     bot = make()
-    state = GameState.start("xiangqi")
+    state = SeatView.start("xiangqi")
     first = bot.choose_move(state)
     assert first == "a0a1"
     bot.set_banned_moves(["a0a1", "A0-A2"])
@@ -79,7 +79,7 @@ def test_banmoves_are_sent_and_obeyed_once(make: Callable[..., UcciEngine], fake
 
 def test_losing_repetition_is_banned(make: Callable[..., UcciEngine], fake_log: Log) -> None:
     bot = make()
-    state = GameState.start("xiangqi", start_fen=PERPETUAL_FEN, moves=PERPETUAL_MOVES)
+    state = SeatView.start("xiangqi", start_fen=PERPETUAL_FEN, moves=PERPETUAL_MOVES)
     assert bot.choose_move(state) != "a8a9"
     assert "banmoves a8a9" in fake_log()
 
@@ -88,26 +88,26 @@ def test_losing_repetition_is_banned(make: Callable[..., UcciEngine], fake_log: 
     ("state", "go"),
     [
         (
-            GameState.start("xiangqi", seat=0, remaining_ms=(30_000, 20_000), increment_ms=500),
+            SeatView.start("xiangqi", seat=0, remaining_ms=(30_000, 20_000), increment_ms=500),
             "go time 29900 increment 500 opptime 20000 oppincrement 500",
         ),
         (
-            GameState.start("xiangqi", seat=1, moves=["h2e2"], remaining_ms=(30_000, 20_000)),
+            SeatView.start("xiangqi", seat=1, moves=["h2e2"], remaining_ms=(30_000, 20_000)),
             "go time 19900 increment 0 opptime 30000 oppincrement 0",
         ),
         (  # time odds: Black has its own increment
             replace(
-                GameState.start("xiangqi", seat=1, moves=["h2e2"], remaining_ms=(30_000, 20_000)),
+                SeatView.start("xiangqi", seat=1, moves=["h2e2"], remaining_ms=(30_000, 20_000)),
                 increment_ms=50,
                 opponent_increment_ms=100,
             ),
             "go time 19900 increment 50 opptime 30000 oppincrement 100",
         ),
-        (GameState.start("xiangqi", per_move_ms=3000), "go time 2900 movestogo 1"),
-        (GameState.start("xiangqi"), "go time 1000 movestogo 1"),
+        (SeatView.start("xiangqi", per_move_ms=3000), "go time 2900 movestogo 1"),
+        (SeatView.start("xiangqi"), "go time 1000 movestogo 1"),
     ],
 )
-def test_go_in_milliseconds(make: Callable[..., UcciEngine], state: GameState, go: str) -> None:
+def test_go_in_milliseconds(make: Callable[..., UcciEngine], state: SeatView, go: str) -> None:
     bot = make()
     bot.choose_move(state)
     assert bot.last_go == go
@@ -117,15 +117,15 @@ def test_go_in_seconds_for_old_engines(make: Callable[..., UcciEngine], fake_log
     bot = make("seconds")
     assert bot.time_unit == "s"
     assert "setoption usemillisec true" not in fake_log()
-    bot.choose_move(GameState.start("xiangqi", remaining_ms=(30_000, 20_000), increment_ms=1500))
+    bot.choose_move(SeatView.start("xiangqi", remaining_ms=(30_000, 20_000), increment_ms=1500))
     assert bot.last_go == "go time 29 increment 1 opptime 20 oppincrement 1"
     forced = make("seconds", time_unit="ms")
-    forced.choose_move(GameState.start("xiangqi", per_move_ms=500))
+    forced.choose_move(SeatView.start("xiangqi", per_move_ms=500))
     assert forced.last_go == "go time 400 movestogo 1"
 
 
 def test_fixed_limits(make: Callable[..., UcciEngine]) -> None:
-    state = GameState.start("xiangqi", remaining_ms=(30_000, 20_000))
+    state = SeatView.start("xiangqi", remaining_ms=(30_000, 20_000))
     for kwargs, go in (
         ({"depth": 5}, "go depth 5"),
         ({"nodes": 10_000}, "go nodes 10000"),
@@ -138,11 +138,11 @@ def test_fixed_limits(make: Callable[..., UcciEngine]) -> None:
 
 def test_draw_flag_and_no_move(make: Callable[..., UcciEngine]) -> None:
     bot = make("draw")
-    played = bot.play(GameState.start("xiangqi"))
+    played = bot.play(SeatView.start("xiangqi"))
     assert played.offer_draw and not played.resign
     nomove = make("nomove")
     with pytest.raises(IllegalEngineMove, match="gave no move"):
-        nomove.choose_move(GameState.start("xiangqi"))
+        nomove.choose_move(SeatView.start("xiangqi"))
 
 
 def test_quit_on_close(make: Callable[..., UcciEngine], fake_log: Log, procs: Any) -> None:
@@ -171,7 +171,7 @@ def test_banmoves_follow_the_games_repetition_rules(
     """Completing a perpetual check loses under axf and check rules (banned), draws
     under draw rules (allowed): the ban comes from the game's own rules."""
     bot = make()
-    state = GameState.start(
+    state = SeatView.start(
         "xiangqi", options={"repetition": rule}, start_fen=PERPETUAL_FEN, moves=PERPETUAL_MOVES
     )
     bot.choose_move(state)
@@ -182,7 +182,7 @@ def test_go_draw_when_the_opponent_offers_one(
     make: Callable[..., UcciEngine], fake_log: Log
 ) -> None:
     bot = make("accept")
-    state = GameState.start("xiangqi")
+    state = SeatView.start("xiangqi")
     assert bot.on_draw_offer(state) is False  # its last move did not offer a draw itself
     bot.choose_move(state)
     assert fake_log()[-1] == "go draw time 1000 movestogo 1"

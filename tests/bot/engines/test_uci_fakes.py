@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from lanqi.bot.base import GameState
+from lanqi.bot.base import SeatView
 from lanqi.bot.engines import (
     EngineCrashed,
     EngineTimeout,
@@ -43,7 +43,7 @@ def make(fake: Fake, fake_env: dict[str, str]) -> Iterator[Callable[..., UciEngi
         bot.close()
 
 
-def _first_legal(state: GameState) -> str:
+def _first_legal(state: SeatView) -> str:
     return state.legal_moves()[0]
 
 
@@ -54,7 +54,7 @@ def test_handshake_options_and_a_move(make: Callable[..., UciEngine], fake_log: 
     assert bot.engine_name == "FakeUci ok"
     assert bot.engine_author == "lanqi tests"
     assert bot.coords == "iccs"  # no UCI_Variant option: ranks 0-9
-    state = GameState.start("xiangqi", moves=["h2e2", "h9g7"])
+    state = SeatView.start("xiangqi", moves=["h2e2", "h9g7"])
     bot.on_game_start(state)
     assert bot.choose_move(state) == _first_legal(state)
     sent = fake_log()
@@ -99,7 +99,7 @@ def test_fairy_coordinates_are_detected_and_converted(
     assert bot.coords == "fairy"
     assert "setoption name UCI_Variant value xiangqi" in fake_log()
     # Red's e0e1 goes out as e1e2; Black's first move in ICCS order, d9d8, comes back as d10d9.
-    state = GameState.start("xiangqi", start_fen=RANK_NINE_FEN + " w - - 0 1", moves=["e0e1"])
+    state = SeatView.start("xiangqi", start_fen=RANK_NINE_FEN + " w - - 0 1", moves=["e0e1"])
     assert bot.choose_move(state) == _first_legal(state) == "d9d8"
     assert fake_log()[-2] == f"position fen {RANK_NINE_FEN} w - - 0 1 moves e1e2"
     assert bot.last_info.pv == ("d9d8",)
@@ -115,7 +115,7 @@ def test_coords_can_be_forced(make: Callable[..., UciEngine], fake_log: Log) -> 
 
 def test_illegal_move_never_reaches_the_board(make: Callable[..., UciEngine]) -> None:
     bot = make("illegal")
-    state = GameState.start("xiangqi")
+    state = SeatView.start("xiangqi")
     before = state.board.fen()
     with pytest.raises(IllegalEngineMove, match="illegal engine move 'a0a5'") as info:
         bot.choose_move(state)
@@ -129,54 +129,54 @@ def test_illegal_move_never_reaches_the_board(make: Callable[..., UciEngine]) ->
 def test_unreadable_move(make: Callable[..., UciEngine]) -> None:
     bot = make("unreadable")
     with pytest.raises(IllegalEngineMove, match="unreadable engine move 'zz99'"):
-        bot.choose_move(GameState.start("xiangqi"))
+        bot.choose_move(SeatView.start("xiangqi"))
 
 
 def test_rank_ten_from_an_engine_taken_for_iccs(make: Callable[..., UciEngine]) -> None:
     bot = make("fairy", coords="iccs")  # wrong setting: the engine writes ranks 1-10
-    state = GameState.start("xiangqi", start_fen=RANK_NINE_FEN + " b - - 0 1")
+    state = SeatView.start("xiangqi", start_fen=RANK_NINE_FEN + " b - - 0 1")
     with pytest.raises(IllegalEngineMove, match="try coords='fairy'"):
         bot.choose_move(state)
 
 
 def test_crash_mid_game_then_a_fresh_engine(make: Callable[..., UciEngine], procs: Any) -> None:
     bot = make("crash", "3")
-    state = GameState.start("xiangqi")
+    state = SeatView.start("xiangqi")
     bot.on_game_start(state)
     moves: list[str] = []
     for _ in range(2):
-        moves.append(bot.choose_move(GameState.start("xiangqi", moves=moves)))
-        moves.append(GameState.start("xiangqi", moves=moves).legal_moves()[-1])
+        moves.append(bot.choose_move(SeatView.start("xiangqi", moves=moves)))
+        moves.append(SeatView.start("xiangqi", moves=moves).legal_moves()[-1])
     old_pid = bot.process.pid
     with pytest.raises(EngineCrashed) as info:
-        bot.choose_move(GameState.start("xiangqi", moves=moves))
+        bot.choose_move(SeatView.start("xiangqi", moves=moves))
     assert info.value.exit_code == 3
     assert "segmentation fault (pretend)" in str(info.value)
     assert procs.reaped(old_pid)
-    bot.on_game_start(GameState.start("xiangqi"))  # the next game gets a fresh engine
+    bot.on_game_start(SeatView.start("xiangqi"))  # the next game gets a fresh engine
     assert bot.restarts == 1 and bot.process.pid != old_pid
-    assert bot.choose_move(GameState.start("xiangqi")) == _first_legal(GameState.start("xiangqi"))
+    assert bot.choose_move(SeatView.start("xiangqi")) == _first_legal(SeatView.start("xiangqi"))
 
 
 def test_hang_is_detected_within_the_bound(make: Callable[..., UciEngine], procs: Any) -> None:
     bot = make("hang", timeout_margin_ms=300, overhead_ms=100)
-    state = GameState.start("xiangqi", per_move_ms=300)
+    state = SeatView.start("xiangqi", per_move_ms=300)
     assert bot.wait_limit_ms(state) == 200 + 300
     old_pid = bot.process.pid
     with pytest.raises(EngineTimeout, match=r"no bestmove within 0\.50 s") as info:
         bot.choose_move(state)
     assert info.value.waited_s >= 0.5  # it did not give up early (the adapter's own count)
     assert not bot.process.running and procs.reaped(old_pid)
-    bot.on_game_start(GameState.start("xiangqi"))
+    bot.on_game_start(SeatView.start("xiangqi"))
     assert bot.restarts == 1 and bot.process.running and bot.process.pid != old_pid
 
 
 def test_a_move_after_a_hang_restarts_too(make: Callable[..., UciEngine]) -> None:
     bot = make("hang", timeout_margin_ms=100, movetime=100)
     with pytest.raises(EngineTimeout):
-        bot.choose_move(GameState.start("xiangqi"))
+        bot.choose_move(SeatView.start("xiangqi"))
     with pytest.raises(EngineTimeout):  # a fresh engine, which hangs again
-        bot.choose_move(GameState.start("xiangqi"))
+        bot.choose_move(SeatView.start("xiangqi"))
     assert bot.restarts == 1
 
 
@@ -188,19 +188,19 @@ def test_no_uciok_times_out_and_leaves_nothing(fake: Fake, fake_env: dict[str, s
 
 def test_junk_is_ignored(make: Callable[..., UciEngine]) -> None:
     bot = make("junk")
-    state = GameState.start("xiangqi")
+    state = SeatView.start("xiangqi")
     assert bot.choose_move(state) == _first_legal(state)
     assert bot.last_info.depth == 1 and bot.last_info.score_cp == 5
 
 
 def test_time_control_mapping(make: Callable[..., UciEngine]) -> None:
     bot = make(overhead_ms=50, default_movetime_ms=700)
-    red = GameState.start("xiangqi", seat=0, remaining_ms=(30_000, 20_000), increment_ms=500)
+    red = SeatView.start("xiangqi", seat=0, remaining_ms=(30_000, 20_000), increment_ms=500)
     bot.choose_move(red)
     assert bot.last_go == "go wtime 29950 btime 20000 winc 500 binc 500"
-    bot.choose_move(GameState.start("xiangqi", per_move_ms=2000))
+    bot.choose_move(SeatView.start("xiangqi", per_move_ms=2000))
     assert bot.last_go == "go movetime 1950"
-    bot.choose_move(GameState.start("xiangqi"))
+    bot.choose_move(SeatView.start("xiangqi"))
     assert bot.last_go == "go movetime 700"
     fixed = make(depth=3, movetime=250)
     fixed.choose_move(red)
@@ -209,7 +209,7 @@ def test_time_control_mapping(make: Callable[..., UciEngine]) -> None:
 
 def test_time_odds_send_each_sides_own_increment(make: Callable[..., UciEngine]) -> None:
     bot = make(overhead_ms=50)
-    black = GameState.start("xiangqi", seat=1, moves=["h2e2"], remaining_ms=(10_000, 5_000))
+    black = SeatView.start("xiangqi", seat=1, moves=["h2e2"], remaining_ms=(10_000, 5_000))
     black.increment_ms, black.opponent_increment_ms = 50, 100
     bot.choose_move(black)
     assert bot.last_go == "go wtime 10000 btime 4950 winc 100 binc 50"
@@ -221,7 +221,7 @@ def test_losing_repetition_moves_are_left_out(make: Callable[..., UciEngine]) ->
         board.push(xiangqi.Move.from_iccs(text))
     assert losing_repetition_moves(board) == ["a8a9"]
     bot = make()
-    state = GameState.start("xiangqi", start_fen=PERPETUAL_FEN, moves=PERPETUAL_MOVES)
+    state = SeatView.start("xiangqi", start_fen=PERPETUAL_FEN, moves=PERPETUAL_MOVES)
     bot.choose_move(state)
     assert " searchmoves " in bot.last_go
     allowed = bot.last_go.split(" searchmoves ")[1].split()
@@ -234,7 +234,7 @@ def test_losing_repetition_moves_are_left_out(make: Callable[..., UciEngine]) ->
 
 def test_banned_moves_for_one_search(make: Callable[..., UciEngine]) -> None:
     bot = make()
-    state = GameState.start("xiangqi")
+    state = SeatView.start("xiangqi")
     bot.set_banned_moves(["h2e2", "b2e2"])
     bot.choose_move(state)
     allowed = bot.last_go.split(" searchmoves ")[1].split()
@@ -246,7 +246,7 @@ def test_banned_moves_for_one_search(make: Callable[..., UciEngine]) -> None:
 def test_wrong_variant_is_refused(make: Callable[..., UciEngine]) -> None:
     bot = make()
     with pytest.raises(ValueError, match="cannot play gomoku"):
-        bot.choose_move(GameState.start("gomoku"))
+        bot.choose_move(SeatView.start("gomoku"))
 
 
 def test_close_sends_quit_and_reaps(
@@ -277,9 +277,9 @@ def test_doctests() -> None:
         assert result.failed == 0, module.__name__
 
 
-def _on_clock(moves: list[str], per_move_ms: int = 300) -> GameState:
+def _on_clock(moves: list[str], per_move_ms: int = 300) -> SeatView:
     """A state as the runner builds it: a per-move clock and a deadline from now."""
-    state = GameState.start("xiangqi", moves=moves, per_move_ms=per_move_ms)
+    state = SeatView.start("xiangqi", moves=moves, per_move_ms=per_move_ms)
     state.remaining_ms = (per_move_ms, per_move_ms)
     state.deadline = time.monotonic() + (per_move_ms - 75) / 1000
     return state

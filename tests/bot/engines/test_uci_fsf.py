@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from lanqi.bot.base import GameState
+from lanqi.bot.base import SeatView
 from lanqi.bot.engines import UcciEngine, UciEngine, create_engine
 from lanqi.bot.engines.process import EngineConfigError, EngineProcess, IllegalEngineMove
 from lanqi.bot.engines.uci import fairy_to_iccs, iccs_to_fairy
@@ -32,8 +32,8 @@ POSITIONS = [
 ]
 
 
-def _state(board: xiangqi.Board, **clock: object) -> GameState:
-    return GameState(
+def _state(board: xiangqi.Board, **clock: object) -> SeatView:
+    return SeatView(
         game_id="g1",
         variant="xiangqi",
         options={},
@@ -74,7 +74,7 @@ def test_variant_is_set_unless_disabled(fsf: str) -> None:
     # Without UCI_Variant=xiangqi, FSF plays chess and its first move is no xiangqi move.
     bot = UciEngine(fsf, variant_option=None, coords="fairy", depth=1)
     try:
-        state = GameState.start("xiangqi")
+        state = SeatView.start("xiangqi")
         bot.on_game_start(state)
         with pytest.raises(IllegalEngineMove, match="engine move"):
             bot.choose_move(state)
@@ -173,11 +173,11 @@ def test_go_for_fischer_clocks(fsf: str) -> None:
 def test_go_for_per_move_and_untimed_games(fsf: str) -> None:
     bot = UciEngine(fsf, overhead_ms=100, default_movetime_ms=200, timeout_margin_ms=1500)
     try:
-        state = GameState.start("xiangqi", per_move_ms=400)
+        state = SeatView.start("xiangqi", per_move_ms=400)
         bot.choose_move(state)
         assert bot.last_go == "go movetime 300"
         assert bot.wait_limit_ms(state) == 300 + 1500
-        bot.choose_move(GameState.start("xiangqi"))
+        bot.choose_move(SeatView.start("xiangqi"))
         assert bot.last_go == "go movetime 200"
     finally:
         bot.close()
@@ -186,7 +186,7 @@ def test_go_for_per_move_and_untimed_games(fsf: str) -> None:
 def test_fixed_limits_replace_the_clock(fsf: str) -> None:
     bot = UciEngine(fsf, depth=2, nodes=5000)
     try:
-        state = GameState.start("xiangqi", remaining_ms=(1000, 1000), increment_ms=0)
+        state = SeatView.start("xiangqi", remaining_ms=(1000, 1000), increment_ms=0)
         bot.choose_move(state)
         assert bot.last_go == "go depth 2 nodes 5000"
         assert bot.wait_limit_ms(state) == 1000 + bot.timeout_margin_ms  # capped by the clock
@@ -198,15 +198,13 @@ def test_create_engine_from_a_spec(fsf: str) -> None:
     bot = create_engine(f"uci:{fsf}", options={"Threads": "1"}, depth=1)
     try:
         assert isinstance(bot, UciEngine)
-        assert (
-            bot.choose_move(GameState.start("xiangqi")) in GameState.start("xiangqi").legal_moves()
-        )
+        assert bot.choose_move(SeatView.start("xiangqi")) in SeatView.start("xiangqi").legal_moves()
     finally:
         bot.close()
 
 
 def test_draw_offers_are_declined(engine: UciEngine) -> None:
-    assert engine.on_draw_offer(GameState.start("xiangqi")) is False
+    assert engine.on_draw_offer(SeatView.start("xiangqi")) is False
 
 
 # -- Fairy-Stockfish also speaks UCCI: a real engine for UcciEngine ---------------------
@@ -235,7 +233,7 @@ def test_ucci_game_with_fairy_stockfish(fsf: str) -> None:
 def test_ucci_banmoves_are_obeyed_by_fairy_stockfish(fsf: str) -> None:
     bot = UcciEngine(fsf, depth=4)
     try:
-        state = GameState.start("xiangqi", moves=["h2e2"])
+        state = SeatView.start("xiangqi", moves=["h2e2"])
         first = bot.choose_move(state)
         bot.set_banned_moves([first])
         second = bot.choose_move(state)

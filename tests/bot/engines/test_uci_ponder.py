@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from lanqi.bot.base import GameState
+from lanqi.bot.base import SeatView
 from lanqi.bot.engines import UciEngine
 from lanqi.games import xiangqi
 
@@ -33,11 +33,11 @@ def make(fake: Fake, fake_env: dict[str, str]) -> Iterator[Callable[..., UciEngi
 
 
 def first_legal(moves: list[str]) -> str:
-    return GameState.start("xiangqi", moves=moves).legal_moves()[0]
+    return SeatView.start("xiangqi", moves=moves).legal_moves()[0]
 
 
-def red(moves: list[str], remaining: tuple[int, int]) -> GameState:
-    return GameState.start("xiangqi", seat=0, moves=moves, remaining_ms=remaining, increment_ms=100)
+def red(moves: list[str], remaining: tuple[int, int]) -> SeatView:
+    return SeatView.start("xiangqi", seat=0, moves=moves, remaining_ms=remaining, increment_ms=100)
 
 
 def opening(bot: UciEngine) -> tuple[str, str]:
@@ -74,7 +74,7 @@ def test_a_ponder_miss_stops_and_searches_afresh(
 ) -> None:
     bot = make(ponder=True)
     move, expected = opening(bot)
-    other = GameState.start("xiangqi", moves=[move]).legal_moves()[1]  # not the expected
+    other = SeatView.start("xiangqi", moves=[move]).legal_moves()[1]  # not the expected
     reply = bot.choose_move(red([move, other], (10_100, 9_500)))
     assert reply == first_legal([move, other])  # not the pondered search's move
     assert (bot.ponderhits, bot.pondermisses) == (0, 1)
@@ -97,7 +97,7 @@ def test_the_wait_for_a_stopped_ponder_search_comes_off_the_clock(
 ) -> None:
     bot = make("ponder", "400", ponder=True)  # answers stop 400 ms late
     move, _ = opening(bot)
-    other = GameState.start("xiangqi", moves=[move]).legal_moves()[1]
+    other = SeatView.start("xiangqi", moves=[move]).legal_moves()[1]
     bot.choose_move(red([move, other], (10_100, 9_500)))
     assert fake_log()[-3] == "stop"
     go = re.fullmatch(r"go wtime (\d+) btime 9500 winc 100 binc 100", bot.last_go)

@@ -46,7 +46,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
-from lanqi.bot.base import Bot, GameState, think_time_ms
+from lanqi.bot.base import Bot, SeatView, think_time_ms
 from lanqi.bot.engines.process import (
     EngineCrashed,
     EngineError,
@@ -243,12 +243,12 @@ class GomocupEngine(Bot):
     # -- games -----------------------------------------------------------------------
 
     @staticmethod
-    def _board_of(state: GameState) -> gomoku.Board:
+    def _board_of(state: SeatView) -> gomoku.Board:
         if state.variant != "gomoku" or not isinstance(state.board, gomoku.Board):
             raise ValueError(f"a Gomocup engine cannot play {state.variant}")
         return state.board
 
-    def on_game_start(self, state: GameState) -> None:
+    def on_game_start(self, state: SeatView) -> None:
         self._board_of(state)
         self._ensure_running()
         try:
@@ -276,7 +276,7 @@ class GomocupEngine(Bot):
         self._size = size
         self._known = []
 
-    def _begin_game(self, state: GameState) -> None:
+    def _begin_game(self, state: SeatView) -> None:
         board = self._board_of(state)
         self._start_board(board.size)
         self._game_id = state.game_id
@@ -292,7 +292,7 @@ class GomocupEngine(Bot):
         for key, value in infos:
             self.process.send(f"INFO {key} {value}")
 
-    def _turn_ms(self, state: GameState) -> int:
+    def _turn_ms(self, state: SeatView) -> int:
         """``timeout_turn``: the brain's time for this move, ending before the state's
         deadline (the protocol has no way to stop a brain that is thinking)."""
         if self.movetime is not None:
@@ -304,7 +304,7 @@ class GomocupEngine(Bot):
             return think_time_ms(state, overhead_ms=self.overhead_ms)
         return self.default_movetime_ms
 
-    def wait_limit_ms(self, state: GameState) -> int:
+    def wait_limit_ms(self, state: SeatView) -> int:
         """How long a move may take before the engine counts as hung: turn time + margin."""
         return self._turn_ms(state) + self.timeout_margin_ms
 
@@ -328,7 +328,7 @@ class GomocupEngine(Bot):
             history.append((move, first if ply % 2 == 0 else first.other))
         return history
 
-    def choose_move(self, state: GameState) -> str:
+    def choose_move(self, state: SeatView) -> str:
         """Ask the engine; return its move (``h8``) once the rules accept it.
 
         Raises :class:`IllegalEngineMove`, :class:`EngineProtocolError` (the
@@ -353,7 +353,7 @@ class GomocupEngine(Bot):
             self.process.pause()
         return move
 
-    def _ask(self, state: GameState, board: gomoku.Board) -> str:
+    def _ask(self, state: SeatView, board: gomoku.Board) -> str:
         size = board.size
         history = self._history(board)
         left = self._time_left_ms(state)
@@ -390,7 +390,7 @@ class GomocupEngine(Bot):
         self._known = history
         return reply
 
-    def _time_left_ms(self, state: GameState) -> int:
+    def _time_left_ms(self, state: SeatView) -> int:
         if state.remaining_ms is None or state.per_move_ms:
             return UNLIMITED_MS
         return max(0, (state.my_time_ms or 0) - self.overhead_ms)

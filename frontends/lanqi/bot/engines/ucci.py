@@ -21,7 +21,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
-from lanqi.bot.base import GameState
+from lanqi.bot.base import SeatView
 from lanqi.bot.engines.uci import EngineOption, XiangqiEngine
 from lanqi.games import xiangqi
 
@@ -124,18 +124,18 @@ class UcciEngine(XiangqiEngine):
     def _increment(self, ms: int) -> str:
         return self._time(ms) if ms else "0"
 
-    def _go_command(self, state: GameState, board: xiangqi.Board, banned: list[str]) -> str:
+    def _go_command(self, state: SeatView, board: xiangqi.Board, banned: list[str]) -> str:
         go = self._go_limits(state)
         return "go draw" + go[len("go") :] if self.draw_proposed else go
 
-    def on_draw_offer(self, state: GameState) -> bool:
+    def on_draw_offer(self, state: SeatView) -> bool:
         """The opponent offers a draw: accepted at once when the engine's last
         ``bestmove`` carried ``draw`` (it wants one too); its next search is ``go draw``
         either way, so it can answer the offer with its move."""
         self.draw_proposed = True
         return self.draw_offered
 
-    def _go_limits(self, state: GameState) -> str:
+    def _go_limits(self, state: SeatView) -> str:
         if self.depth is not None:
             return f"go depth {self.depth}"
         if self.nodes is not None:

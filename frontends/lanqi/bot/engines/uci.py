@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from lanqi.bot.base import Bot, GameState, PlayResult, SearchInfo, think_time_ms
+from lanqi.bot.base import Bot, PlayResult, SearchInfo, SeatView, think_time_ms
 from lanqi.bot.engines.process import (
     EngineConfigError,
     EngineCrashed,
@@ -263,7 +263,7 @@ class _Ponder:
     banned: list[str]
 
 
-def _less_time(state: GameState, spent_ms: float) -> GameState:
+def _less_time(state: SeatView, spent_ms: float) -> SeatView:
     """``state`` with ``spent_ms`` gone from the mover's clock (or its time per move)."""
     spent = round(spent_ms)
     if state.remaining_ms is None or spent <= 0:
@@ -409,7 +409,7 @@ class XiangqiEngine(Bot):
     def _position_commands(self, board: xiangqi.Board, banned: list[str]) -> list[str]:
         raise NotImplementedError
 
-    def _go_command(self, state: GameState, board: xiangqi.Board, banned: list[str]) -> str:
+    def _go_command(self, state: SeatView, board: xiangqi.Board, banned: list[str]) -> str:
         raise NotImplementedError
 
     # -- lifetime ------------------------------------------------------------------
@@ -491,7 +491,7 @@ class XiangqiEngine(Bot):
     # -- the bot ------------------------------------------------------------------
 
     @staticmethod
-    def _board_of(state: GameState) -> xiangqi.Board:
+    def _board_of(state: SeatView) -> xiangqi.Board:
         if state.variant != "xiangqi" or not isinstance(state.board, xiangqi.Board):
             raise ValueError(f"a xiangqi engine cannot play {state.variant}")
         return state.board
@@ -500,7 +500,7 @@ class XiangqiEngine(Bot):
         """Forbid these moves (ICCS) in the next search only, e.g. for repetition rules."""
         self._banned = [str(xiangqi.Move.from_iccs(text)) for text in moves]
 
-    def on_game_start(self, state: GameState) -> None:
+    def on_game_start(self, state: SeatView) -> None:
         self._board_of(state)
         with self._ponder_lock:
             self._game_over = False
@@ -519,7 +519,7 @@ class XiangqiEngine(Bot):
         if self.pause_waiting:
             self.process.pause()
 
-    def play(self, state: GameState) -> PlayResult:
+    def play(self, state: SeatView) -> PlayResult:
         """Ask the engine; return its move in ICCS once the rules accept it, with
         its last ``info`` (score, depth, nodes, pv), the reply it expects
         (``bestmove X ponder Y``, else its pv) and its ``draw`` / ``resign`` words
@@ -577,7 +577,7 @@ class XiangqiEngine(Bot):
 
     # -- pondering --------------------------------------------------------------------
 
-    def on_opponent_turn(self, state: GameState) -> None:
+    def on_opponent_turn(self, state: SeatView) -> None:
         """With ``ponder`` on, and the engine's last move on the board with a reply it
         expects: search the position after that reply on the opponent's time (``go
         ponder`` with the clocks as they stand).  Engine failures here are only logged:
@@ -614,7 +614,7 @@ class XiangqiEngine(Bot):
             self._pondering = _Ponder(_Line.of(after), banned)
             log.debug("%s: pondering on %s", self.engine_name, reply)
 
-    def on_game_end(self, state: GameState, result: str, termination: str) -> None:
+    def on_game_end(self, state: SeatView, result: str, termination: str) -> None:
         with self._ponder_lock:
             self._game_over = True
             self._expected = None
@@ -671,7 +671,7 @@ class XiangqiEngine(Bot):
         line.moves.append(move)
         return line, expected
 
-    def _await_bestmove(self, state: GameState, board: xiangqi.Board, wait_s: float) -> str:
+    def _await_bestmove(self, state: SeatView, board: xiangqi.Board, wait_s: float) -> str:
         """Wait for ``bestmove``; on a clock, say ``stop`` shortly before the state's
         deadline and, if even that brings no answer by the deadline, play the first
         move of the engine's latest principal variation (its best move so far)."""
@@ -701,7 +701,7 @@ class XiangqiEngine(Bot):
         self._owes_bestmove = True
         return f"bestmove {self._to_engine(best)}"
 
-    def _think_ms(self, state: GameState) -> int:
+    def _think_ms(self, state: SeatView) -> int:
         """The think time sent for a per-move clock: :func:`think_time_ms`, ending a
         grace before the point where the adapter would say ``stop``, so an engine
         that keeps to its time is never stopped."""
@@ -745,7 +745,7 @@ class XiangqiEngine(Bot):
 
     # -- time ----------------------------------------------------------------------
 
-    def wait_limit_ms(self, state: GameState) -> int:
+    def wait_limit_ms(self, state: SeatView) -> int:
         """How long a search may take before the engine counts as hung.
 
         Fixed ``movetime``: that plus the margin.  Fixed depth or nodes:
@@ -782,7 +782,7 @@ class XiangqiEngine(Bot):
             parts += ["movetime", str(self.movetime)]
         return parts
 
-    def _clock_ms(self, state: GameState, seat: int) -> int:
+    def _clock_ms(self, state: SeatView, seat: int) -> int:
         """A seat's clock as sent to the engine: its own less the overhead."""
         assert state.remaining_ms is not None
         left = state.remaining_ms[seat]
@@ -943,7 +943,7 @@ class UciEngine(XiangqiEngine):
             command += " moves " + " ".join(self._to_engine(str(m)) for m in board.move_stack)
         return [command]
 
-    def _go_command(self, state: GameState, board: xiangqi.Board, banned: list[str]) -> str:
+    def _go_command(self, state: SeatView, board: xiangqi.Board, banned: list[str]) -> str:
         parts = ["go"]
         fixed = self._fixed_limits()
         if fixed:

@@ -6,6 +6,8 @@ from collections.abc import Callable, Hashable
 
 import pygame
 
+from lanqi.games.registry import VARIANTS as SPECS
+from lanqi.games.registry import variant_spec
 from lanqi.gui import resume, theme
 from lanqi.gui.fonts import BOARD_FONT
 from lanqi.gui.scenes.base import (
@@ -19,7 +21,7 @@ from lanqi.gui.scenes.base import (
 )
 from lanqi.gui.variants import VARIANTS, variant_ui
 from lanqi.gui.widgets import Button, draw_text, wrap_text
-from lanqi.i18n import tr
+from lanqi.i18n import Words, tr
 
 __all__ = ["MenuScene"]
 
@@ -31,8 +33,22 @@ HINT_H = 30
 #: the least pitch of the mode buttons (the smallest window still has them all,
 #: the Resume row too)
 MIN_PITCH = 32
-#: the level selector's top: the strongest level any variant's AI has
-MAX_LEVEL = max(ui.ai_levels for ui in VARIANTS.values())
+
+
+def _max_level() -> int:
+    """The level selector's top: the strongest level any variant's AI has."""
+    return max(spec.ai_levels for spec in SPECS.values() if spec.ai is not None)
+
+
+def _people_notations() -> dict[str, str]:
+    """The notations people pick among (every variant's, for people), by their one
+    name: the label the button shows (``中文``, ``WXF``)."""
+    return {
+        name: notation.label
+        for spec in SPECS.values()
+        for name, notation in spec.notations.items()
+        if notation.for_people
+    }
 
 
 class MenuScene(Scene):
@@ -66,7 +82,7 @@ class MenuScene(Scene):
     def _offline(self, variant: str, ai: bool) -> Callable[[], None]:
         def start() -> None:
             settings = self.app.settings
-            level = min(settings.ai_level, variant_ui(variant).ai_levels)
+            level = variant_spec(variant).ai_level(settings.ai_level)
             self.app.go(
                 ToOfflineGame(
                     variant,
@@ -94,13 +110,13 @@ class MenuScene(Scene):
 
     def _level(self, delta: int) -> None:
         settings = self.app.settings
-        settings.ai_level = max(1, min(MAX_LEVEL, settings.ai_level + delta))
+        settings.ai_level = max(1, min(_max_level(), settings.ai_level + delta))
         settings.save()
         self.layout(self.app.screen.get_size())
 
     def _next_level(self) -> None:
         settings = self.app.settings
-        settings.ai_level = settings.ai_level % MAX_LEVEL + 1
+        settings.ai_level = settings.ai_level % _max_level() + 1
         settings.save()
         self.layout(self.app.screen.get_size())
 
@@ -118,7 +134,9 @@ class MenuScene(Scene):
 
     def _notation(self) -> None:
         settings = self.app.settings
-        settings.notation = "wxf" if settings.notation == "chinese" else "chinese"
+        names = list(_people_notations())
+        current = names.index(settings.notation) if settings.notation in names else -1
+        settings.notation = names[(current + 1) % len(names)]
         settings.save()
         self.layout(self.app.screen.get_size())
 
@@ -137,6 +155,21 @@ class MenuScene(Scene):
         self.human_first = not self.human_first
         self.layout(self.app.screen.get_size())
 
+    def _offline_modes(self, first_key: int) -> list[tuple[str, Callable[[], None], str]]:
+        """Each registered variant for two players, then each against its built-in
+        AI (the variants with one), keyed by digits from ``first_key``."""
+        two = [(v, False) for v in VARIANTS]
+        ai = [(v, True) for v, ui in VARIANTS.items() if ui.ai_levels]
+        modes = []
+        for i, (variant, vs_ai) in enumerate(two + ai):
+            ui = variant_ui(variant)
+            label = tr(
+                "menu.vs_ai" if vs_ai else "menu.two_players",
+                variant=Words(ui.chinese, ui.name.capitalize()),
+            )
+            modes.append((label, self._offline(variant, vs_ai), str(first_key + i)))
+        return modes
+
     def layout(self, size: tuple[int, int]) -> None:
         w, h = size
         settings = self.app.settings
@@ -144,13 +177,11 @@ class MenuScene(Scene):
         if self.unfinished is not None:
             resume = f"{tr('menu.resume')}: {self.unfinished.describe()}"
             main.append((resume, self._resume, "r"))
+        modes = self._offline_modes(first_key=2)
         main += [
             (tr("menu.online"), self._online, "1"),
-            (tr("menu.xiangqi_two"), self._offline("xiangqi", False), "2"),
-            (tr("menu.gomoku_two"), self._offline("gomoku", False), "3"),
-            (tr("menu.xiangqi_ai"), self._offline("xiangqi", True), "4"),
-            (tr("menu.gomoku_ai"), self._offline("gomoku", True), "5"),
-            (tr("menu.review"), self._review, "6"),
+            *modes,
+            (tr("menu.review"), self._review, str(len(modes) + 2)),
             (tr("menu.quit"), self._quit, "q"),
         ]
         bw = min(440, w - 60)
@@ -178,7 +209,7 @@ class MenuScene(Scene):
             (f"{tr('menu.clock')}: {time_label}", self._time, ""),
             (f"{tr('menu.pieces')}: " + ("ABC" if settings.latin else "汉字"), self._latin, "l"),
             (
-                f"{tr('menu.notation')}: " + ("WXF" if settings.notation == "wxf" else "中文"),
+                f"{tr('menu.notation')}: " + _people_notations().get(settings.notation, ""),
                 self._notation,
                 "n",
             ),
