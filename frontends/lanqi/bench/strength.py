@@ -23,7 +23,7 @@ from functools import partial
 from lanqi.bot.base import Bot
 from lanqi.bot.base import SeatView as BotState
 from lanqi.games.base import score_of
-from lanqi.protocol import MoveRequest, Resign
+from lanqi.protocol import MoveRequest, Resign, termination_label
 from lanqi.stats import format_elo, trinomial
 from lanqi.table.local import LocalReferee
 from lanqi.table.port import Answered
@@ -65,14 +65,20 @@ def play_game(
     variant: str, players: list[Bot], *, timed_seat: int = 0, max_plies: int = 300
 ) -> tuple[str, str, float, int]:
     """One game on a local table (the referee's session in process); returns (result,
-    termination, seconds used by ``timed_seat``, its moves)."""
+    termination (the referee's reason where it gives one: ``illegal_move h2h9``),
+    seconds used by ``timed_seat``, its moves)."""
     referee = LocalReferee.start(variant, game_id="bench")
     tables = [referee.table(0), referee.table(1)]
     spent, moves = 0.0, 0
     for ply in range(max_plies):
         state = referee.state
         if state.status == "finished":
-            return state.result or "*", state.termination or "", spent, moves
+            return (
+                state.result or "*",
+                termination_label(state.termination, state.reason),
+                spent,
+                moves,
+            )
         seat = referee.session.game.seat_to_move
         table = tables[seat]
         view = BotState(
@@ -98,7 +104,7 @@ def play_game(
             table.poll(time.monotonic())
     state = referee.state
     if state.status == "finished":
-        return state.result or "*", state.termination or "", spent, moves
+        return state.result or "*", termination_label(state.termination, state.reason), spent, moves
     return "1/2-1/2", "bench_ply_limit", spent, moves
 
 
