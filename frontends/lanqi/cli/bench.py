@@ -5,7 +5,8 @@ loads a referee process with many concurrent games (see lanqi.bench.referee);
 ``lanqi bench tournament`` plays a round robin of random bots through a real server
 (see lanqi.bench.tournament); ``lanqi bench pairing`` times one Swiss round of each
 pairing system (see lanqi.bench.pairing); ``lanqi bench gui-idle`` reads what an untouched GUI
-window costs (see lanqi.bench.gui_idle).
+window costs (see lanqi.bench.gui_idle); ``lanqi bench match`` sets ``lanqi match`` beside a
+direct-pipe runner (see lanqi.bench.match).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ EXAMPLES = """examples:
   lanqi bench pairing --sizes 16,64,128
   lanqi bench gui-idle --seconds 10
   lanqi bench seat --before c672c11
+  lanqi bench match --games 10 --nodes 1000   # lanqi match beside a direct-pipe runner
 """
 
 
@@ -144,6 +146,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     _configure_gui_idle(sub)
     _configure_seat(sub)
     _configure_web(sub)
+    _configure_match(sub)
 
 
 def _run_strength(args: argparse.Namespace) -> int:
@@ -191,10 +194,12 @@ def run(args: argparse.Namespace) -> int:
         return _run_seat(args)
     if args.bench == "web":
         return _run_web(args)
+    if args.bench == "match":
+        return _run_match(args)
     if args.bench != "movegen":
         print(
             "lanqi bench: name a benchmark: movegen, referee, tournament, pairing, strength, "
-            "gui-idle, seat, web",
+            "gui-idle, seat, web, match",
             file=sys.stderr,
         )
         return 2
@@ -501,4 +506,61 @@ def _run_web(args: argparse.Namespace) -> int:
         print("lanqi bench web: --watchers 1-2000, --moves 1-200", file=sys.stderr)
         return 2
     print(format_report(run_web(args.watchers, args.moves)))
+    return 0
+
+
+def _configure_match(sub: Any) -> None:
+    match = sub.add_parser(
+        "match",
+        help="lanqi match's games per minute and per-move overhead beside a direct-pipe runner",
+        description="Fairy-Stockfish against itself from the same openings both ways at the "
+        "same limit: first over bare pipes (nothing between the engines), then through "
+        "`lanqi match`; games per minute of each, their ratio, and the time from one "
+        "engine's bestmove to the other's go (p50/p99), read by a timestamping relay "
+        "around each engine.  See docs/bench.md.",
+    )
+    match.add_argument("--games", type=int, default=10, help="games, even (default 10)")
+    match.add_argument(
+        "--nodes", type=int, default=1000, help="nodes per move (default 1000; not with --tc)"
+    )
+    match.add_argument(
+        "--tc", default=None, metavar="BASE+INC", help="a Fischer clock in seconds, e.g. 10+0.1"
+    )
+    match.add_argument(
+        "--engine", default="/usr/games/fairy-stockfish", help="the UCI engine (Fairy-Stockfish)"
+    )
+    match.add_argument(
+        "--openings", default="builtin:xiangqi", help="opening book (default builtin:xiangqi)"
+    )
+
+
+def _run_match(args: argparse.Namespace) -> int:
+    from lanqi.bench.match import MatchBenchConfig, format_rows, format_summary, run_match_bench
+    from lanqi.cli.common import print_table
+
+    try:
+        config = MatchBenchConfig(
+            games=args.games,
+            nodes=args.nodes,
+            tc=args.tc,
+            engine=args.engine,
+            openings=args.openings,
+        )
+    except ValueError as exc:
+        print(f"lanqi bench match: {exc}", file=sys.stderr)
+        return 2
+
+    def progress(line: str) -> None:
+        print(f"  {line}", file=sys.stderr, flush=True)
+
+    try:
+        report = run_match_bench(config, progress)
+    except (RuntimeError, OSError) as exc:
+        print(f"lanqi bench match: {exc}", file=sys.stderr)
+        return 1
+    headers, rows = format_rows(report)
+    title = f"lanqi bench match: {config.games} games at {config.limit}"
+    print_table(headers, rows, title=title, right=range(1, len(headers)))
+    for line in format_summary(report):
+        print(line)
     return 0
