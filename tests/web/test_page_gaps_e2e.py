@@ -230,3 +230,40 @@ def test_a_spectator_chats_from_the_game_page_without_entering_the_lobby(
     lines = [(c.name, c.room, c.text) for c in web_server.snapshot(game_id).chat]
     assert ("kim", "spectators", "hi") in lines
     assert watcher.execute_script("return localStorage.getItem('lanqi.name')") is None
+
+
+#: posts a seek from the page's origin with this browser's own secret (the lobby form
+#: offers 3+2 at the shortest; a 12 s clock reaches low time within the test)
+SHORT_SEEK = """
+const done = arguments[arguments.length - 1];
+const ws = new WebSocket(`ws://${location.host}/ws`);
+const seek = {variant: "gomoku", options: {size: 15, rule: "freestyle"}, rated: false,
+  time_control: {kind: "fischer", base_ms: 12000, increment_ms: 0}, color: "first"};
+ws.onopen = () => ws.send(JSON.stringify({t: "hello", id: 1,
+  secret: localStorage.getItem("lanqi.secret")}));
+ws.onmessage = (event) => {
+  const m = JSON.parse(event.data);
+  if (m.t === "answer" && m.re === 1) ws.send(JSON.stringify({t: "seek", id: 2, seek}));
+  if (m.t === "answer" && m.re === 2) done(m);
+};
+"""
+
+
+def test_a_players_running_clock_under_ten_seconds_says_low_time(
+    web_server: WebServer, browser: Browser
+) -> None:
+    first, second = browser(), browser()
+    enter(first, web_server, "low")
+    enter(second, web_server, "tim")
+    answer = first.execute_async_script(SHORT_SEEK)
+    assert answer["ok"], answer
+    take_seek_of(second, "low")
+    game_id = in_game(first)
+    assert in_game(second) == game_id
+    for n, square in enumerate(["h8", "h9"]):  # both first moves made: black's clock runs
+        page = (first, second)[n]
+        wait(page, offered(square), f"{square} offered")
+        click_square(page, square)
+        wait_ply(first, n + 1)
+    wait(first, lambda d: last_sound(d) == "low_time", "black's low-time sound")
+    assert last_sound(second) != "low_time"  # not white's clock
