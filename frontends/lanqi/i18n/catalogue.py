@@ -487,7 +487,7 @@ CATALOGUE: dict[str, Text] = {
     "web.send": Text("发送", "Send"),
     "web.sound_off": Text("声音关", "Sound off"),
     "web.sound_on": Text("声音开", "Sound on"),
-    "web.tournament_line": Text("{name} · {variant} · {status}", "{name} · {variant} · {status}"),
+    "web.tournament_line": Text("比赛 {name} · {variant}", "event {name} · {variant}"),
     "web.take": Text("应战", "Play"),
     "web.variant": Text("游戏", "Game"),
     "web.your_seat": Text("你的对局", "your games"),
