@@ -165,7 +165,7 @@ class Tab:
             if (
                 kind != "hello"
                 and self.player is None
-                and kind not in ("watch", "lobby", "position")
+                and kind not in ("watch", "lobby", "position", "chat")
             ):
                 raise Refused("no_session", "say hello first")
             extra = await handler(message)
@@ -347,7 +347,9 @@ class Tab:
 
     async def do_chat(self, message: dict[str, Any]) -> dict[str, Any]:
         game_id, text = self._game(), str(message["text"])
-        player = self._me()
+        if self.player is None:
+            return await self._guest_chat(game_id, text, str(message.get("name") or "").strip())
+        player = self.player
         if game_id in player.seats:
             reply = await player.seat_request(
                 game_id, lambda token: ChatRequest(game_id=game_id, text=text, token=token)
@@ -357,6 +359,18 @@ class Tab:
             assert feed is not None
             reply = await feed.request(ChatRequest(game_id=game_id, text=text, name=player.name))
         return self._reply(reply)
+
+    async def _guest_chat(self, game_id: str, text: str, name: str) -> dict[str, Any]:
+        """A spectator who has not entered the lobby says ``text`` in the spectators'
+        room under a typed ``name`` (never the name of a player in the lobby)."""
+        if not name:
+            raise Refused("need_name", "type a name to chat")
+        if any(p["name"] == name for p in (await self.hub.lobby())["players"]):
+            raise Refused("name_taken", f"{name} is a player's name here; type another")
+        assert self.feed is not None
+        return self._reply(
+            await self.feed.request(ChatRequest(game_id=game_id, text=text, name=name))
+        )
 
     async def do_rematch(self, message: dict[str, Any]) -> dict[str, Any]:
         game_id, player = self._game(), self._me()

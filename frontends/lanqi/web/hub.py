@@ -40,6 +40,7 @@ from lanqi.protocol import (
     ListGames,
     ListPlayers,
     ListSeeks,
+    ListTournaments,
     LobbyEvent,
     Message,
     PlayersList,
@@ -49,6 +50,7 @@ from lanqi.protocol import (
     Snapshot,
     Sync,
     TournamentEvent,
+    TournamentsList,
     Welcome,
 )
 from lanqi.protocol.endpoints import TOPIC_LOBBY, reachable, tour_topic
@@ -431,6 +433,7 @@ class Hub:
         info = await self._server_info()
         players = await self.ask(ListPlayers())
         seeks = await self.ask(ListSeeks())
+        events = await self.ask(ListTournaments())
         games: list[dict[str, Any]] = []
         for where in info.referees:
             for status, limit in (("active", 200), ("finished", 20)):
@@ -449,6 +452,18 @@ class Hub:
                 for s in (seeks.seeks if isinstance(seeks, SeeksList) else [])
             ],
             "games": games,
+            # the events not finished yet (open, running, paused), newest first
+            "tournaments": [
+                {
+                    "tournament_id": t.tournament_id,
+                    "name": t.spec.name,
+                    "variant": t.spec.variant,
+                    "status": t.status,
+                    "round": t.round,
+                }
+                for t in reversed(events.tournaments if isinstance(events, TournamentsList) else [])
+                if t.status != "finished"
+            ],
         }
 
     async def ratings(self, name: str) -> dict[str, float]:

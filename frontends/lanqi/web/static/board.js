@@ -160,7 +160,7 @@ export function drawBoard(container, view, options = {}) {
     const p = pointOf(view, square);
     if (!p) continue;
     const [cx, cy] = at(view, flip, ...p);
-    g.append(svg("text", { x: cx, y: cy + 6, class: "forbidden" }, "×"));
+    g.append(svg("text", { x: cx, y: cy + 6, class: "forbidden", "data-square": square, "data-forbidden": "1" }, "×"));
   }
   for (const target of options.targets || []) {
     const p = pointOf(view, target.square);

@@ -127,19 +127,46 @@ export function refusal(answer) {
   return answer.msg || answer.code || "?";
 }
 
-// A short beep for a move (no sound files to ship; silent where audio is not allowed).
+// Short sounds synthesized with WebAudio (no files to ship; silent where audio is not
+// allowed): each a few tones [frequency Hz, start s, length s, wave]. The name of the
+// last one chosen is kept on <body data-last-sound> (also when muted) for tools and tests.
+export const SOUNDS = {
+  move: [[520, 0, 0.09, "triangle"]],
+  stone: [[300, 0, 0.07, "square"]],
+  capture: [[420, 0, 0.06, "square"], [260, 0.05, 0.1, "square"]],
+  check: [[880, 0, 0.1, "sine"], [880, 0.14, 0.1, "sine"]],
+  end: [[660, 0, 0.15, "sine"], [550, 0.15, 0.15, "sine"], [440, 0.3, 0.3, "sine"]],
+  your_turn: [[740, 0, 0.08, "sine"], [990, 0.08, 0.1, "sine"]],
+  low_time: [[1200, 0, 0.05, "square"], [1200, 0.1, 0.05, "square"], [1200, 0.2, 0.05, "square"]],
+};
+
+export function muted() {
+  return localStorage.getItem("lanqi.mute") === "1";
+}
+
+export function setMuted(on) {
+  localStorage.setItem("lanqi.mute", on ? "1" : "0");
+}
+
 let audio = null;
-export function beep(high = false) {
+export function sound(name) {
+  document.body.dataset.lastSound = name;
+  document.body.dataset.sounds = String(Number(document.body.dataset.sounds || 0) + 1);
+  if (muted() || !SOUNDS[name]) return;
   try {
     audio = audio || new AudioContext();
-    const osc = audio.createOscillator();
-    const gain = audio.createGain();
-    osc.frequency.value = high ? 880 : 520;
-    gain.gain.setValueAtTime(0.08, audio.currentTime);
-    gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.12);
-    osc.connect(gain).connect(audio.destination);
-    osc.start();
-    osc.stop(audio.currentTime + 0.12);
+    const now = audio.currentTime;
+    for (const [freq, start, length, wave] of SOUNDS[name]) {
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.type = wave;
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.08, now + start);
+      gain.gain.exponentialRampToValueAtTime(0.0001, now + start + length);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(now + start);
+      osc.stop(now + start + length);
+    }
   } catch (err) {
     /* no audio here */
   }

@@ -1,7 +1,7 @@
 // One game: played when this browser holds a seat (the gateway says which), watched
 // otherwise, reviewed step by step once it is over. Legal targets, check and
 // forbidden points come from the gateway; this page only draws and sends taps.
-import { Link, beep, el, loadTexts, refusal, tr } from "/static/common.js";
+import { Link, el, loadTexts, muted, refusal, setMuted, sound, tr } from "/static/common.js";
 import { drawBoard } from "/static/board.js";
 
 const $ = (id) => document.getElementById(id);
@@ -18,6 +18,7 @@ let flip = null; // null: by seat
 let letters = localStorage.getItem("lanqi.letters") === "1";
 let resignArmed = false;
 let rating = null;
+let lowTimeSaid = false;
 
 function note(text) {
   $("note").textContent = text;
@@ -111,6 +112,19 @@ function clockText(ms) {
   return h ? `${h}:${String(m).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}` : `${m}:${String(s % 60).padStart(2, "0")}`;
 }
 
+const LOW_TIME_MS = 10000;
+
+// The sound for a change of the game (null: none). The end wins over a check, a check
+// over a capture; the opponent's move on a player's page says it is their turn.
+function soundFor(before, after) {
+  if (before.status !== "finished" && after.status === "finished") return "end";
+  if (after.ply <= before.ply) return null;
+  if ((after.markers.check || []).length) return "check";
+  if (after.pieces.length < before.pieces.length) return "capture";
+  if (seat !== null && after.status === "active" && after.to_move === seat) return "your_turn";
+  return after.variant === "xiangqi" ? "move" : "stone";
+}
+
 function tick() {
   if (!view) return;
   const clock = view.clock;
@@ -131,6 +145,10 @@ function tick() {
     node.textContent = clockText(left);
     node.classList.toggle("running", running);
     node.classList.toggle("low", left < 10000);
+    if (running && s === seat && left < LOW_TIME_MS && !lowTimeSaid) {
+      lowTimeSaid = true;
+      sound("low_time");
+    } else if (s === seat && left >= LOW_TIME_MS + 5000) lowTimeSaid = false;
   }
   if (clock.first_move_left_ms !== null && view.status !== "finished") {
     const left = Math.max(0, clock.first_move_left_ms - (performance.now() - receivedAt));
@@ -218,6 +236,9 @@ function renderMoves() {
   $("notation").hidden = !isXiangqi();
 }
 
+// A spectator who has not entered the lobby chats under a name typed here.
+const guest = () => seat === null && !localStorage.getItem("lanqi.name");
+
 function renderChat() {
   const lines = view.chat.map((c) => el("div", { class: c.room }, el("b", {}, `${c.name}: `), c.text));
   $("chat-lines").replaceChildren(...lines);
@@ -232,6 +253,9 @@ function renderControls() {
   $("draw").textContent = view.draw_offer === seat && seat !== null ? tr("draw_offered_button") : tr("offer_draw");
   $("letters").textContent = letters ? tr("web.chinese_pieces") : tr("web.letter_pieces");
   $("letters").hidden = !isXiangqi();
+  $("mute").textContent = tr(muted() ? "web.sound_off" : "web.sound_on");
+  $("mute").dataset.muted = muted() ? "1" : "0";
+  $("chat-name").hidden = !guest();
   if (view.status === "finished") $("step").textContent = tr("review_step", { shown: reviewPly ?? view.ply, ply: view.ply });
 }
 
@@ -280,9 +304,10 @@ function onState(message) {
   const before = view;
   view = message.view;
   receivedAt = performance.now() - (message.age_ms || 0);
-  if (before && view.ply !== before.ply) {
-    beep(view.ply > before.ply && (view.markers.check || []).length > 0);
-    selected = null;
+  if (before) {
+    const name = soundFor(before, view);
+    if (name) sound(name);
+    if (view.ply !== before.ply) selected = null;
   }
   if (view.status === "finished") premove = null;
   if (premove && myTurn()) {
@@ -362,9 +387,20 @@ async function main() {
     event.preventDefault();
     const text = $("chat-text").value.trim();
     if (!text) return;
-    const answer = await link.request({ t: "chat", text });
+    const message = { t: "chat", text };
+    if (guest()) {
+      message.name = $("chat-name").value.trim();
+      localStorage.setItem("lanqi.chat_name", message.name);
+    }
+    const answer = await link.request(message);
     if (answer.ok) $("chat-text").value = "";
     else note(tr("lobby.refused", { why: refusal(answer) }));
+  });
+  $("chat-name").value = localStorage.getItem("lanqi.chat_name") || "";
+  $("chat-name").placeholder = tr("web.chat_name");
+  $("mute").addEventListener("click", () => {
+    setMuted(!muted());
+    render();
   });
   setInterval(tick, 100);
   link = new Link({

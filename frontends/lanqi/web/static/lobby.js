@@ -65,6 +65,10 @@ function drawLobby(lobby) {
     return el("li", { "data-game-id": g.game_id }, el("a", { href: `/game/${g.game_id}` }, label));
   });
   $("games").replaceChildren(...(games.length ? games : [el("li", { class: "empty" }, tr("lobby.no_games"))]));
+  const events = (lobby.tournaments || []).map((t) =>
+    el("li", { "data-tournament-id": t.tournament_id },
+      el("a", { href: `/tournament/${encodeURIComponent(t.tournament_id)}` }, tr("web.tournament_line", t))));
+  $("tournaments").replaceChildren(...(events.length ? events : [el("li", { class: "empty" }, tr("web.no_tournaments"))]));
 }
 
 function drawChallenges() {
