@@ -26,6 +26,7 @@ import datetime as dt
 import logging
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +34,12 @@ from lanqi.bot.base import Bot, PlayResult, SeatView
 from lanqi.bot.engines import EngineError
 from lanqi.bot.failures import failure_reason
 from lanqi.bot.runner import GamePlayer
-from lanqi.client.connection import BlockingConnection, checked, process_connection
+from lanqi.client.connection import (
+    BlockingConnection,
+    NoAnswer,
+    checked,
+    process_connection,
+)
 from lanqi.games.base import ResultText, result_for, score_of
 from lanqi.gamestate import GameState
 from lanqi.match.adjudicate import MoveNote, Verdict, adjudicate
@@ -43,6 +49,7 @@ from lanqi.protocol import (
     Adjudicate,
     Assignment,
     CreateGame,
+    ErrorReply,
     GameCreated,
     TimeControl,
     termination_label,
@@ -318,6 +325,7 @@ def play_game(
     started = dt.datetime.now(dt.UTC)
     began = time.monotonic()
     create = CreateGame(
+        game_id=uuid.uuid4().hex[:16],  # chosen here: a create sent again is the same game
         variant=variant,
         players=list(names),
         options=game_options,
@@ -326,8 +334,7 @@ def play_game(
         tag=f"match game {spec.number}",
         admin_key=link.admin_key,
     )
-    reply = conn.referee_request(link.endpoint, create, key=link.key)
-    created = checked(reply, GameCreated)
+    created = _create(conn, link, create, stop)
     game_id = created.game_id
     watch = conn.open_table(
         game_id=game_id, referee=link.endpoint, events=link.pub_endpoint, key=link.key
@@ -369,6 +376,8 @@ def play_game(
             with lock:
                 snapshot = list(notes)
             arbiter.look(watch.state, snapshot)
+        for news in watch.poll():  # an answer already in (a refusal is logged)
+            arbiter.heard(news)
     finally:
         game_stop.set()
         for player in players:
@@ -395,6 +404,24 @@ def play_game(
         seconds=time.monotonic() - began,
     )
     return played, seats
+
+
+def _create(
+    conn: BlockingConnection, link: RefereeLink, create: CreateGame, stop: threading.Event
+) -> GameCreated:
+    """Create the game, sending the same request again until the referee answers
+    (it is idempotent by its ``game_id``); a refusal raises :class:`Refused`."""
+    wait = conn.policy.first
+    while True:
+        try:
+            reply = conn.referee_request(link.endpoint, create, key=link.key)
+        except (NoAnswer, concurrent.futures.CancelledError) as exc:
+            reply = ErrorReply(code=UNREACHABLE, msg=str(exc) or "the request was dropped")
+        if not (isinstance(reply, ErrorReply) and reply.code == UNREACHABLE) or stop.is_set():
+            return checked(reply, GameCreated)
+        log.warning("game %s: no answer from the referee (%s); retrying", create.game_id, reply.msg)
+        stop.wait(wait)
+        wait = min(conn.policy.most, wait * 2)
 
 
 class _SeatPlayer(GamePlayer):
