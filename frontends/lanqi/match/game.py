@@ -289,12 +289,13 @@ class _Arbiter:
         refusal = news.refusal
         if refusal is None:
             return
-        if refusal.code == UNREACHABLE and self.table.link_up and not self.table.state.finished:
-            self.end(verdict)  # the link came back before the answer: ask again
-        elif refusal.code != "game_over":
-            log.error("game %s: adjudication refused: %s", game_id, refusal.msg)
-        else:
+        over = self.table.state.finished
+        if refusal.code == "game_over" or (refusal.code == UNREACHABLE and over):
             log.debug("game %s: over before the adjudication", game_id)
+        elif refusal.code == UNREACHABLE and self.table.link_up:
+            self.end(verdict)  # the link came back before the answer: ask again
+        else:
+            log.error("game %s: adjudication refused: %s", game_id, refusal.msg)
 
 
 def play_game(
