@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from lanqi.bench.process import LanqiService
-from lanqi.client.referee import RefereeClient
+from lanqi.client.connection import BlockingConnection, checked
 from lanqi.games.xiangqi.pgn import read_pgns
 from lanqi.match.runner import MatchSummary
+from lanqi.protocol import ResultsList, ResultsSince
 
 Runner = Callable[[list[str]], tuple[MatchSummary, list[str]]]
 KEY = "match-admin-key"
@@ -56,8 +57,9 @@ def test_a_match_adjudicates_on_the_referee_with_its_admin_key(
         ]
     )  # fmt: skip
     assert len(summary.games) == 2
-    with RefereeClient(requests, events) as client:
-        results = {r.game_id: r for r in client.results_since(0, 100).results}
+    with BlockingConnection() as conn:
+        reply = conn.referee_request(requests, ResultsSince(after=0, limit=100))
+        results = {r.game_id: r for r in checked(reply, ResultsList).results}
     records = read_pgns(pgn.read_text(encoding="utf-8"))
     adjudicated = 0
     for game, record in zip(summary.games, records, strict=True):

@@ -1,8 +1,14 @@
 """One match game, played through a real referee.
 
-The match creates the game on the referee (with its admin key), seats both
-players with the ordinary bot runner (:class:`~lanqi.bot.runner.GamePlayer`), and
-watches the game like any spectator, so anyone can watch it live too.  Each
+The match creates the game on the referee (``create_game`` with its admin key),
+seats both players with the ordinary bot runner
+(:class:`~lanqi.bot.runner.GamePlayer`), and watches the game like any spectator
+(a watched :class:`~lanqi.table.remote.RemoteTable`), so anyone can watch it live
+too.  All of it goes over one :class:`~lanqi.client.connection.BlockingConnection`
+(the process's): the creation, the watching table, both seats' tables and the
+adjudications share its referee DEALER, its SUB and the game's one feed; the match
+thread never waits for a reply once the game is created (an adjudication's answer
+comes back with the game's events).  Each
 player is wrapped in a :class:`MatchSeat`, which plays the opening's book moves,
 times every move and keeps what the engine's :class:`~lanqi.bot.base.PlayResult`
 says (its evaluation, a draw offer, a resignation) for the record and for
@@ -20,29 +26,43 @@ import datetime as dt
 import logging
 import threading
 import time
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
 from typing import Any
-
-import zmq
 
 from lanqi.bot.base import Bot, PlayResult, SeatView
 from lanqi.bot.engines import EngineError
 from lanqi.bot.failures import failure_reason
 from lanqi.bot.runner import GamePlayer
-from lanqi.client.matchmaker import referee_link
-from lanqi.client.referee import GameView, RefereeClient, RefereeTimeout
+from lanqi.client.connection import (
+    BlockingConnection,
+    NoAnswer,
+    checked,
+    process_connection,
+)
 from lanqi.games.base import ResultText, result_for, score_of
+from lanqi.gamestate import GameState
 from lanqi.match.adjudicate import MoveNote, Verdict, adjudicate
 from lanqi.match.config import Adjudication
 from lanqi.match.openings import Opening
-from lanqi.protocol import Adjudicate, Assignment, ErrorReply, TimeControl, termination_label
-from lanqi.table.remote import RemoteTable
+from lanqi.protocol import (
+    Adjudicate,
+    Assignment,
+    CreateGame,
+    ErrorReply,
+    GameCreated,
+    TimeControl,
+    termination_label,
+)
+from lanqi.table.port import Answered, LinkChanged, TableNews
+from lanqi.table.remote import UNREACHABLE, RemoteTable
 
 __all__ = ["GameSpec", "MatchSeat", "Played", "RefereeLink", "play_game"]
 
 log = logging.getLogger(__name__)
 
-POLL_MS = 100
+#: how long the match thread waits for news before it looks at ``stop`` again
+POLL_S = 0.1
 JOIN_TIMEOUT_S = 10.0
 #: the reason of a game the match stopped (interrupted: not scored)
 STOPPED = "match stopped"
@@ -225,19 +245,21 @@ def _seat_reason(exc: BaseException) -> str:
 @dataclass(slots=True)
 class _Arbiter:
     """Adjudicates a running game for the match: the referee's ``adjudicate`` on its
-    admin key (an engine's own resignation or draw offer is its runner's to send)."""
+    admin key, sent through the watching table (an engine's own resignation or draw
+    offer is its runner's to send).  It never waits: the answer is news."""
 
-    client: RefereeClient
-    game_id: str
+    table: RemoteTable
     admin_key: str | None
     rules: Adjudication
     done: bool = False
+    #: the adjudication sent and not answered yet (sent again if its link was lost)
+    asked: dict[int, Verdict] = field(default_factory=dict)
 
-    def look(self, view: GameView, notes: list[MoveNote]) -> None:
-        if self.done or view.finished or view.status != "active":
+    def look(self, state: GameState, notes: list[MoveNote]) -> None:
+        if self.done or state.finished or state.status != "active":
             return
-        on_board = [n for n in notes if n.ply < view.ply]
-        verdict = adjudicate(self.rules, on_board, view.ply)
+        on_board = [n for n in notes if n.ply < state.ply]
+        verdict = adjudicate(self.rules, on_board, state.ply)
         if verdict is not None:
             self.end(verdict)
 
@@ -246,15 +268,34 @@ class _Arbiter:
         meanwhile (a move came first and ended it) needs nothing more."""
         result: ResultText = "1/2-1/2" if verdict.loser is None else result_for(1 - verdict.loser)
         request = Adjudicate(
-            game_id=self.game_id, result=result, reason=verdict.reason, admin_key=self.admin_key
+            game_id=self.table.game_id,
+            result=result,
+            reason=verdict.reason,
+            admin_key=self.admin_key,
         )
-        reply = self.client.receive(self.client.send(request))
-        if isinstance(reply, ErrorReply):
-            if reply.code != "game_over":
-                log.error("game %s: adjudication refused: %s", self.game_id, reply.msg)
-            else:
-                log.debug("game %s: over before the adjudication", self.game_id)
+        self.asked[self.table.send(request)] = verdict
         self.done = True
+
+    def heard(self, news: TableNews) -> None:
+        """The referee's answer to an adjudication, or the link's news."""
+        game_id = self.table.game_id
+        if isinstance(news, LinkChanged):
+            if not news.up:
+                log.warning("game %s: the link to the referee is down; waiting", game_id)
+            return
+        if not isinstance(news, Answered) or news.request.id not in self.asked:
+            return
+        verdict = self.asked.pop(news.request.id)
+        refusal = news.refusal
+        if refusal is None:
+            return
+        over = self.table.state.finished
+        if refusal.code == "game_over" or (refusal.code == UNREACHABLE and over):
+            log.debug("game %s: over before the adjudication", game_id)
+        elif refusal.code == UNREACHABLE and self.table.link_up:
+            self.end(verdict)  # the link came back before the answer: ask again
+        else:
+            log.error("game %s: adjudication refused: %s", game_id, refusal.msg)
 
 
 def play_game(
@@ -267,11 +308,13 @@ def play_game(
     time_control: TimeControl,
     rules: Adjudication,
     link: RefereeLink,
-    context: zmq.Context[Any],
     stop: threading.Event,
+    connection: BlockingConnection | None = None,
 ) -> tuple[Played, tuple[MatchSeat, MatchSeat]]:
-    """Play ``spec`` to its end on the referee; returns the game and both seats (whose
-    ``idle`` events tell when an engine may be used again)."""
+    """Play ``spec`` to its end on the referee, over ``connection`` (the process's by
+    default); returns the game and both seats (whose ``idle`` events tell when an
+    engine may be used again)."""
+    conn = connection or process_connection()
     opening = spec.opening
     game_options = dict(options)
     if opening is not None and opening.fen is not None:
@@ -282,66 +325,67 @@ def play_game(
     seats = (MatchSeat(bots[0], 0, book, notes, lock), MatchSeat(bots[1], 1, book, notes, lock))
     started = dt.datetime.now(dt.UTC)
     began = time.monotonic()
+    create = CreateGame(
+        game_id=uuid.uuid4().hex[:16],  # chosen here: a create sent again is the same game
+        variant=variant,
+        players=list(names),
+        options=game_options,
+        time_control=time_control,
+        casual=False,
+        tag=f"match game {spec.number}",
+        admin_key=link.admin_key,
+    )
+    created = _create(conn, link, create, stop)
+    game_id = created.game_id
+    watch = conn.open_table(
+        game_id=game_id, referee=link.endpoint, events=link.pub_endpoint, key=link.key
+    )
     game_stop = threading.Event()
-    with RefereeClient(
-        link.endpoint, link.pub_endpoint, context=context, link=referee_link(link.key)
-    ) as client:
-        created = client.create_game(
-            variant,
-            players=list(names),
-            options=game_options,
-            time_control=time_control,
-            casual=False,
-            tag=f"match game {spec.number}",
-            admin_key=link.admin_key,
+    players = [
+        _SeatPlayer(
+            seats[seat],
+            Assignment(
+                game_id=game_id,
+                referee=link.endpoint,
+                referee_pub=link.pub_endpoint,
+                referee_key=link.key,
+                seat=seat,
+                token=created.tokens[seat],
+                variant=variant,
+                options=dict(options),
+                time_control=time_control,
+                players=list(names),
+                rated=True,
+            ),
+            stop=game_stop,
+            connection=conn,
         )
-        players = [
-            _SeatPlayer(
-                seats[seat],
-                Assignment(
-                    game_id=created.game_id,
-                    referee=link.endpoint,
-                    referee_pub=link.pub_endpoint,
-                    seat=seat,
-                    token=created.tokens[seat],
-                    variant=variant,
-                    options=dict(options),
-                    time_control=time_control,
-                    players=list(names),
-                    rated=True,
-                ),
-                context=context,
-                stop=game_stop,
-            )
-            for seat in (0, 1)
-        ]
+        for seat in (0, 1)
+    ]
+    try:
         for player in players:
             player.start()
-        view = GameView(client, created.game_id)
-        arbiter = _Arbiter(client, created.game_id, link.admin_key, rules)
-        quiet_since = time.monotonic()
+        arbiter = _Arbiter(watch, link.admin_key, rules)
         stopping = False
-        while not view.finished:
+        while not watch.state.finished:
             if stop.is_set() and not stopping:
                 stopping = True  # interrupted: the game ends now (it is not scored)
-                arbiter.done = False
-                arbiter.end(Verdict(view.ply % 2, STOPPED))
-            try:
-                if view.poll(POLL_MS):
-                    quiet_since = time.monotonic()
-                elif time.monotonic() - quiet_since > 1.0:
-                    quiet_since = time.monotonic()
-                    view.resync()
-            except RefereeTimeout:
-                log.warning("game %s: the referee is slow to answer; waiting", created.game_id)
-                continue
+                arbiter.end(Verdict(watch.state.ply % 2, STOPPED))
+            watch.block(POLL_S)
+            for news in watch.poll():
+                arbiter.heard(news)
             with lock:
                 snapshot = list(notes)
-            arbiter.look(view, snapshot)
+            arbiter.look(watch.state, snapshot)
+        for news in watch.poll():  # an answer already in (a refusal is logged)
+            arbiter.heard(news)
+    finally:
         game_stop.set()
         for player in players:
-            player.join(JOIN_TIMEOUT_S)
-        final = client.sync(created.game_id)
+            if player.is_alive():
+                player.join(JOIN_TIMEOUT_S)
+        watch.close()
+    final = watch.state
     with lock:
         kept = [n for n in notes if n.ply < len(final.moves)]
     played = Played(
@@ -357,10 +401,28 @@ def play_game(
         termination=termination_label(final.termination, final.reason),
         time_control=time_control,
         started=started,
-        game_id=created.game_id,
+        game_id=game_id,
         seconds=time.monotonic() - began,
     )
     return played, seats
+
+
+def _create(
+    conn: BlockingConnection, link: RefereeLink, create: CreateGame, stop: threading.Event
+) -> GameCreated:
+    """Create the game, sending the same request again until the referee answers
+    (it is idempotent by its ``game_id``); a refusal raises :class:`Refused`."""
+    wait = conn.policy.first
+    while True:
+        try:
+            reply = conn.referee_request(link.endpoint, create, key=link.key)
+        except (NoAnswer, concurrent.futures.CancelledError) as exc:
+            reply = ErrorReply(code=UNREACHABLE, msg=str(exc) or "the request was dropped")
+        if not (isinstance(reply, ErrorReply) and reply.code == UNREACHABLE) or stop.is_set():
+            return checked(reply, GameCreated)
+        log.warning("game %s: no answer from the referee (%s); retrying", create.game_id, reply.msg)
+        stop.wait(wait)
+        wait = min(conn.policy.most, wait * 2)
 
 
 class _SeatPlayer(GamePlayer):

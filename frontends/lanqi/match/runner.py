@@ -28,6 +28,7 @@ import zmq
 
 from lanqi.bot.base import Bot
 from lanqi.bot.engines import EngineError
+from lanqi.client.connection import process_connection
 from lanqi.games.base import score_of
 from lanqi.games.registry import variant_spec
 from lanqi.match.config import EngineConfig, MatchConfig
@@ -165,7 +166,11 @@ class Match:
         self.stop = threading.Event()
         #: set: end the running games too
         self.abort = threading.Event()
+        #: the private referee's sockets
         self.context: zmq.Context[Any] = zmq.Context.instance()
+        #: every game's creation, watching table, seats and adjudications: the
+        #: process's one connection
+        self.connection = process_connection()
         self._lock = threading.Lock()
         self._pair_scores: dict[int, list[float]] = defaultdict(list)
         self._finished = 0
@@ -356,8 +361,8 @@ class Match:
             time_control=config.time_control(engines),
             rules=config.adjudication,
             link=link,
-            context=self.context,
             stop=self.abort,
+            connection=self.connection,
         )
         for index, seat in zip(spec.seats, seats, strict=True):
             pool.release(index, seat)
