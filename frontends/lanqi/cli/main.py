@@ -57,7 +57,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "referee": ("lanqi.cli.referee", "run the referee service (authoritative games)"),
     "matchmaker": ("lanqi.cli.matchmaker", "run the matchmaker (lobby, tournaments) on its own"),
-    "bench": ("lanqi.cli.bench", "benchmarks: strength, movegen, referee, tournament, pairing, seat, web, match"),
+    "bench": (
+        "lanqi.cli.bench",
+        "benchmarks: strength, movegen, referee, tournament, pairing, seat, web, match",
+    ),
     "match": ("lanqi.cli.match", "engine matches like cutechess-cli: openings, adjudication, SPRT"),
     "engine": (
         "lanqi.cli.engine",
