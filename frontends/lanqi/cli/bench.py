@@ -149,6 +149,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     _configure_match(sub)
 
 
+def _progress(line: str) -> None:
+    """A long benchmark's progress line, on stderr (the figures go to stdout)."""
+    print(f"  {line}", file=sys.stderr, flush=True)
+
+
 def _run_strength(args: argparse.Namespace) -> int:
     from lanqi.bench.strength import format_report, run_strength
 
@@ -286,10 +291,7 @@ def _run_referee(args: argparse.Namespace) -> int:
         print(f"lanqi bench referee: {exc}", file=sys.stderr)
         return 2
 
-    def progress(line: str) -> None:
-        print(f"  {line}", file=sys.stderr, flush=True)
-
-    report = run_referee_bench(config, progress)
+    report = run_referee_bench(config, _progress)
     print(format_report(report))
     return 0 if report.ok else 1
 
@@ -330,10 +332,7 @@ def _run_pairing(args: argparse.Namespace) -> int:
         print("lanqi bench pairing: sizes 4-1000 and rounds 2-20", file=sys.stderr)
         return 2
 
-    def progress(line: str) -> None:
-        print(f"  {line}", file=sys.stderr, flush=True)
-
-    report = run_pairing_bench(sizes, systems, args.rounds, args.seed, progress)
+    report = run_pairing_bench(sizes, systems, args.rounds, args.seed, _progress)
     print(format_report(report))
     return 0
 
@@ -391,10 +390,7 @@ def _run_tournament(args: argparse.Namespace) -> int:
         print(f"lanqi bench tournament: {exc}", file=sys.stderr)
         return 2
 
-    def progress(line: str) -> None:
-        print(f"  {line}", file=sys.stderr, flush=True)
-
-    report = run_tournament_bench(config, progress)
+    report = run_tournament_bench(config, _progress)
     print(format_report(report))
     return 0 if report.ok else 1
 
@@ -550,11 +546,8 @@ def _run_match(args: argparse.Namespace) -> int:
         print(f"lanqi bench match: {exc}", file=sys.stderr)
         return 2
 
-    def progress(line: str) -> None:
-        print(f"  {line}", file=sys.stderr, flush=True)
-
     try:
-        report = run_match_bench(config, progress)
+        report = run_match_bench(config, _progress)
     except (RuntimeError, OSError) as exc:
         print(f"lanqi bench match: {exc}", file=sys.stderr)
         return 1
