@@ -8,6 +8,7 @@ import contextlib
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -104,6 +105,46 @@ def _wait_thinking(pid: int) -> None:
     while _cpu_ticks(pid) < start + 5:
         assert time.monotonic() < deadline, f"engine {pid} does not think"
         time.sleep(0.005)
+
+
+#: a stand-in for an engine: starts the engine given, copies lines both ways, appends the
+#: number of moves of every ``position`` line it passes on to the log (argv[1]), and ends
+#: when the engine does
+RELAY = """
+import os, subprocess, sys, threading
+log = open(sys.argv[1], "a", buffering=1)
+engine = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def back():
+    for line in engine.stdout:
+        sys.stdout.write(line)
+        sys.stdout.flush()
+    os._exit(engine.wait())  # the engine died: so does its stand-in
+threading.Thread(target=back, daemon=True).start()
+for line in sys.stdin:
+    if line.startswith("position"):
+        words = line.split()
+        moves = len(words) - words.index("moves") - 1 if "moves" in words else 0
+        log.write(f"{engine.pid} {moves}\\n")
+    engine.stdin.write(line)
+    engine.stdin.flush()
+engine.stdin.close()
+sys.exit(engine.wait())
+"""
+
+
+def _wait_mid_game(log: Path, plies: range) -> int:
+    """Wait for the relay to pass on a position with a number of moves in ``plies``; the
+    engine's pid.  Early in a game (-maxmoves 60) the game cannot end before that
+    engine's next turn, so an engine killed then dies in the middle of a game."""
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        lines = log.read_text().splitlines() if log.exists() else []
+        for line in lines:
+            pid, moves = map(int, line.split())
+            if moves in plies:
+                return pid
+        time.sleep(0.005)
+    raise AssertionError(f"no position with {plies} moves in {log}")
 
 
 def _kill(proc: subprocess.Popen[str]) -> None:
@@ -211,14 +252,14 @@ def test_a_record_written_after_the_last_autosave_is_not_duplicated(
 def test_kill_9_of_an_engine_loses_that_game_as_a_crash_and_the_match_goes_on(
     fsf: str, tmp_path: Path
 ) -> None:
-    proc = _start(_argv(fsf, tmp_path), tmp_path)
+    log = tmp_path / "positions.log"
+    argv = _argv(fsf, tmp_path)
+    argv[argv.index(f"cmd={fsf}")] = f"cmd={sys.executable} -c {shlex.quote(RELAY)} {log} {fsf}"
+    proc = _start(argv, tmp_path)
     try:
         _wait_for_games(proc, tmp_path / "state.json", 1)
-        engines = _engines(proc.pid)
-        # both engines are idle while the autosave is written (between games): a game
-        # is running once the engine thinks
-        _wait_thinking(engines[0])
-        os.kill(engines[0], signal.SIGKILL)
+        log.write_text("")  # positions of the games after the first
+        os.kill(_wait_mid_game(log, range(6, 20)), signal.SIGKILL)
         out, _ = proc.communicate(timeout=600)
     finally:
         _kill(proc)
