@@ -34,6 +34,7 @@ first (``CrowdReport.broke``).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -110,6 +111,8 @@ class CrowdConfig:
     think_ms: float = 1000.0
     variant: str = "xiangqi"
     referees: int = 2
+    #: players whose client follows the lobby as the GUI does (None: the idle ones)
+    watchers: int | None = None
     insecure: bool = False
     timeout_s: float = 900.0
     seed: int = 1
@@ -129,12 +132,20 @@ class CrowdConfig:
             raise ValueError("--think-ms must be from 0 to 60000")
         if self.variant not in VARIANTS:
             raise ValueError(f"--variant must be one of {', '.join(VARIANTS)}")
+        if self.watchers is not None and not 0 <= self.watchers <= self.players:
+            raise ValueError("--watchers must be from 0 to the players")
         if not 1 <= self.referees <= 16:
             raise ValueError("--referees must be from 1 to 16")
 
     @property
     def seekers(self) -> int:
         return self.players // 2
+
+    @property
+    def watcher_count(self) -> int:
+        if self.watchers is not None:
+            return self.watchers
+        return self.players - self.seekers - self.swiss
 
     @property
     def process_count(self) -> int:
@@ -181,6 +192,8 @@ class CrowdReport:
     hello_failed: list[str] = field(default_factory=list)
     presence_ms: list[float] = field(default_factory=list)
     presence_expected: int = 0
+    lists_ms: list[float] = field(default_factory=list)
+    lists_failed: int = 0
     seek_ms: list[float] = field(default_factory=list)
     move_ms: list[float] = field(default_factory=list)
     move_refused: dict[str, int] = field(default_factory=dict)
@@ -331,7 +344,7 @@ class _Workers:
 
 def _spec_json(spec: WorkerSpec) -> str:
     raw = {name: getattr(spec, name) for name in WorkerSpec.__slots__}
-    raw["players"] = [{"name": p.name, "role": p.role, "subject": p.subject} for p in spec.players]
+    raw["players"] = [dataclasses.asdict(p) for p in spec.players]
     return json.dumps(raw)
 
 
@@ -355,7 +368,10 @@ def _roles(config: CrowdConfig) -> list[PlayerSpec]:
             role = "swiss"
         else:
             role = "idle"
-        specs.append(PlayerSpec(name=f"crowd-{i:05d}", role=role, subject=i % every == 0))
+        watcher = i >= config.players - config.watcher_count  # the idle ones first
+        specs.append(
+            PlayerSpec(name=f"crowd-{i:05d}", role=role, subject=i % every == 0, watcher=watcher)
+        )
     return specs
 
 
@@ -652,6 +668,8 @@ def _add(report: CrowdReport, part: dict[str, Any]) -> None:
     report.clients_cpu_s += part["cpu_s"]
     report.clients_rss_mib += part["peak_rss_mib"]
     report.problems += part["errors"][:3] + part["join_failed"][:3]
+    report.lists_ms += part["lists_ms"]
+    report.lists_failed += part["lists_failed"]
 
 
 def _presence(report: CrowdReport, parts: list[dict[str, Any]]) -> None:
@@ -659,7 +677,11 @@ def _presence(report: CrowdReport, parts: list[dict[str, Any]]) -> None:
     sent: dict[str, float] = {}
     for part in parts:
         sent.update(part["hello_sent"])
-    report.presence_expected = len(sent) * (report.players - 1)
+    watchers = report.config.watcher_count
+    first_watcher = report.players - watchers
+    report.presence_expected = sum(
+        watchers - (1 if int(name.rsplit("-", 1)[1]) >= first_watcher else 0) for name in sent
+    )
     for part in parts:
         for subject, whens in part["presence_seen"].items():
             at = sent.get(subject)
@@ -685,6 +707,12 @@ def _judge(report: CrowdReport) -> None:
                 f"presence broadcasts: {len(report.presence_ms)} of {report.presence_expected}"
                 " timed ones arrived"
             )
+    lists_p99 = percentile(report.lists_ms, 0.99)
+    if report.lists_failed or lists_p99 > HELLO_LIMIT_MS:
+        report.broke.append(
+            f"lobby lists: list_players p99 {lists_p99:.0f} ms, {report.lists_failed} reads"
+            " failed (a GUI waits 5 s)"
+        )
     count, size, _ = report.lists.get("list_players", (n, 0, 0.0))
     if count < n:
         report.broke.append(f"lobby list: list_players names {count} of {n} players")
@@ -747,7 +775,8 @@ def format_report(report: CrowdReport) -> str:
         f"{c.referees} referees, {'plain' if c.insecure else 'CURVE'}; {c.seekers} seek "
         f"({c.games} games of {c.plies} plies, {c.think_ms:.0f} ms think), "
         f"{c.swiss}-player Swiss ({c.swiss_rounds} rounds, {c.pairing}), "
-        f"{n - c.seekers - c.swiss} idle in the lobby",
+        f"{n - c.seekers - c.swiss} idle in the lobby; {c.watcher_count} follow the lobby"
+        " as the GUI does",
         f"load average (1 min) {report.load[0]:.1f} at the start, {report.load[1]:.1f} at the end",
         "",
         f"connected        {report.connected}/{n} in {report.connect_s:.1f} s",
@@ -755,6 +784,8 @@ def format_report(report: CrowdReport) -> str:
         f" p50/p99 {_ms(report.hello_ms)} ms",
         f"presence         p50/p99 {_ms(report.presence_ms)} ms;"
         f" {len(report.presence_ms)}/{report.presence_expected} timed broadcasts arrived",
+        f"lobby lists      p50/p99 {_ms(report.lists_ms)} ms (list_players, {len(report.lists_ms)}"
+        f" reads by {c.watcher_count} watchers, {report.lists_failed} failed)",
         f"seek -> assigned p50/p99 {_ms(report.seek_ms)} ms ({len(report.seek_ms)} seeks)",
         f"move round trip  p50/p99 {_ms(report.move_ms)} ms ({len(report.move_ms)} moves;"
         f" refused {dict(report.move_refused) or 0})",

@@ -22,11 +22,13 @@ on stdin that starts each phase:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import random
 import sys
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,14 +45,21 @@ from lanqi.protocol import (
     GameAssigned,
     Hello,
     JoinTournament,
+    ListPlayers,
+    ListSeeks,
+    ListTournaments,
+    LobbyEvent,
     LobbyPresence,
     Message,
     MoveAccepted,
     MoveRequest,
     Ok,
+    PlayersList,
     Resign,
     Seek,
+    SeeksList,
     TimeControl,
+    TournamentsList,
     Welcome,
 )
 from lanqi.protocol.endpoints import TOPIC_LOBBY
@@ -67,14 +76,20 @@ REPLY_S = 120.0
 #: sockets of one player while it plays: 4 (matchmaker, lobby, referee, game events),
 #: each with a monitor pair; ZeroMQ's default of 1023 per context is far too few
 SOCKETS_PER_PLAYER = 12
+#: the GUI's lobby refresh (lanqi.gui.net): after news, and at least this often
+LOBBY_DIRTY_S = 0.2
+LOBBY_REFRESH_S = 5.0
 
 
 @dataclass(frozen=True, slots=True)
 class PlayerSpec:
     name: str
     role: str  # "seek", "swiss" or "idle"
+    #: follows the lobby as the GUI's lobby screen does (a SUB on ``lobby``, the lists
+    #: read again 0.2 s after news and every 5 s); bots (the runner) do not
     #: this player's hello is a presence subject others time (a sample, not all)
     subject: bool
+    watcher: bool = False
 
 
 @dataclass(slots=True)
@@ -116,6 +131,8 @@ class Figures:
     seekers_done: int = 0
     joined: int = 0
     join_failed: list[str] = field(default_factory=list)
+    lists_ms: list[float] = field(default_factory=list)  # list_players round trips
+    lists_failed: int = 0
     errors: list[str] = field(default_factory=list)
 
 
@@ -135,18 +152,46 @@ class Player:
         self.rng = random.Random(f"{worker.spec.seed}/{spec.name}")
         self.assigned: asyncio.Queue[Assignment] = asyncio.Queue()
         self.games: set[asyncio.Task[None]] = set()
+        self.dirty = asyncio.Event()
 
     async def connect(self) -> None:
         """The matchmaker's DEALER and the lobby's SUB, both up."""
         service = await self.conn.matchmaker()
         service.on_push = self._push
-        publisher = self.conn.publisher(self.worker.spec.events, self.conn.link or Link.plain())
-        publisher.listen(TOPIC_LOBBY, self._lobby)
-        await publisher.ready.wait()
+        if self.spec.watcher:
+            link = self.conn.link or Link.plain()
+            publisher = self.conn.publisher(self.worker.spec.events, link)
+            publisher.listen(TOPIC_LOBBY, self._lobby)
+            await publisher.ready.wait()
         while not service.up:
             await asyncio.sleep(0.05)
 
+    async def watch_lobby(self) -> None:
+        """The GUI's lobby screen: the players, seeks and events read again 0.2 s
+        after lobby news (LOBBY_DIRTY_S) and at least every 5 s (LOBBY_REFRESH_S)."""
+        figures = self.worker.figures
+        last = 0.0
+        while True:
+            wait = LOBBY_REFRESH_S - (time.monotonic() - last)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.dirty.wait(), max(0.0, wait))
+            pause = LOBBY_DIRTY_S - (time.monotonic() - last)
+            if pause > 0:
+                await asyncio.sleep(pause)
+            self.dirty.clear()
+            last = time.monotonic()
+            sent = _now_ms()
+            try:
+                await self.conn.call(ListPlayers(), PlayersList, REPLY_S)
+                figures.lists_ms.append(_now_ms() - sent)
+                await self.conn.call(ListSeeks(), SeeksList, REPLY_S)
+                await self.conn.call(ListTournaments(), TournamentsList, REPLY_S)
+            except (NoAnswer, Refused):
+                figures.lists_failed += 1
+
     def _lobby(self, message: Message) -> None:
+        if isinstance(message, LobbyEvent):
+            self.dirty.set()
         if (
             isinstance(message, LobbyPresence)
             and message.online
@@ -183,6 +228,8 @@ class Player:
             return
         figures.hello_ms.append(_now_ms() - sent)
         self.conn.welcomed(hello, welcome)
+        if self.spec.watcher:  # the GUI shows its lobby from its welcome on
+            self.worker.spawn(self.watch_lobby())
 
     async def join(self, tournament_id: str) -> None:
         try:
@@ -290,6 +337,15 @@ class Worker:
         self.players: list[Player] = []
         self.tasks: list[asyncio.Task[None]] = []
 
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        task.add_done_callback(self._done)
+        self.tasks.append(task)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            self.figures.errors.append(f"a player's task failed: {task.exception()!r}"[:300])
+
     def say(self, **fields: Any) -> None:
         print(json.dumps(fields), flush=True)
 
@@ -328,11 +384,10 @@ class Worker:
             await asyncio.gather(*(p.join(line[1]) for p in swiss))
             self.say(joined=self.figures.joined, failed=len(self.figures.join_failed))
         elif line[0] == "play":
-            loop = asyncio.get_running_loop()
             for player in self.players:
                 if player.spec.role == "seek":
-                    self.tasks.append(loop.create_task(player.seek_games()))
-            self.say(playing=len(self.tasks))
+                    self.spawn(player.seek_games())
+            self.say(playing=sum(1 for p in self.players if p.spec.role == "seek"))
 
     def report(self) -> None:
         import resource

@@ -616,6 +616,13 @@ def _configure_crowd(sub: Any) -> None:
     )
     crowd.add_argument("--referees", type=int, default=2, help="referee processes (default 2)")
     crowd.add_argument(
+        "--watchers",
+        type=int,
+        default=None,
+        help="players that follow the lobby as the GUI does: its topic, and the lists read"
+        " again after news (default: the players that neither seek nor play the Swiss)",
+    )
+    crowd.add_argument(
         "--insecure", action="store_true", help="plain ZeroMQ (default: CURVE, as served)"
     )
     crowd.add_argument(
@@ -656,6 +663,7 @@ def _run_crowd(args: argparse.Namespace) -> int:
             think_ms=args.think_ms,
             variant=args.variant,
             referees=args.referees,
+            watchers=args.watchers,
             insecure=args.insecure,
             timeout_s=args.timeout,
             seed=args.seed,
