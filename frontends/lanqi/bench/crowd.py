@@ -52,7 +52,7 @@ from typing import IO, Any
 
 from lanqi.bench.crowd_players import PlayerSpec, WorkerSpec
 from lanqi.bench.process import ServiceProcess, cpu_seconds, source_path
-from lanqi.client.connection import RECONNECT
+from lanqi.client.connection import RECONNECT, NoAnswer, Refused
 from lanqi.games.registry import VARIANTS
 from lanqi.protocol import (
     MAX_MESSAGE_BYTES,
@@ -486,6 +486,7 @@ def _specs(config: CrowdConfig, lobby: str, events: str, key: str | None) -> lis
             plies=config.plies,
             think_ms=config.think_ms,
             seed=config.seed * 1000 + i,
+            subject_every=max(1, config.players // PRESENCE_SUBJECTS),
         )
         for i in range(count)
     ]
@@ -574,6 +575,9 @@ def _run_phases(
             progress=progress,
         )
         report.play_s = time.monotonic() - play_started
+        _sample_all(report, services, "end")
+    except (NoAnswer, Refused) as exc:  # the matchmaker too busy for its director
+        report.broke.append(f"director: {exc}")
         _sample_all(report, services, "end")
     finally:
         director.close()
@@ -816,6 +820,9 @@ def format_report(report: CrowdReport) -> str:
     lines += ["", *format_costs(report)]
     lines.append("")
     lines.append("broke: " + ("; ".join(report.broke) if report.broke else "nothing"))
+    if report.hello_failed:
+        why = sorted({f.split(": ", 1)[-1][:80] for f in report.hello_failed})
+        lines.append(f"hellos failed: {len(report.hello_failed)} ({'; '.join(why[:3])})")
     if report.problems:
         lines.append("problems: " + "; ".join(report.problems[:8]))
     return "\n".join(lines)

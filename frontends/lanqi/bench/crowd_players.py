@@ -104,6 +104,8 @@ class WorkerSpec:
     plies: int  # plies before the side to move resigns
     think_ms: float  # mean think time before a move (uniform 0.5x-1.5x)
     seed: int
+    #: players whose number is a multiple of this are timed presence subjects
+    subject_every: int = 1
 
     @classmethod
     def from_json(cls, text: str) -> WorkerSpec:
@@ -195,7 +197,7 @@ class Player:
         if (
             isinstance(message, LobbyPresence)
             and message.online
-            and self.worker.subjects.get(message.player)
+            and self.worker.is_subject(message.player)
             and message.player != self.spec.name
         ):
             seen = self.worker.figures.presence_seen.setdefault(message.player, [])
@@ -333,7 +335,7 @@ class Worker:
         self.figures = Figures()
         self.context = zmq.asyncio.Context()
         self.context.set(zmq.MAX_SOCKETS, max(1024, SOCKETS_PER_PLAYER * len(spec.players) + 64))
-        self.subjects = {p.name: True for p in spec.players if p.subject}
+        self.subject_every = spec.subject_every
         self.players: list[Player] = []
         self.tasks: list[asyncio.Task[None]] = []
 
@@ -345,6 +347,11 @@ class Worker:
     def _done(self, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:
             self.figures.errors.append(f"a player's task failed: {task.exception()!r}"[:300])
+
+    def is_subject(self, name: str) -> bool:
+        """Whether ``name`` (``prefix-NUMBER``, any process's) is a timed presence subject."""
+        number = name.rsplit("-", 1)[-1]
+        return number.isdigit() and int(number) % self.subject_every == 0
 
     def say(self, **fields: Any) -> None:
         print(json.dumps(fields), flush=True)
