@@ -16,6 +16,7 @@ import pytest
 
 from lanqi.matchmaker.referees import parse_referee
 from lanqi.matchmaker.service import MatchmakerConfig, MatchmakerService
+from lanqi.matchmaker.store import PlayerRecord
 from lanqi.protocol import Hello, ListPlayers, Message, PlayersList, Request, encode
 
 
@@ -45,7 +46,12 @@ def test_the_list_is_built_once_per_change_and_follows_every_change(
 ) -> None:
     builds: list[int] = []
     players = service.store.players
-    monkeypatch.setattr(service.store, "players", lambda: builds.append(1) or players())
+
+    def counted() -> list[PlayerRecord]:
+        builds.append(1)
+        return players()
+
+    monkeypatch.setattr(service.store, "players", counted)
     for i in range(3):
         _ask(service, b"conn-%d" % i, Hello(name=f"p{i}", kind="bot"))
 
