@@ -6,7 +6,8 @@ loads a referee process with many concurrent games (see lanqi.bench.referee);
 (see lanqi.bench.tournament); ``lanqi bench pairing`` times one Swiss round of each
 pairing system (see lanqi.bench.pairing); ``lanqi bench gui-idle`` reads what an untouched GUI
 window costs (see lanqi.bench.gui_idle); ``lanqi bench match`` sets ``lanqi match`` beside a
-direct-pipe runner (see lanqi.bench.match).
+direct-pipe runner (see lanqi.bench.match); ``lanqi bench crowd`` connects a thousand players
+to one matchmaker and two referees (see lanqi.bench.crowd).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ EXAMPLES = """examples:
   lanqi bench gui-idle --seconds 10
   lanqi bench seat --before c672c11
   lanqi bench match --games 10 --nodes 1000   # lanqi match beside a direct-pipe runner
+  lanqi bench crowd                           # 1,000 players, a 256-player Swiss
+  lanqi bench crowd --players 1000 --double   # 1,000, 2,000, ... until something breaks
 """
 
 
@@ -147,6 +150,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     _configure_seat(sub)
     _configure_web(sub)
     _configure_match(sub)
+    _configure_crowd(sub)
 
 
 def _progress(line: str) -> None:
@@ -201,10 +205,12 @@ def run(args: argparse.Namespace) -> int:
         return _run_web(args)
     if args.bench == "match":
         return _run_match(args)
+    if args.bench == "crowd":
+        return _run_crowd(args)
     if args.bench != "movegen":
         print(
             "lanqi bench: name a benchmark: movegen, referee, tournament, pairing, strength, "
-            "gui-idle, seat, web, match",
+            "gui-idle, seat, web, match, crowd",
             file=sys.stderr,
         )
         return 2
@@ -556,4 +562,121 @@ def _run_match(args: argparse.Namespace) -> int:
     print_table(headers, rows, title=title, right=range(1, len(headers)))
     for line in format_summary(report):
         print(line)
+    return 0
+
+
+CROWD_EXAMPLES = """examples:
+  lanqi bench crowd                                  # 1,000 players, a 256-player Swiss
+  lanqi bench crowd --players 40 --swiss 16 --swiss-rounds 2 --think-ms 100
+  lanqi bench crowd --double --max-players 8000      # 1,000, 2,000, ... until one breaks
+"""
+
+
+def _configure_crowd(sub: Any) -> None:
+    crowd = sub.add_parser(
+        "crowd",
+        help="a thousand players at one matchmaker and two referees: latencies, costs, limits",
+        description="Start two `lanqi referee` processes and a `lanqi matchmaker`, connect "
+        "PLAYERS real client connections (spread over a few processes) and let them all say "
+        "hello at once; half post seeks and play short games of random moves while a Swiss "
+        "the director creates is played by others.  Prints p50/p99 of hello, seek to "
+        "game_assigned, a move's round trip and presence broadcasts, the services' CPU and "
+        "memory per connected player (from /proc), the lobby lists' sizes; --double runs "
+        "twice as many players each time until something breaks, and says what.  See "
+        "docs/bench.md.",
+        epilog=CROWD_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    crowd.add_argument("--players", type=int, default=1000, help="players (default 1000)")
+    crowd.add_argument(
+        "--processes",
+        type=int,
+        default=None,
+        help="player processes (default: one per 250 players)",
+    )
+    crowd.add_argument(
+        "--swiss", type=int, default=256, help="players in the Swiss, 0 for none (default 256)"
+    )
+    crowd.add_argument("--swiss-rounds", type=int, default=3, help="Swiss rounds (default 3)")
+    crowd.add_argument(
+        "--pairing", default="dutch-2017", help="the Swiss's pairing system (default dutch-2017)"
+    )
+    crowd.add_argument("--games", type=int, default=2, help="games each seeker plays (default 2)")
+    crowd.add_argument(
+        "--plies", type=int, default=20, help="plies before the side to move resigns (default 20)"
+    )
+    crowd.add_argument(
+        "--think-ms",
+        type=float,
+        default=1000.0,
+        help="mean think time before a move, uniform from half to 1.5 times (default 1000)",
+    )
+    crowd.add_argument(
+        "--variant", choices=RegistryChoices(), default="xiangqi", help="game (default xiangqi)"
+    )
+    crowd.add_argument("--referees", type=int, default=2, help="referee processes (default 2)")
+    crowd.add_argument(
+        "--watchers",
+        type=int,
+        default=None,
+        help="players that follow the lobby as the GUI does: its topic, and the lists read"
+        " again after news (default: the players that neither seek nor play the Swiss)",
+    )
+    crowd.add_argument(
+        "--insecure", action="store_true", help="plain ZeroMQ (default: CURVE, as served)"
+    )
+    crowd.add_argument(
+        "--timeout",
+        type=float,
+        default=900.0,
+        help="give up after this many seconds of games (default 900)",
+    )
+    crowd.add_argument(
+        "--double",
+        action="store_true",
+        help="run again with twice the players until a run breaks (or --max-players)",
+    )
+    crowd.add_argument(
+        "--max-players", type=int, default=16000, help="with --double: stop here (default 16000)"
+    )
+    crowd.add_argument("--seed", type=int, default=1, help="seed of the bots (default 1)")
+
+
+def _run_crowd(args: argparse.Namespace) -> int:
+    from lanqi.bench.crowd import (
+        CrowdConfig,
+        format_doubling,
+        format_report,
+        run_crowd,
+        run_doubling,
+    )
+
+    try:
+        config = CrowdConfig(
+            players=args.players,
+            processes=args.processes,
+            swiss=args.swiss,
+            swiss_rounds=args.swiss_rounds,
+            pairing=args.pairing,
+            games=args.games,
+            plies=args.plies,
+            think_ms=args.think_ms,
+            variant=args.variant,
+            referees=args.referees,
+            watchers=args.watchers,
+            insecure=args.insecure,
+            timeout_s=args.timeout,
+            seed=args.seed,
+        )
+    except ValueError as exc:
+        print(f"lanqi bench crowd: {exc}", file=sys.stderr)
+        return 2
+    if not args.double:
+        report = run_crowd(config, _progress)
+        print(format_report(report))
+        return 0 if report.ok else 1
+    reports = run_doubling(config, args.max_players, _progress)
+    for report in reports:
+        print(format_report(report), end="\n\n", flush=True)
+    print(format_doubling(reports))
     return 0

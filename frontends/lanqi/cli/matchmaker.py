@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
     from lanqi.matchmaker.referees import parse_referee
     from lanqi.matchmaker.service import MatchmakerConfig, MatchmakerService
     from lanqi.paths import data_dir
+    from lanqi.server.fds import raise_open_files
 
     specs = args.referee or ["tcp://127.0.0.1:5052"]
     try:
@@ -102,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
         name=args.name or "",
         trusted_addresses=tuple(args.trust_address),
     )
+    raise_open_files()  # a file descriptor per client connection
     service = MatchmakerService(config)
     try:
         service.bind()

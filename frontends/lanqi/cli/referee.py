@@ -74,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     from lanqi.paths import data_dir
     from lanqi.referee.service import RefereeConfig, RefereeService
     from lanqi.security import parse_public_key
+    from lanqi.server.fds import raise_open_files
     from lanqi.session import Liveness
 
     if args.disconnect_after <= 0 or args.abandon_after <= 0:
@@ -102,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
         key_port=args.key_port,
         allow_keys=allowed,
     )
+    raise_open_files()  # a file descriptor per client connection
     service = RefereeService(config)
     try:
         service.bind()

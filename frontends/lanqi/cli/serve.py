@@ -92,8 +92,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from lanqi.paths import data_dir
     from lanqi.server.embedded import EmbeddedServer
+    from lanqi.server.fds import raise_open_files
     from lanqi.session import Liveness
 
+    raise_open_files()  # a file descriptor per client connection
     folder = data_dir(args.data_dir)
     key = director_key(folder, args.director_key)
     host = listen_host(args)

@@ -426,6 +426,12 @@ class Publisher(_Watched):
     def __init__(self, conn: Connection, endpoint: str, link: Link) -> None:
         socket = conn.context.socket(zmq.SUB)
         _prepare(socket, link, conn.policy)
+        # no receive limit: a subscriber that falls a high-water mark behind (a lobby's
+        # burst of presence on a busy machine) stops reading its TCP link, misses its
+        # ZMTP heartbeats' answers, and libzmq 4.3.5 then aborts the process
+        # (``_input_stopped``, stream_engine_base.cpp); the publisher's send limit
+        # still bounds what waits for a slow reader
+        socket.setsockopt(zmq.RCVHWM, 0)
         super().__init__(conn, socket, endpoint, link)
         self.listeners: dict[str, list[Callable[[Message], None]]] = {}
         self.ready = asyncio.Event()

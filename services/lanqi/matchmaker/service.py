@@ -149,6 +149,12 @@ CREATE_RETRY_MS = 200.0
 MAX_CREATE_FAILURES = 5
 #: results of games whose ``create_game`` is still unanswered, kept until it is
 MAX_EARLY_RESULTS = 256
+#: silent clients are looked for this often, not at every turn of the loop: the look
+#: walks every client, and a crowd turns the loop thousands of times a second
+#: (``lanqi bench crowd``; docs/bench.md)
+PRESENCE_CHECK_MS = 500.0
+#: players one ``list_players`` names (the protocol's limit)
+MAX_LISTED_PLAYERS = 1000
 
 
 @dataclass(slots=True)
@@ -240,6 +246,11 @@ class MatchmakerService:
         self._stopping = False
         self._reconciled: set[str] = set()
         self._next_reconcile = 0.0
+        self._next_presence_check = 0.0
+        #: changes to who is online (a client added, gone, shown on- or offline)
+        self._presence_version = 0
+        #: the lobby's player list as of (store changes, presence version)
+        self._players_list: tuple[tuple[int, int], list[PlayerInfo]] | None = None
         #: orders whose create_game is unanswered (or waits to be sent again), by game id
         self._in_flight: dict[str, GameOrder] = {}
         #: orders to send again after an ``internal`` answer: (when, order)
@@ -454,6 +465,7 @@ class MatchmakerService:
             client.last_seen = now
             if not client.online:
                 client.online = True
+                self._presence_version += 1
                 self.publish(
                     TOPIC_LOBBY,
                     LobbyPresence(player=self._name(player_id), online=True),
@@ -521,7 +533,9 @@ class MatchmakerService:
         previous = self.by_identity.get(identity)
         if previous is not None and previous != record.player_id:
             self.clients.pop(previous, None)  # this connection now speaks for another player
+            self._presence_version += 1
         self.clients[record.player_id] = _Client(record.player_id, identity, now)
+        self._presence_version += 1
         self.by_identity[identity] = record.player_id
         self.publish(TOPIC_LOBBY, LobbyPresence(player=record.name, online=True))
         games = [
@@ -566,6 +580,7 @@ class MatchmakerService:
         client = self.clients.pop(player_id, None)
         if client is not None:
             self.by_identity.pop(client.identity, None)
+            self._presence_version += 1
 
     def _ping(self, request: Ping, identity: bytes, now: float) -> Message:
         self.player_of(identity)
@@ -587,22 +602,29 @@ class MatchmakerService:
         )
 
     def _list_players(self, request: ListPlayers, identity: bytes, now: float) -> Message:
-        players = []
-        for record in self.store.players():
-            client = self.clients.get(record.player_id)
-            players.append(
-                PlayerInfo(
-                    player_id=record.player_id,
-                    name=record.name,
-                    kind="bot" if record.kind == "bot" else "human",  # hello allows only these
-                    online=bool(client and client.online),
-                    ratings={
-                        variant: round(r.rating, 1)
-                        for variant, r in self.store.ratings(record.player_id).items()
-                    },
+        # Every GUI in the lobby asks again after each piece of lobby news: a crowd's
+        # hellos would have the list built (a query per player) hundreds of times a
+        # second.  It is built once per state of the store and of presence instead.
+        version = (self.store.changes, self._presence_version)
+        if self._players_list is None or self._players_list[0] != version:
+            ratings = self.store.all_ratings()
+            players = []
+            for record in self.store.players()[:MAX_LISTED_PLAYERS]:
+                client = self.clients.get(record.player_id)
+                players.append(
+                    PlayerInfo(
+                        player_id=record.player_id,
+                        name=record.name,
+                        kind="bot" if record.kind == "bot" else "human",  # hello allows only these
+                        online=bool(client and client.online),
+                        ratings={
+                            variant: round(rating, 1)
+                            for variant, rating in ratings.get(record.player_id, {}).items()
+                        },
+                    )
                 )
-            )
-        return PlayersList(re=request.id, players=players[:1000])
+            self._players_list = (version, players)
+        return PlayersList(re=request.id, players=self._players_list[1])
 
     def _check_seek(self, seek: Seek) -> Seek:
         """The seek with its options in normal form (so equal games compare equal)."""
@@ -1056,17 +1078,9 @@ class MatchmakerService:
 
     def run_timers(self) -> None:
         now = _now_ms()
-        for client in self.clients.values():
-            if client.online and now - client.last_seen > self.config.presence_timeout_ms:
-                client.online = False
-                name = self._name(client.player_id)
-                self.publish(TOPIC_LOBBY, LobbyPresence(player=name, online=False))
-                for seek in [s for s in self.seeks.values() if s.player_id == client.player_id]:
-                    del self.seeks[seek.seek_id]
-                    self.publish(
-                        TOPIC_LOBBY,
-                        LobbySeekRemoved(seek_id=seek.seek_id, player=name),
-                    )
+        if now >= self._next_presence_check:
+            self._next_presence_check = now + PRESENCE_CHECK_MS
+            self._check_presence(now)
         for challenge in [c for c in self.challenges.values() if now >= c.expires_at]:
             self._close_challenge(challenge, "expired")
         if now >= self._next_reconcile:
@@ -1095,6 +1109,21 @@ class MatchmakerService:
             for order in due:
                 self.create_game(order, now)
         self.director.tick(now)
+
+    def _check_presence(self, now: float) -> None:
+        """Show players silent for the presence timeout offline; drop their seeks."""
+        for client in self.clients.values():
+            if client.online and now - client.last_seen > self.config.presence_timeout_ms:
+                client.online = False
+                self._presence_version += 1
+                name = self._name(client.player_id)
+                self.publish(TOPIC_LOBBY, LobbyPresence(player=name, online=False))
+                for seek in [s for s in self.seeks.values() if s.player_id == client.player_id]:
+                    del self.seeks[seek.seek_id]
+                    self.publish(
+                        TOPIC_LOBBY,
+                        LobbySeekRemoved(seek_id=seek.seek_id, player=name),
+                    )
 
     def reconciled(self) -> bool:
         return len(self._reconciled) == len(self.config.referees)

@@ -595,6 +595,22 @@ class MatchmakerStore:
             return RatingRecord(variant, d.rating, d.rd, d.volatility)
         return RatingRecord(*row)
 
+    def all_ratings(self) -> dict[str, dict[str, float]]:
+        """Every player's rating by variant (player id -> variant -> rating), in one
+        query: the lobby's player list asks for all of them at once."""
+        out: dict[str, dict[str, float]] = {}
+        for player_id, variant, rating in self._conn.execute(
+            "SELECT player_id, variant, rating FROM ratings ORDER BY player_id, variant"
+        ):
+            out.setdefault(player_id, {})[variant] = rating
+        return out
+
+    @property
+    def changes(self) -> int:
+        """Rows this store has written since it was opened (SQLite's ``total_changes``):
+        equal counts, nothing written in between."""
+        return self._conn.total_changes
+
     def ratings(self, player_id: str) -> dict[str, RatingRecord]:
         """The player's rating in every game, by variant."""
         rows = self._conn.execute(
