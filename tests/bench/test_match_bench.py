@@ -74,7 +74,34 @@ def test_the_relay_passes_lines_both_ways_and_stamps_them(tmp_path: Path) -> Non
         relay.wait()
     assert "uciok" in seen and seen[-1] == "bestmove"
     kinds = [line.split()[1:] for line in log.read_text().splitlines()]
-    assert kinds == [["A", "newgame"], ["A", "position"], ["A", "go"], ["A", "bestmove"]]
+    tag = f"A/{relay.pid}"  # the relay's pid: each engine process is its own
+    assert kinds == [[tag, "newgame"], [tag, "position"], [tag, "go"], [tag, "bestmove"]]
+
+
+def test_the_relay_stamps_a_gomocup_brains_lines(tmp_path: Path) -> None:
+    log = tmp_path / "relay.log"
+    brain = [sys.executable, "-m", "lanqi.bench.gomoku_brain", "--nodes", "20"]
+    relay = subprocess.Popen(
+        relay_command(brain, log, "B"), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert relay.stdin is not None and relay.stdout is not None
+    try:
+        relay.stdin.write("START 15\nINFO timeout_turn 1000\nBEGIN\n")
+        relay.stdin.flush()
+        answers = [relay.stdout.readline().strip(), relay.stdout.readline().strip()]
+        relay.stdin.write("BOARD\n7,7,1\n7,6,2\nDONE\n")
+        relay.stdin.flush()
+        answers.append(relay.stdout.readline().strip())
+        relay.stdin.write("END\n")
+        relay.stdin.flush()
+        assert relay.wait(timeout=60) == 0
+    finally:
+        relay.kill()
+        relay.wait()
+    assert answers[0] == "OK" and answers[1] == "7,7"  # the centre opens
+    assert answers[2].count(",") == 1 and answers[2] not in ("7,7", "7,6")
+    kinds = [line.split()[2] for line in log.read_text().splitlines()]
+    assert kinds == ["newgame", "go", "bestmove", "position", "go", "bestmove"]
 
 
 @needs_engine
@@ -100,6 +127,32 @@ def test_two_games_give_both_runners_figures() -> None:
     assert "lanqi/direct games per minute" in summary and "load average" in summary
     assert any(line.startswith("direct: game 2/2") for line in lines)
     assert any(line.startswith("lanqi: Finished game 2") for line in lines)
+
+
+@needs_engine
+def test_two_games_at_once_give_counts_and_no_hand_overs() -> None:
+    """At concurrency 2 the games interleave in lanqi's relay log: no hand-overs are
+    read from it (for either runner), games, plies and searches are."""
+    report = run_match_bench(MatchBenchConfig(games=2, nodes=200, concurrency=2), print)
+    for figure in (report.direct, report.lanqi):
+        assert figure.games == 2 and figure.plies > 10
+        assert figure.relay.overhead_ms == [] and figure.relay.between_games_ms == []
+        assert len(figure.relay.search_ms) == figure.plies
+    assert report.lanqi.time_losses == 0 and report.direct.time_losses == 0
+
+
+@pytest.mark.slow
+def test_gomoku_games_through_both_runners() -> None:
+    config = MatchBenchConfig.for_variant("gomoku", games=2, nodes=20)
+    report = run_match_bench(config, print)
+    for figure in (report.direct, report.lanqi):
+        assert figure.games == 2 and figure.plies > 4
+        # every move but the first follows a hand-over or a new game (lanqi's adapter
+        # may restart a brain's board within a game: that gap counts as a new game's)
+        relay = figure.relay
+        assert len(relay.overhead_ms) + len(relay.between_games_ms) == figure.plies - 1
+        assert relay.between_games_ms
+        assert all(result in ("1-0", "0-1", "1/2-1/2") for result in figure.results)
 
 
 def test_the_cli_refuses_an_odd_number_of_games() -> None:

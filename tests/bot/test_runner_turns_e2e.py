@@ -47,3 +47,20 @@ def test_the_bot_hears_of_each_opponent_turn_once(play_game: Callable[..., Any])
     assert all(not my_turn for _, my_turn, *_ in recorder.told)
     assert {(inc, opp) for *_, inc, opp in recorder.told} == {(500, 1_000)}
     assert recorder.told_threads == recorder.move_threads and len(recorder.move_threads) == 1
+
+
+class NoPonder(TurnRecorder):
+    """Says it does not ponder: the runner does not call ``on_opponent_turn`` (each
+    call costs a worker's wake-up and a board copy right when a turn starts)."""
+
+    @property
+    def ponders(self) -> bool:
+        return False
+
+
+def test_a_bot_that_does_not_ponder_is_not_told(play_game: Callable[..., Any]) -> None:
+    quiet, told = NoPonder(), TurnRecorder()
+    assert told.ponders and not quiet.ponders and not RandomBot(seed=1).ponders
+    played = play_game(quiet, told, "xiangqi", TimeControl(kind="none"), max_plies=12)
+    assert played.ply >= 12
+    assert quiet.told == [] and len(told.told) >= 5

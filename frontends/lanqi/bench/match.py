@@ -33,10 +33,12 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "MatchBenchConfig",
@@ -52,6 +54,10 @@ __all__ = [
 ]
 
 ENGINE = "/usr/games/fairy-stockfish"
+#: the gomoku engine: lanqi's built-in AI as a Gomocup brain (no pbrain ships here)
+BRAIN = f"{sys.executable} -m lanqi.bench.gomoku_brain"
+#: gomoku's positions per move (its search is slower per node than Fairy-Stockfish's)
+GOMOKU_NODES = 300
 RELAY = Path(__file__).with_name("match_relay.py")
 OPTIONS = {"Threads": "1", "Hash": "16"}
 LAT = re.compile(r"\[%lat ([0-9.]+)ms\]")
@@ -78,8 +84,16 @@ class MatchBenchConfig:
     tc: str | None = None
     engine: str = ENGINE
     openings: str = "builtin:xiangqi"
+    #: games played at once (each runner: this many engine pairs)
+    concurrency: int = 1
+    #: ``xiangqi`` (Fairy-Stockfish, UCI) or ``gomoku`` (the built-in AI as a Gomocup brain)
+    variant: str = "xiangqi"
 
     def __post_init__(self) -> None:
+        if self.variant not in ("xiangqi", "gomoku"):
+            raise ValueError("--variant is xiangqi or gomoku")
+        if not 1 <= self.concurrency <= 64:
+            raise ValueError("--concurrency must be from 1 to 64")
         if not 2 <= self.games <= 1000 or self.games % 2:
             raise ValueError(
                 "--games must be an even number from 2 to 1000 (openings go both ways)"
@@ -88,12 +102,34 @@ class MatchBenchConfig:
             raise ValueError("--nodes must be at least 1")
         if self.tc is not None:
             parse_tc(self.tc)
-        if not Path(shlex.split(self.engine)[0]).exists():
+        if self.variant == "xiangqi" and not Path(shlex.split(self.engine)[0]).exists():
             raise ValueError(f"engine {self.engine} not found: install fairy-stockfish or --engine")
 
     @property
     def limit(self) -> str:
         return f"tc={self.tc}" if self.tc else f"nodes={self.nodes}"
+
+    @classmethod
+    def for_variant(cls, variant: str, **fields: Any) -> MatchBenchConfig:
+        """The defaults of ``variant`` (gomoku: the brain, its nodes, its book) under
+        ``fields`` that are not None."""
+        given = {k: v for k, v in fields.items() if v is not None}
+        if variant == "gomoku":
+            given.setdefault("engine", BRAIN)
+            given.setdefault("nodes", GOMOKU_NODES)
+            given.setdefault("openings", "builtin:gomoku")
+        return cls(variant=variant, **given)
+
+    @property
+    def protocol(self) -> str:
+        return "gomocup" if self.variant == "gomoku" else "uci"
+
+    def engine_command(self) -> list[str]:
+        """The engine's words (the brain takes its nodes on its command line)."""
+        words = shlex.split(self.engine)
+        if self.variant == "gomoku" and self.engine == BRAIN:
+            words += ["--nodes", str(self.nodes)]
+        return words
 
 
 @dataclass(slots=True)
@@ -162,8 +198,9 @@ def percentile(values: Sequence[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
 
 
-def relay_command(engine: str, log: Path, tag: str) -> list[str]:
-    return [sys.executable, str(RELAY), str(log), tag, *shlex.split(engine)]
+def relay_command(engine: str | list[str], log: Path, tag: str) -> list[str]:
+    words = shlex.split(engine) if isinstance(engine, str) else engine
+    return [sys.executable, str(RELAY), str(log), tag, *words]
 
 
 def hand_overs(lines: Sequence[str]) -> RelayTimes:
@@ -205,42 +242,90 @@ def hand_overs(lines: Sequence[str]) -> RelayTimes:
 
 
 class _Engine:
-    """One engine behind the relay, spoken to over pipes."""
+    """One engine behind the relay, spoken to over pipes (UCI or Gomocup)."""
 
-    def __init__(self, command: list[str]) -> None:
+    def __init__(self, command: list[str], config: MatchBenchConfig) -> None:
+        self.config = config
         self.process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
         )
+        #: Gomocup: the moves this brain has on its board (None: it has none yet)
+        self.known: int | None = None
 
     def send(self, line: str) -> None:
         assert self.process.stdin is not None
         self.process.stdin.write(line + "\n")
         self.process.stdin.flush()
 
-    def until(self, prefix: str) -> str:
+    def until(self, match: Callable[[str], bool]) -> str:
         assert self.process.stdout is not None
         for line in self.process.stdout:
-            if line.startswith(prefix):
+            if match(line):
                 return line.strip()
-        raise RuntimeError(f"the engine closed its output before {prefix!r}")
+        raise RuntimeError("the engine closed its output before its answer")
 
     def start(self) -> None:
+        if self.config.protocol == "gomocup":
+            return
         self.send("uci")
-        self.until("uciok")
+        self.until(lambda line: line.startswith("uciok"))
         self.send("setoption name UCI_Variant value xiangqi")
         for name, value in OPTIONS.items():
             self.send(f"setoption name {name} value {value}")
         self.send("isready")
-        self.until("readyok")
+        self.until(lambda line: line.startswith("readyok"))
+
+    def new_game(self, first: bool) -> None:
+        if self.config.protocol == "gomocup":
+            self.send("RESTART" if not first else "START 15")
+            self.until(lambda line: line.strip() == "OK")
+            self.known = None
+            return
+        self.send("ucinewgame")
+        self.send("isready")
+        self.until(lambda line: line.startswith("readyok"))
+
+    def ask(self, position: str, moves: list[str], left_ms: tuple[int, int] | None) -> str:
+        """The engine's move (UCI: ``bestmove`` words; Gomocup: ``x,y``)."""
+        config = self.config
+        if config.protocol == "gomocup":
+            if left_ms is not None:
+                self.send(f"INFO time_left {left_ms[len(moves) % 2]}")
+            if not moves:
+                self.send("BEGIN")
+            elif self.known is not None and self.known == len(moves) - 1:
+                self.send(f"TURN {moves[-1]}")
+            else:
+                self.send("BOARD")
+                own = len(moves) % 2  # the stones of the side to move are 1, the others 2
+                for index, move in enumerate(moves):
+                    self.send(f"{move},{1 if index % 2 == own else 2}")
+                self.send("DONE")
+            answer = self.until(_gomocup_answer)
+            self.known = len(moves) + 1
+            return answer
+        self.send(position + (f" moves {' '.join(moves)}" if moves else ""))
+        if left_ms is None:
+            self.send(f"go nodes {config.nodes}")
+        else:
+            inc = round(parse_tc(config.tc or "1")[1] * 1000)
+            wtime, btime = (max(1, v) for v in left_ms)
+            self.send(f"go wtime {wtime} btime {btime} winc {inc} binc {inc}")
+        return self.until(lambda line: line.startswith("bestmove"))
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
-            self.send("quit")
+            self.send("END" if self.config.protocol == "gomocup" else "quit")
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+
+def _gomocup_answer(line: str) -> bool:
+    x, comma, y = line.strip().partition(",")
+    return bool(comma) and x.isdigit() and y.isdigit()
 
 
 def _fairy(iccs: str) -> str:
@@ -258,79 +343,134 @@ def _openings(config: MatchBenchConfig) -> list[tuple[str | None, tuple[str, ...
     from lanqi.match.config import OpeningsConfig
     from lanqi.match.openings import load_openings
 
-    found = load_openings(OpeningsConfig(file=Path(config.openings)), "xiangqi")
+    found = load_openings(OpeningsConfig(file=Path(config.openings)), config.variant)
     return [(o.fen, o.moves) for o in found]
 
 
 def play_direct(config: MatchBenchConfig, folder: Path, progress: Progress) -> RunnerFigure:
-    """The games over bare pipes; engine A is Red in even games, Black in odd ones."""
-    from lanqi.games.xiangqi import Board, Move
-
-    log = folder / "direct.log"
+    """The games over bare pipes, ``concurrency`` at a time (a pair of engines and a
+    relay log each); engine A is Red (Black in gomoku) in even games."""
     figure = RunnerFigure("direct")
+    lock = threading.Lock()
+    errors: list[BaseException] = []
+    began = time.perf_counter()
+
+    def worker(index: int) -> None:
+        try:
+            shared = (figure, lock, progress)
+            _direct_games(config, folder / f"direct-{index}.log", index, shared)
+        except BaseException as exc:  # reported after the other workers end
+            errors.append(exc)
+
+    threads = [
+        threading.Thread(target=worker, args=(i,), daemon=True) for i in range(config.concurrency)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    figure.wall_s = time.perf_counter() - began
+    if errors:
+        raise RuntimeError(f"the direct runner failed: {errors[0]}") from errors[0]
+    logs = sorted(folder.glob("direct-*.log"))
+    per_pair = [hand_overs(log.read_text(encoding="ascii").splitlines()) for log in logs]
+    figure.relay = _merged(per_pair)
+    _one_at_a_time(config, figure)
+    return figure
+
+
+def _merged(parts: Sequence[RelayTimes]) -> RelayTimes:
+    merged = RelayTimes()
+    for part in parts:
+        merged.overhead_ms += part.overhead_ms
+        merged.search_ms += part.search_ms
+        merged.between_games_ms += part.between_games_ms
+        merged.play_s = max(merged.play_s, part.play_s)
+    return merged
+
+
+def _direct_games(
+    config: MatchBenchConfig,
+    log: Path,
+    index: int,
+    shared: tuple[RunnerFigure, threading.Lock, Progress],
+) -> None:
+    """Play games ``index``, ``index + concurrency``, ... with one pair of engines;
+    ``shared``: the figure they add to, its lock, the progress line."""
+    figure, lock, progress = shared
+    from lanqi.games.registry import create_game
+    from lanqi.games.xiangqi import Move as XiangqiMove
+
     openings = _openings(config)
     clock = parse_tc(config.tc) if config.tc else None
-    began = time.perf_counter()
-    engines = [_Engine(relay_command(config.engine, log, tag)) for tag in ("A", "B")]
+    engines = [_Engine(relay_command(config.engine_command(), log, tag), config) for tag in "AB"]
+    gomoku = config.variant == "gomoku"
     try:
         for engine in engines:
             engine.start()
-        for game in range(config.games):
+        for game in range(index, config.games, config.concurrency):
             fen, book = openings[(game // 2) % len(openings)]
-            board = Board(fen) if fen else Board()
+            board: Any = create_game(config.variant, **({"fen": fen} if fen else {}))
+            start = board.fen()
             for text in book:
                 board.push(board.parse_move(text))
-            start = board.start_fen
+            # gomoku: the moves as the brains read them (x,y)
+            played = [m.gomocup(board.size) for m in board.move_stack] if gomoku else []
             for engine in engines:
-                engine.send("ucinewgame")
-                engine.send("isready")
-                engine.until("readyok")
+                engine.new_game(first=game == index)
             left = [clock[0] * 1000, clock[0] * 1000] if clock else [0.0, 0.0]
-            result = "*"
+            result, plies, rules_s, losses = "*", 0, 0.0, 0
             for _ in range(MAX_PLIES):
-                turn = int(board.turn)  # 0 Red, 1 Black
+                turn = len(board.move_stack) % 2  # 0: the side that moved first
                 engine = engines[(turn + game) % 2]
-                moves = " ".join(_fairy(str(m)) for m in board.move_stack)
-                engine.send(f"position fen {start}" + (f" moves {moves}" if moves else ""))
-                if clock is None:
-                    engine.send(f"go nodes {config.nodes}")
-                else:
-                    inc = round(clock[1] * 1000)
-                    engine.send(
-                        f"go wtime {max(1, round(left[0]))} btime {max(1, round(left[1]))} "
-                        f"winc {inc} binc {inc}"
-                    )
+                moves = played if gomoku else [_fairy(str(m)) for m in board.move_stack]
                 asked = time.perf_counter()
-                reply = engine.until("bestmove").split()
+                reply = engine.ask(
+                    f"position fen {start}",
+                    moves,
+                    (round(left[0]), round(left[1])) if clock else None,
+                ).split()
                 if clock is not None:
                     left[turn] -= (time.perf_counter() - asked) * 1000
                     if left[turn] < 0:
-                        figure.time_losses += 1
+                        losses += 1
                         result = "0-1" if turn == 0 else "1-0"
                         break
                     left[turn] += clock[1] * 1000
-                if len(reply) < 2 or reply[1] in ("(none)", "0000"):
+                if not reply or (not gomoku and (len(reply) < 2 or reply[1] in ("(none)", "0000"))):
                     result = "0-1" if turn == 0 else "1-0"
                     break
                 ruled = time.perf_counter()
-                board.push(Move.from_iccs(_iccs(reply[1])))
-                figure.plies += 1
+                if gomoku:
+                    move = _from_gomocup(board, reply[0])
+                    played.append(move.gomocup(board.size))
+                else:
+                    move = XiangqiMove.from_iccs(_iccs(reply[1]))
+                board.push(move)
+                plies += 1
                 over = board.outcome() is not None
-                figure.rules_s += time.perf_counter() - ruled
+                rules_s += time.perf_counter() - ruled
                 if over:
                     result = board.result()
                     break
-            figure.games += 1
-            figure.results.append(result)
+            with lock:
+                figure.games += 1
+                figure.plies += plies
+                figure.rules_s += rules_s
+                figure.time_losses += losses
+                figure.results.append(result)
             progress(
                 f"direct: game {game + 1}/{config.games} {result} ({len(board.move_stack)} plies)"
             )
     finally:
         for engine in engines:
             engine.close()
-    figure.wall_s = time.perf_counter() - began
-    _read_log(figure, log)
-    return figure
+
+
+def _from_gomocup(board: Any, text: str) -> Any:
+    from lanqi.games.gomoku import Move
+
+    return Move.from_gomocup(text, board.size)
 
 
 def _read_log(figure: RunnerFigure, log: Path) -> None:
@@ -345,14 +485,21 @@ def lanqi_argv(config: MatchBenchConfig, log: Path, pgn: Path) -> list[str]:
     """The ``lanqi match`` words of the same match."""
     argv: list[str] = []
     for tag in ("A", "B"):
-        words = [f"name={tag}", "cmd=" + shlex.join(relay_command(config.engine, log, tag))]
-        words += ["proto=uci", *(f"option.{k}={v}" for k, v in OPTIONS.items())]
-        if not config.tc:
-            words.append(f"nodes={config.nodes}")
+        command = relay_command(config.engine_command(), log, tag)
+        words = [f"name={tag}", "cmd=" + shlex.join(command), f"proto={config.protocol}"]
+        if config.protocol == "uci":
+            words += [f"option.{k}={v}" for k, v in OPTIONS.items()]
+            if not config.tc:
+                words.append(f"nodes={config.nodes}")
+        elif not config.tc:
+            words.append("st=60")  # the brain's nodes bound it; this only bounds a hang
         argv += ["-engine", *words]
     if config.tc:
         argv += ["-tc", config.tc]
+    if config.variant != "xiangqi":
+        argv += ["-variant", config.variant]
     argv += ["-games", str(config.games), "-rounds", "1", "-repeat", "2"]
+    argv += ["-concurrency", str(config.concurrency)]
     argv += ["-openings", f"file={config.openings}", "order=sequential"]
     argv += ["-pgnout", str(pgn)]
     return argv
@@ -390,7 +537,17 @@ def play_lanqi(config: MatchBenchConfig, folder: Path, progress: Progress) -> Ru
     figure.time_losses = len(re.findall(r'^\[Termination "time forfeit"\]', text, re.M))
     _read_log(figure, log)
     figure.plies = len(figure.relay.search_ms)
+    _one_at_a_time(config, figure)
     return figure
+
+
+def _one_at_a_time(config: MatchBenchConfig, figure: RunnerFigure) -> None:
+    """Games played at once interleave in lanqi's one relay log (each engine's lines
+    are its own, but whose opponent is whose is not in them): the hand-over and
+    new-game gaps are measured at concurrency 1 only, for both runners alike."""
+    if config.concurrency > 1:
+        figure.relay.overhead_ms.clear()
+        figure.relay.between_games_ms.clear()
 
 
 # ================================================================ the whole
@@ -401,7 +558,7 @@ def run_match_bench(config: MatchBenchConfig, progress: Progress) -> MatchBenchR
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="lanqi-bench-match-") as tmp:
         folder = Path(tmp)
-        progress(f"direct runner: {config.games} games at {config.limit}")
+        progress(f"direct runner: {config.games} {config.variant} games at {config.limit}")
         direct = play_direct(config, folder, progress)
         progress(f"lanqi match: {config.games} games at {config.limit}")
         lanqi = play_lanqi(config, folder, progress)

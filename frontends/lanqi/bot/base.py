@@ -259,6 +259,13 @@ class Bot:
         """The opponent is to move (``state.my_turn`` is false); called once per
         opponent turn, in the same thread as :meth:`choose_move`.  Engines ponder here."""
 
+    @property
+    def ponders(self) -> bool:
+        """Does :meth:`on_opponent_turn` do anything?  The runner calls it only then: a
+        call costs a thread's wake-up and a copy of the board right when the opponent's
+        turn starts (on a match's critical path).  Default: when a subclass defines it."""
+        return type(self).on_opponent_turn is not Bot.on_opponent_turn
+
     def on_game_end(self, state: SeatView, result: str, termination: str) -> None:
         """A game ended: ``result`` is ``1-0``, ``0-1``, ``1/2-1/2`` or ``*``."""
 

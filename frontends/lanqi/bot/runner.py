@@ -311,7 +311,8 @@ class GamePlayer(threading.Thread):
             my_turn = self._see_turn(view, seen_at)
             if started and not my_turn and view.status == "active" and view.ply != told_ply:
                 told_ply = view.ply  # the opponent's turn: the bot may ponder (in its worker)
-                self._worker.submit(self._opponent_turn, self.state(view))
+                if self.bot.ponders:
+                    self._worker.submit(self._opponent_turn, self.state(view))
             if view.draw_offer == 1 - a.seat and not answered_offer:
                 answered_offer = True
                 accept = self.bot.on_draw_offer(self.state(view))

@@ -26,6 +26,7 @@ EXAMPLES = """examples:
   lanqi bench gui-idle --seconds 10
   lanqi bench seat --before c672c11
   lanqi bench match --games 10 --nodes 1000   # lanqi match beside a direct-pipe runner
+  lanqi bench match --tc 2+0.02 --concurrency 2   # time losses at 2 games at once
   lanqi bench crowd                           # 1,000 players, a 256-player Swiss
   lanqi bench crowd --players 1000 --double   # 1,000, 2,000, ... until something breaks
 """
@@ -523,16 +524,30 @@ def _configure_match(sub: Any) -> None:
     )
     match.add_argument("--games", type=int, default=10, help="games, even (default 10)")
     match.add_argument(
-        "--nodes", type=int, default=1000, help="nodes per move (default 1000; not with --tc)"
+        "--nodes",
+        type=int,
+        default=None,
+        help="nodes per move (default 1000, gomoku 300; not with --tc)",
+    )
+    match.add_argument(
+        "--variant",
+        choices=("xiangqi", "gomoku"),
+        default="xiangqi",
+        help="gomoku: lanqi's built-in AI as a Gomocup brain (default xiangqi: Fairy-Stockfish)",
+    )
+    match.add_argument(
+        "--concurrency", type=int, default=1, help="games at once, for each runner (default 1)"
     )
     match.add_argument(
         "--tc", default=None, metavar="BASE+INC", help="a Fischer clock in seconds, e.g. 10+0.1"
     )
     match.add_argument(
-        "--engine", default="/usr/games/fairy-stockfish", help="the UCI engine (Fairy-Stockfish)"
+        "--engine",
+        default=None,
+        help="the engine (default /usr/games/fairy-stockfish; gomoku: the built-in AI's brain)",
     )
     match.add_argument(
-        "--openings", default="builtin:xiangqi", help="opening book (default builtin:xiangqi)"
+        "--openings", default=None, help="opening book (default builtin:xiangqi or builtin:gomoku)"
     )
 
 
@@ -541,12 +556,14 @@ def _run_match(args: argparse.Namespace) -> int:
     from lanqi.cli.common import print_table
 
     try:
-        config = MatchBenchConfig(
+        config = MatchBenchConfig.for_variant(
+            args.variant,
             games=args.games,
             nodes=args.nodes,
             tc=args.tc,
             engine=args.engine,
             openings=args.openings,
+            concurrency=args.concurrency,
         )
     except ValueError as exc:
         print(f"lanqi bench match: {exc}", file=sys.stderr)
@@ -558,7 +575,10 @@ def _run_match(args: argparse.Namespace) -> int:
         print(f"lanqi bench match: {exc}", file=sys.stderr)
         return 1
     headers, rows = format_rows(report)
-    title = f"lanqi bench match: {config.games} games at {config.limit}"
+    title = (
+        f"lanqi bench match: {config.games} {config.variant} games at {config.limit}, "
+        f"concurrency {config.concurrency}"
+    )
     print_table(headers, rows, title=title, right=range(1, len(headers)))
     for line in format_summary(report):
         print(line)

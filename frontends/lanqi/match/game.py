@@ -203,6 +203,10 @@ class MatchSeat(Bot):
         )
         return played
 
+    @property
+    def ponders(self) -> bool:
+        return self.inner.ponders
+
     def on_opponent_turn(self, state: SeatView) -> None:
         if not self.started or self.start_error is not None:
             return

@@ -577,6 +577,10 @@ class XiangqiEngine(Bot):
 
     # -- pondering --------------------------------------------------------------------
 
+    @property
+    def ponders(self) -> bool:
+        return self.ponder
+
     def on_opponent_turn(self, state: SeatView) -> None:
         """With ``ponder`` on, and the engine's last move on the board with a reply it
         expects: search the position after that reply on the opponent's time (``go
