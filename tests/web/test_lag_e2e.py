@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
 from tests.web.conftest import (
     Browser,
     WebServer,
@@ -21,6 +22,7 @@ from tests.web.conftest import (
 )
 
 from lanqi.protocol import MoveMade, decode_payload
+from lanqi.web.app import _think_ms
 
 
 def moves_stored(server: WebServer, game_id: str) -> list[MoveMade]:
@@ -59,3 +61,23 @@ def test_browser_moves_carry_their_thinking_and_get_their_lag_back(
     # windows, charged nothing) have no lag to give back, the others what they had
     assert [m.lag_ms for m in moved[:2]] == [0, 0]
     assert all(m.lag_ms is not None and m.lag_ms >= 0 for m in moved[2:])
+
+
+@pytest.mark.parametrize(
+    ("given", "passed_on"),
+    [
+        (None, None),
+        ("120", None),
+        (True, None),
+        (float("nan"), None),
+        (120, 120),
+        (120.6, 121),
+        (-5, 0),
+        (float("-inf"), 0),
+        (1e30, 24 * 3600 * 1000),
+    ],
+)
+def test_the_gateway_passes_on_a_number_of_ms_and_nothing_else(
+    given: object, passed_on: int | None
+) -> None:
+    assert _think_ms(given) == passed_on
