@@ -11,11 +11,14 @@ from lanqi.protocol import (
     DrawOffered,
     GameEnded,
     GameEvent,
+    MoveAccepted,
     MoveMade,
+    MoveRequest,
     PlayerJoined,
     Presence,
     TakenBack,
     TimeControl,
+    encode,
 )
 from lanqi.session import (
     ClockReading,
@@ -24,6 +27,7 @@ from lanqi.session import (
     Liveness,
     RefereeError,
     SessionSetup,
+    answer,
 )
 
 TOKENS = ["red-token", "black-token"]
@@ -490,3 +494,104 @@ def test_a_mark_keeps_the_first_move_window_used_before_a_crash() -> None:
         setup, [(e, 10_000.0) for e in log], 10_000.0, mark=dataclasses.replace(mark, at=10_000.0)
     )
     assert rebuilt.clock.waiting == 1 and rebuilt.next_deadline() == 10_500.0
+
+
+# ---------------------------------------------------------------- lag compensation
+
+#: 60 s: gain 600 ms, cap 1.8 s, quota 1.8 s at the start and 4.2 s at most
+MINUTE = TimeControl(kind="fischer", base_ms=60_000, first_move_ms=0)
+XIANGQI_MOVES = ["h2e2", "h9g7", "h0g2", "i9h9", "i0h0", "b9c7", "b2c2", "a9b9"]
+
+
+def moved_with(session: GameSession, ply: int, now: float, think_ms: int | None) -> MoveMade:
+    request = MoveRequest(
+        game_id="g1", token=TOKENS[ply % 2], ply=ply, move=XIANGQI_MOVES[ply], think_ms=think_ms
+    )
+    reply, events = answer(session, request, "peer", now)
+    assert isinstance(reply, MoveAccepted)
+    moved = events[-1]
+    assert isinstance(moved, MoveMade)
+    return moved
+
+
+def test_a_move_that_says_how_long_it_thought_is_charged_that() -> None:
+    session = make(tc=MINUTE)
+    # red's clock ran 500 ms, red thought 100: the other 400 were the network's
+    moved = moved_with(session, 0, 500.0, think_ms=100)
+    assert (moved.lag_ms, moved.left_ms) == (400, 59_900)
+    assert moved.clock.remaining_ms == [59_900, 60_000]
+    # without think_ms all the time the move took is charged, as before
+    moved = moved_with(session, 1, 1_000.0, think_ms=None)
+    assert (moved.lag_ms, moved.left_ms) == (None, 59_500)
+    assert "lag_ms" not in encode(moved)[0].decode("latin-1")  # the old bytes
+
+
+def test_a_client_claiming_a_huge_lag_gets_the_cap_then_a_gain_a_move() -> None:
+    session = make(tc=MINUTE)
+    now, got = 0.0, []
+    for ply in range(8):
+        now += 10_000.0  # each side takes 10 s a move and claims it thought none of it
+        moved = moved_with(session, ply, now, think_ms=0 if ply % 2 == 0 else None)
+        got.append(moved.lag_ms)
+    # red: the cap (the whole starting quota), then what one move gained; black said nothing
+    assert got == [1_800, None, 600, None, 600, None, 600, None]
+    assert session.clock.remaining(0, now) == 60_000 - 4 * 10_000 + 1_800 + 3 * 600
+    quota = session.lag_quotas[0]
+    assert quota is not None and quota.left_ms == 600
+    # the quota refills a gain a move (black's quota grew though it claimed nothing)
+    black = session.lag_quotas[1]
+    assert black is not None and black.left_ms == 1_800 + 4 * 600
+
+
+def test_a_restored_game_folds_the_quotas_from_its_moves() -> None:
+    session = make(tc=MINUTE)
+    fresh = GameSession(session.setup, now=0.0)
+    log: list[GameEvent] = [fresh.created_event(0.0)]
+    log += fresh.join(0, TOKENS[0], 0.0) + fresh.join(1, TOKENS[1], 0.0)
+    for ply, think in enumerate([0, 50, None, 0, 100]):
+        request = MoveRequest(
+            game_id="g1", token=TOKENS[ply % 2], ply=ply, move=XIANGQI_MOVES[ply], think_ms=think
+        )
+        log += answer(fresh, request, "peer", 3_000.0 * (ply + 1))[1]
+    rebuilt = GameSession.restore(fresh.setup, [(e, 20_000.0) for e in log], 20_000.0)
+    assert [q.left_ms for q in rebuilt.lag_quotas if q] == [
+        q.left_ms for q in fresh.lag_quotas if q
+    ]
+    assert rebuilt.reports_lag == fresh.reports_lag == [True, True]
+    assert rebuilt.state == fresh.state
+
+
+def test_a_seat_that_reports_its_thinking_flags_once_past_its_allowance() -> None:
+    session = make(tc=TimeControl(kind="fischer", base_ms=2_000, first_move_ms=0))
+    # 2 s: gain 300, cap and start 900
+    moved_with(session, 0, 1_000.0, think_ms=900)  # 100 back: red has 1_100 left
+    moved_with(session, 1, 1_500.0, think_ms=None)  # black never says: it flags at zero
+    deadline = session.next_deadline()
+    quota = session.lag_quotas[0]
+    assert quota is not None and quota.left_ms == 900 - 100 + 300
+    allowance = quota.allowance()
+    assert allowance == 900  # the cap
+    assert deadline == 1_500.0 + 1_100 + allowance
+    assert session.tick(1_500.0 + 1_100) == []  # red's clock shows 0, its move may be on its way
+    # a move thought in time, arriving late, is taken: its lag brings the time above zero
+    moved = moved_with(session, 2, 1_500.0 + 1_100 + 500, think_ms=1_000)
+    assert moved.lag_ms == 600 and moved.left_ms == 100
+    # black said nothing: its flag falls at zero on the referee's timer
+    black_flag = session.next_deadline()
+    assert black_flag == 3_100.0 + 1_500
+    assert ended(session.tick(black_flag)).termination == "timeout"
+
+
+def test_a_move_whose_lag_does_not_cover_its_overrun_loses_on_time() -> None:
+    session = make(tc=TimeControl(kind="fischer", base_ms=2_000, first_move_ms=0))
+    with pytest.raises(GameEndedError) as info:
+        # red thought 2.5 s of its 2 s: the 100 ms of lag it had does not save it
+        session.move(TOKENS[0], 0, "h2e2", 2_600.0, think_ms=2_500)
+    assert info.value.code == "timeout"
+    assert ended(info.value.events).termination == "timeout"
+
+
+def test_a_first_move_in_its_window_has_no_lag_to_give_back() -> None:
+    session = make(tc=WINDOW)
+    moved = moved_with(session, 0, 1_500.0, think_ms=0)
+    assert moved.lag_ms == 0 and moved.left_ms == 60_000

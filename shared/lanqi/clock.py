@@ -37,6 +37,30 @@ referee.  With ``first_move_ms`` 0 the clock of the side to move runs from the s
 (1, 25000.0)
 >>> late.missed_first_move(now=25_000.0)
 1
+
+Lag compensation: a move is charged the time its player thought, not the time the
+network took.  The referee works out a move's lag (see :mod:`lanqi.session`) and
+credits it back through the seat's :class:`LagQuota`, whose :class:`LagRules` come
+from the time control: each move may get back at most ``cap_ms`` and at most what
+the quota holds; the quota starts at ``start_ms``, gains ``gain_ms`` after every
+move of the seat (less what that move was credited) and never holds more than
+``max_ms``.  So a client that claims a huge lag gets the cap once and then
+``gain_ms`` a move: never more than that over the game.
+
+>>> rules = LagRules.for_time_control("fischer", base_ms=60_000, increment_ms=0)
+>>> rules
+LagRules(gain_ms=600, cap_ms=1800, start_ms=1800, max_ms=4200)
+>>> quota = LagQuota(rules)
+>>> quota.credit(300), quota.left_ms   # 300 ms of lag back; 1800 - 300 + 600
+(300, 2100)
+>>> quota.credit(60_000), quota.left_ms  # a huge claim gets the cap
+(1800, 900)
+>>> quota.credit(60_000), quota.left_ms  # and then what the quota holds
+(900, 600)
+>>> lagged = GameClock("fischer", base_ms=60_000)
+>>> lagged.start(seat=0, now=0.0)
+>>> lagged.press(seat=0, now=500.0, credit_ms=300)  # charged 200 ms
+59800.0
 """
 
 from __future__ import annotations
@@ -50,10 +74,23 @@ __all__ = [
     "ClockError",
     "ClockState",
     "GameClock",
+    "LagQuota",
+    "LagRules",
     "awaits_first_move",
 ]
 
 CLOCK_KINDS = ("none", "fischer", "per_move")
+#: lag compensation: the moves a game is taken to last when its quota is sized
+LAG_GAME_MOVES = 40
+#: ... the quota's gain per move is this share of that game time ...
+LAG_GAIN_SHARE = 0.01
+#: ... and never less nor more than these (ms)
+LAG_GAIN_MIN_MS = 300
+LAG_GAIN_MAX_MS = 1_000
+#: one move's credit at most, and the quota at the start and at most, in gains
+LAG_CAP_GAINS = 3
+LAG_START_GAINS = 3
+LAG_MAX_GAINS = 7
 #: the shortest first-move window (a smaller one is a mistake, such as seconds for ms)
 MIN_FIRST_MOVE_MS = 1_000
 
@@ -202,15 +239,24 @@ class GameClock:
             return None
         return self._since + self._remaining[self._running]
 
-    def press(self, seat: int, now: float, *, first_move_next: bool = False) -> float:
+    def running_for(self, now: float) -> float:
+        """How long the running clock has run this turn at ``now`` (0 if none runs)."""
+        return max(0.0, now - self._since) if self._running is not None else 0.0
+
+    def press(
+        self, seat: int, now: float, *, first_move_next: bool = False, credit_ms: float = 0.0
+    ) -> float:
         """``seat`` has moved at ``now``: charge it (nothing in its first-move
-        window), add its increment, and begin the other's turn (its first move if
-        ``first_move_next``, see :meth:`begin_turn`).
+        window) less ``credit_ms`` (its lag given back, never more than its clock
+        ran this turn), add its increment, and begin the other's turn (its first
+        move if ``first_move_next``, see :meth:`begin_turn`).
 
         Returns the mover's time left.  The caller checks :meth:`flagged` and
         :meth:`missed_first_move` first: a move after either is not accepted.
         """
+        credit = min(max(0.0, credit_ms), self.running_for(now)) if self._running == seat else 0.0
         self.stop(now)
+        self._remaining[seat] += credit
         if self.kind == "fischer":
             self._remaining[seat] += self.increments_ms[seat]
         elif self.kind == "per_move":
@@ -254,3 +300,55 @@ def _check_odds(name: str, values: Sequence[int], kind: str, wanted: str, *, lea
     if kind != wanted or len(values) != 2 or min(values) < least:
         bound = "> 0" if least else ">= 0"
         raise ClockError(f"time odds ({name}) need a {wanted} clock and two times {bound}")
+
+
+@dataclass(frozen=True, slots=True)
+class LagRules:
+    """A seat's lag compensation figures (ms): see the module.
+
+    ``gain_ms``: what the quota gains after each move (1 % of the game time
+    ``base + 40 x increment``, or ``40 x per_move``, within 300 ms - 1 s);
+    ``cap_ms``: the most one move gets back; ``start_ms``/``max_ms``: the quota at
+    the start and at most (3, 3 and 7 gains)."""
+
+    gain_ms: int
+    cap_ms: int
+    start_ms: int
+    max_ms: int
+
+    @classmethod
+    def for_time_control(
+        cls, kind: str, *, base_ms: int = 0, increment_ms: int = 0, per_move_ms: int = 0
+    ) -> LagRules | None:
+        """The figures for one seat's clock (None untimed: nothing is charged)."""
+        if kind == "fischer":
+            game_ms = base_ms + LAG_GAME_MOVES * increment_ms
+        elif kind == "per_move":
+            game_ms = LAG_GAME_MOVES * per_move_ms
+        else:
+            return None
+        gain = round(min(LAG_GAIN_MAX_MS, max(LAG_GAIN_MIN_MS, game_ms * LAG_GAIN_SHARE)))
+        return cls(gain, LAG_CAP_GAINS * gain, LAG_START_GAINS * gain, LAG_MAX_GAINS * gain)
+
+
+class LagQuota:
+    """One seat's lag quota (ms): what its moves may still get back (see the module)."""
+
+    def __init__(self, rules: LagRules) -> None:
+        self.rules = rules
+        self.left_ms = rules.start_ms
+
+    def allowance(self) -> int:
+        """The most the next move may get back."""
+        return max(0, min(self.rules.cap_ms, self.left_ms))
+
+    def credit(self, lag_ms: float) -> int:
+        """A move with ``lag_ms`` of lag is made: what it gets back (whole ms)."""
+        credit = round(min(max(0.0, lag_ms), self.allowance()))
+        self.settle(credit)
+        return credit
+
+    def settle(self, credit_ms: int) -> None:
+        """A move was made and got ``credit_ms`` back (a move replayed from the log,
+        or one with nothing to credit: 0): the quota pays it and gains."""
+        self.left_ms = min(self.rules.max_ms, self.left_ms - credit_ms + self.rules.gain_ms)

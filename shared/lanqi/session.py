@@ -10,6 +10,15 @@ events through the same reducer; the rules object and the running clock are then
 set from the state (the session keeps them in step with it, live).
 
 Times: ``now`` is monotonic milliseconds, passed in by the service.
+
+Lag compensation: a move whose request says how long its player thought
+(``think_ms``) is charged that, not the time it took: the rest - the time the
+clock ran this turn less ``think_ms``, the network's lag - is given back within the
+seat's :class:`~lanqi.clock.LagQuota` and recorded on the move (``lag_ms``), so a
+restored game's quotas are folded from its moves.  A seat whose last move said how
+long it thought is flagged only once its clock is past zero by more than its quota
+would give back (a move on its way is not lost on time); a seat that never says is
+charged and flagged as before.
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lanqi.clock import ClockError, GameClock, awaits_first_move
+from lanqi.clock import ClockError, GameClock, LagQuota, LagRules, awaits_first_move
 from lanqi.games.base import (
     AmbiguousMoveError,
     Game,
@@ -197,6 +206,15 @@ def _make_game(variant: str, options: dict[str, Any], start_fen: str | None) -> 
     return create_game(variant, **opts)
 
 
+def _lag_quota(tc: TimeControl, seat: int) -> LagQuota | None:
+    """Seat ``seat``'s lag quota (None untimed)."""
+    own = tc.for_seat(seat)
+    rules = LagRules.for_time_control(
+        own.kind, base_ms=own.base_ms, increment_ms=own.increment_ms, per_move_ms=own.per_move_ms
+    )
+    return None if rules is None else LagQuota(rules)
+
+
 def _make_clock(tc: TimeControl) -> GameClock:
     return GameClock(
         tc.kind,
@@ -243,6 +261,10 @@ class GameSession:
             clock=self.clock_info(now),
         )
         self._chat: dict[str, _ChatMeter] = {}
+        #: each seat's lag quota (None untimed), and whether its last move said how
+        #: long it thought (``think_ms``): only then does a flag wait for its quota
+        self.lag_quotas = [_lag_quota(setup.time_control, seat) for seat in (0, 1)]
+        self.reports_lag = [False, False]
 
     @classmethod
     def restore(
@@ -272,6 +294,8 @@ class GameSession:
         for event, at in events:
             before = state.clock
             state = apply(state, event)
+            if isinstance(event, MoveMade):
+                session._lag_settled(event.seat, event.lag_ms)
             if state.clock is not before:  # a new reading: the clock runs from here
                 since = at
                 set_at_seq = state.seq
@@ -444,11 +468,15 @@ class GameSession:
 
     # ------------------------------------------------------------ moves
 
-    def move(self, token: str, ply: int, text: str, now: float) -> tuple[int, str, list[GameEvent]]:
+    def move(
+        self, token: str, ply: int, text: str, now: float, think_ms: int | None = None
+    ) -> tuple[int, str, list[GameEvent]]:
         """Play a move; returns (seq of its event, wire move, events).
 
-        A retry of the move already accepted for ``ply`` returns the same answer
-        and no events.
+        ``think_ms``: how long the player thought, as its client measured it (None:
+        not said); the rest of the time the move took is its lag, given back within
+        the seat's lag quota (see the module).  A retry of the move already accepted
+        for ``ply`` returns the same answer and no events.
         """
         seat = self.seat_of(token)
         state = self.state
@@ -463,8 +491,11 @@ class GameSession:
             )
         if seat != self.game.seat_to_move:
             raise RefereeError("not_your_turn", "it is your opponent's turn")
+        lag = self._lag(seat, now, think_ms)
+        quota = self.lag_quotas[seat]
+        may_get = 0 if lag is None or quota is None else min(lag, quota.allowance())
         flagged = self.clock.flagged(now)
-        if flagged is not None:
+        if flagged is not None and self.clock.remaining(flagged, now) + may_get <= 0:
             events = self.seen(seat, now)
             self._end_on_time(flagged, now, events)
             raise GameEndedError("timeout", "your time ran out before the move arrived", events)
@@ -485,8 +516,16 @@ class GameSession:
         # Every check passed: only now may the request change anything (seq included).
         events = self.seen(seat, now)
         human = self.game.move_text(move)
-        left = round(max(0.0, self.clock.remaining(seat, now))) if self.clock.timed else None
-        self.clock.press(seat, now, first_move_next=awaits_first_move(self.game.ply + 1))
+        credit = None if lag is None or quota is None else quota.credit(lag)
+        if credit is None and quota is not None:
+            quota.settle(0)  # the quota gains after every move of the seat
+        self.reports_lag[seat] = credit is not None
+        left = None
+        if self.clock.timed:
+            left = round(max(0.0, self.clock.remaining(seat, now) + (credit or 0)))
+        self.clock.press(
+            seat, now, first_move_next=awaits_first_move(self.game.ply + 1), credit_ms=credit or 0
+        )
         self.game.push(move)
         wire = str(move)
         moved = MoveMade(
@@ -499,12 +538,44 @@ class GameSession:
             fen=self.game.fen(),
             clock=self.clock_info(now),
             left_ms=left,
+            lag_ms=credit,
         )
         self._emit(moved, events)
         outcome = self.game.outcome()
         if outcome is not None:
             self._end(outcome, now, events)
         return moved.seq, wire, events
+
+    def _lag(self, seat: int, now: float, think_ms: int | None) -> float | None:
+        """The lag of ``seat``'s move arriving at ``now`` that thought ``think_ms``:
+        the time its clock ran this turn less that (0 if its clock did not run: a
+        first move); None if the move did not say how long it thought."""
+        if think_ms is None:
+            return None
+        if self.clock.running != seat:
+            return 0.0
+        return max(0.0, self.clock.running_for(now) - think_ms)
+
+    def _lag_settled(self, seat: int, credit: int | None) -> None:
+        """A stored move of ``seat`` got ``credit`` back (None: it did not say how
+        long it thought): its quota as it was after the move, live."""
+        quota = self.lag_quotas[seat]
+        if quota is not None:
+            quota.settle(credit or 0)
+        self.reports_lag[seat] = credit is not None
+
+    def _grace(self, seat: int) -> int:
+        """How far past zero ``seat``'s clock may run before it flags: what its quota
+        would give back, if its last move said how long it thought."""
+        quota = self.lag_quotas[seat]
+        return quota.allowance() if quota is not None and self.reports_lag[seat] else 0
+
+    def _flagged(self, now: float) -> int | None:
+        """The seat whose time ran out at ``now``, its lag grace counted."""
+        seat = self.clock.flagged(now)
+        if seat is None or self.clock.remaining(seat, now) + self._grace(seat) > 0:
+            return None
+        return seat
 
     def _retry(self, seat: int, ply: int, text: str) -> tuple[int, str, list[GameEvent]]:
         moves = self.state.moves
@@ -732,9 +803,13 @@ class GameSession:
             return None
         times = []
         if self.state.status == "active":
-            for deadline in (self.clock.flag_deadline(), self.clock.window_deadline()):
-                if deadline is not None:
-                    times.append(deadline)
+            flag = self.clock.flag_deadline()
+            running = self.clock.running
+            if flag is not None and running is not None:
+                times.append(flag + self._grace(running))
+            window = self.clock.window_deadline()
+            if window is not None:
+                times.append(window)
         for index, seat in enumerate(self.seats):
             if self.state.connected[index]:
                 times.append(seat.last_seen + self.liveness.disconnect_after_ms)
@@ -755,7 +830,7 @@ class GameSession:
             return []
         events: list[GameEvent] = []
         if self.state.status == "active":
-            flagged = self.clock.flagged(now)
+            flagged = self._flagged(now)
             if flagged is not None:
                 self._end_on_time(flagged, now, events)
                 return events
@@ -848,7 +923,9 @@ def _join(session: GameSession, request: Join, sender: str, now: float) -> _Answ
 
 
 def _move(session: GameSession, request: MoveRequest, sender: str, now: float) -> _Answer:
-    seq, wire, events = session.move(request.token, request.ply, request.move, now)
+    seq, wire, events = session.move(
+        request.token, request.ply, request.move, now, request.think_ms
+    )
     reply = MoveAccepted(
         re=request.id, game_id=session.game_id, ply=request.ply, move=wire, seq=seq
     )

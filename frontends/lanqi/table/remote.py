@@ -11,6 +11,12 @@ A snapshot the connection takes by itself (a gap, a quiet spell, the referee bac
 comes as an ``Answered(Sync(...), Snapshot(...))`` too: the state starts again
 from it.  :attr:`RemoteTable.state` is the game as of the last news polled, so
 what :meth:`poll` returned and the state always agree.
+
+Lag: a seated table notes, on the connection's loop, the moment the news that its
+turn has come arrives; a ``move`` it sends for that turn without ``think_ms`` gets
+the time from then to its sending filled in, so the referee charges the player's
+thinking and gives back the network's share (docs/protocol.md#lag-compensation).
+``report_think = False`` sends moves as they are (the time they take is charged).
 """
 
 from __future__ import annotations
@@ -18,11 +24,22 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import threading
+import time
 from collections import deque
 from typing import TYPE_CHECKING
 
 from lanqi.gamestate import GameState
-from lanqi.protocol import ErrorCode, ErrorReply, GameEvent, Join, Reply, Request, Snapshot, Sync
+from lanqi.protocol import (
+    ErrorCode,
+    ErrorReply,
+    GameEvent,
+    Join,
+    MoveRequest,
+    Reply,
+    Request,
+    Snapshot,
+    Sync,
+)
 from lanqi.table.port import Answered, LinkChanged, TableNews
 
 if TYPE_CHECKING:
@@ -58,6 +75,12 @@ class RemoteTable:
         self._started = False
         #: requests sent through this table and not answered yet, by id
         self.unanswered: dict[int, Request] = {}
+        #: fill in a move's ``think_ms`` (see the module)
+        self.report_think = True
+        #: the ply of this seat's latest turn and when (monotonic s) the news of it came
+        self._turn: tuple[int, float] | None = None
+        if feed.state is not None:
+            self._note_turn(feed.state)
         feed.listeners.append(self._on_feed)
         feed.referee.on_link.append(self._on_link)
 
@@ -113,6 +136,13 @@ class RemoteTable:
     def quiet(self, seconds: float | None) -> None:
         self._feed.quiet = seconds
 
+    @property
+    def turn_began(self) -> float | None:
+        """When (``time.monotonic()`` seconds) the news that this seat's current or
+        latest turn had come arrived: a move's ``think_ms`` is counted from it."""
+        turn = self._turn
+        return None if turn is None else turn[1]
+
     def wake(self) -> None:
         """Make :meth:`block` return now (from any thread): something else is ready."""
         self._wake.set()
@@ -127,10 +157,28 @@ class RemoteTable:
         conn.loop.call_soon_threadsafe(self._send, request)
         return request_id
 
+    def _note_turn(self, state: GameState) -> None:
+        """On the loop: news of ``state`` came now; note when this seat's turn began."""
+        mine = self._seat is not None and state.to_move == self._seat
+        if mine and state.status == "active" and (self._turn is None or self._turn[0] != state.ply):
+            self._turn = (state.ply, time.monotonic())
+
     def _send(self, request: Request) -> None:
-        """On the loop: send it; its answer becomes news."""
+        """On the loop: send it (a move with how long its player thought, see the
+        module); its answer becomes news."""
         if self._closed:
             return
+        turn = self._turn
+        if (
+            isinstance(request, MoveRequest)
+            and request.think_ms is None
+            and self.report_think
+            and turn is not None
+            and turn[0] == request.ply
+        ):
+            think = round((time.monotonic() - turn[1]) * 1000)
+            request = dataclasses.replace(request, think_ms=think)
+            self.unanswered[request.id] = request
         referee = self._feed.referee
         _, future = referee.send(request, keep_id=True)
         if getattr(request, "token", None):
@@ -148,9 +196,12 @@ class RemoteTable:
             reply = future.result()
         if isinstance(reply, Snapshot) and isinstance(request, Sync | Join):
             self._feed.take(request, reply, asker=self._on_feed)
+        if self._feed.state is not None:
+            self._note_turn(self._feed.state)
         self._put(Answered(request, reply), self._feed.state)
 
     def _on_feed(self, news: GameEvent | tuple[Sync, Snapshot], state: GameState) -> None:
+        self._note_turn(state)
         if isinstance(news, tuple):
             request, snapshot = news
             self._put(Answered(request, snapshot), state)

@@ -15,6 +15,7 @@ import importlib
 import importlib.util
 import json
 import logging
+import math
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, cast, get_args
@@ -330,9 +331,16 @@ class Tab:
         return self.feed.game_id
 
     async def do_move(self, message: dict[str, Any]) -> dict[str, Any]:
+        """A move; its ``think_ms`` (how long the player thought, as the page measured
+        it from the state that gave it the turn) goes on to the referee, which gives
+        back the rest - the lag of both links - within the seat's quota."""
         game_id, move, ply = self._game(), str(message["move"]), int(message["ply"])
+        think = _think_ms(message.get("think_ms"))
         reply = await self._me().seat_request(
-            game_id, lambda token: MoveRequest(game_id=game_id, token=token, ply=ply, move=move)
+            game_id,
+            lambda token: MoveRequest(
+                game_id=game_id, token=token, ply=ply, move=move, think_ms=think
+            ),
         )
         return self._reply(reply)
 
@@ -388,6 +396,18 @@ class Tab:
         reply = await player.call(Challenge(to=opponent, seek=seek))
         self._reply(reply)
         return {"challenge_id": getattr(reply, "challenge_id", None)}
+
+
+#: the longest think a page may report (the protocol's limit of ``think_ms``)
+MAX_THINK_MS = 24 * 3600 * 1000
+
+
+def _think_ms(value: object) -> int | None:
+    """A page's ``think_ms``: whole milliseconds within the protocol's range, or
+    None (not given, or not a number: the move is charged all it took)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        return None
+    return round(min(max(value, 0), MAX_THINK_MS))
 
 
 def _seek(data: dict[str, Any]) -> Seek:

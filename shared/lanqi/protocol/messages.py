@@ -407,13 +407,22 @@ class MoveRequest(Request):
     """Play ``move`` in the variant's wire notation (ICCS ``h2e2``, gomoku ``h8``)
     as ply number ``ply`` (0 for the first move of the game); xiangqi WXF and Chinese
     are still taken for this release (docs/protocol.md#move).  A retry of an accepted
-    move gets the same answer; a move for any other ply is refused as ``stale_move``."""
+    move gets the same answer; a move for any other ply is refused as ``stale_move``.
+
+    ``think_ms`` (optional): how long the player thought, as the client measured
+    it - from the moment it learned the turn was its own to the moment it sent the
+    move.  The referee gives back the rest of the time the move took, the network's
+    lag, within the seat's lag quota (docs/protocol.md#lag-compensation); without
+    it the move is charged all the time it took."""
 
     T = "move"
     game_id: str = field(metadata=ID)
     token: str = field(metadata=TOKEN)
     ply: int = field(metadata=limit(max_value=MAX_MOVES))
     move: str = field(metadata=MOVE_TEXT)
+    think_ms: int | None = field(
+        default=None, metadata=limit(max_value=24 * 3600 * 1000, omit_empty=True)
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -677,7 +686,9 @@ class Presence(GameEvent):
 class MoveMade(GameEvent):
     """``move`` in the wire notation (ICCS / ``h8``), ``text`` in the human one (WXF).
     ``clock`` reads after the move (increment added, a per-move clock reset);
-    ``left_ms`` is the mover's time left when the move arrived (None untimed)."""
+    ``left_ms`` is the mover's time left when the move arrived (None untimed), its
+    lag given back; ``lag_ms`` is that lag compensation: what the move got back (0
+    or more) when its request carried ``think_ms``, None when it did not."""
 
     T = "moved"
     ply: int
@@ -687,6 +698,9 @@ class MoveMade(GameEvent):
     fen: str = field(metadata=FEN)
     clock: ClockInfo = field(default_factory=ClockInfo)
     left_ms: int | None = field(default=None, metadata=limit(max_value=24 * 3600 * 1000))
+    lag_ms: int | None = field(
+        default=None, metadata=limit(max_value=24 * 3600 * 1000, omit_empty=True)
+    )
 
 
 @register

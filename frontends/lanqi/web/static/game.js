@@ -10,6 +10,11 @@ let link = null;
 let view = null;
 let seat = null;
 let receivedAt = 0;
+// The ply of this seat's latest turn and when its state came (performance.now()): a move
+// says how long the player thought (think_ms), and the referee gives back the rest - the
+// lag of the links - within the seat's quota (docs/protocol.md#lag-compensation).
+let turnPly = null;
+let turnSince = 0;
 let selected = null;
 let premove = null;
 let reviewPly = null; // null: live
@@ -46,7 +51,9 @@ function pieceAt(square) {
 async function play(move) {
   selected = null;
   const sent = view;
-  const answer = await link.request({ t: "move", move, ply: sent.ply });
+  const request = { t: "move", move, ply: sent.ply };
+  if (turnPly === sent.ply) request.think_ms = Math.round(performance.now() - turnSince);
+  const answer = await link.request(request);
   if (!answer.ok) note(tr("lobby.refused", { why: refusal(answer) }));
   render();
 }
@@ -300,10 +307,19 @@ async function action(what) {
   if (!answer.ok) note(tr("lobby.refused", { why: refusal(answer) }));
 }
 
+// The state shown since receivedAt gives this seat a new turn: its thinking starts then.
+function noteTurn() {
+  if (myTurn() && view.ply !== turnPly) {
+    turnPly = view.ply;
+    turnSince = receivedAt;
+  }
+}
+
 function onState(message) {
   const before = view;
   view = message.view;
   receivedAt = performance.now() - (message.age_ms || 0);
+  noteTurn();
   if (before) {
     const name = soundFor(before, view);
     if (name) sound(name);
@@ -326,6 +342,7 @@ function onMessage(message) {
   if (message.t === "state") onState(message);
   else if (message.t === "seat") {
     seat = message.seat;
+    noteTurn();
     render();
   } else if (message.t === "rating") {
     rating = message;
