@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from lanqi.cli.servers import (
+    add_limit_flags,
     add_network_flags,
     add_security_flags,
     announce,
@@ -16,6 +17,7 @@ from lanqi.cli.servers import (
     key_line,
     listen_host,
     on_signals,
+    parse_limits,
 )
 from lanqi.cli.web import add_web_flags, ready_line
 from lanqi.protocol.endpoints import (
@@ -34,6 +36,7 @@ EXAMPLES = """examples:
   lanqi serve --lan                             # for the LAN: announced, players find it
   lanqi serve --lan --name "Club night"         # ...under the event's name
   lanqi serve --port 6599 --pub-port 6600 --referee-port 6601 --referee-pub-port 6602
+  lanqi serve --lan --limit chat_per_address=40 --limit connections_per_address=128
   lanqi serve --lan --web-port 80               # the browser pages on port 80 (--no-web: none)
 """
 
@@ -85,6 +88,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=60.0,
         help="seconds a disconnected player may stay away before losing (default 60)",
     )
+    add_limit_flags(parser)
     add_web_flags(parser, port_flag="--web-port")
     parser.add_argument("--no-web", action="store_true", help="no web pages (no browser gateway)")
 
@@ -94,6 +98,9 @@ def run(args: argparse.Namespace) -> int:
     from lanqi.server.embedded import EmbeddedServer
     from lanqi.session import Liveness
 
+    limits = parse_limits(args, "serve")
+    if limits is None:
+        return 2
     folder = data_dir(args.data_dir)
     key = director_key(folder, args.director_key)
     host = listen_host(args)
@@ -113,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
         referee_key_port=args.referee_key_port,
         name=args.name or "",
         trusted_addresses=tuple(args.trust_address),
+        limits=limits,
     )
     try:
         server.start()
