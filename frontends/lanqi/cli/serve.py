@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from lanqi.server.embedded import EmbeddedServer
     from lanqi.web.server import GatewayThread
 
+#: the longest one service's loop holds the GIL while the other's waits for it
+SWITCH_INTERVAL_S = 0.0005
+
 EXAMPLES = """examples:
   lanqi serve                                   # this machine only, ports 5050-5053
   lanqi serve --lan                             # for the LAN: announced, players find it
@@ -101,6 +104,10 @@ def run(args: argparse.Namespace) -> int:
     limits = parse_limits(args, "serve")
     if limits is None:
         return 2
+    # The referee's and the matchmaker's loops share this process's GIL: a loop that
+    # wants it waits up to the switch interval (5 ms by default, ten move round trips)
+    # while the other works, as when it refuses a flood.  A shorter turn bounds that.
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     folder = data_dir(args.data_dir)
     key = director_key(folder, args.director_key)
     host = listen_host(args)

@@ -405,6 +405,8 @@ class MatchmakerService:
             for cap in self.caps:
                 if cap.monitor in ready:
                     cap.handle()
+                else:
+                    cap.tick()
             if self.router in ready:
                 self._drain_clients()
             if keys.socket in ready:

@@ -320,6 +320,8 @@ class RefereeService:
             for cap in self.caps:
                 if cap.monitor in ready:
                     cap.handle()
+                else:
+                    cap.tick()
             if self.router in ready:
                 self.handle_ready()
             if keys.socket in ready:

@@ -23,12 +23,15 @@ ValueError: unknown limit 'chat'; one of: claim_tries_per_name, ...
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import dataclasses
 import logging
 import math
 import os
+import random
 import socket as stdsocket
+import time
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +50,14 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+#: monitor events a service's loop reads (and held connections it shuts) per turn:
+#: then its requests have their turn
+MONITOR_BATCH = 16
+#: how long a connection over the cap is held before it is shut, and how many are held
+HOLD_S = 5.0
+HOLD_MOST = 1024
+#: how often the counted descriptors are checked against their connections
+CHECK_EVERY_S = 1.0
 #: this machine: the web gateway and the director's tools, many people behind one address
 LOCAL_ADDRESSES = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
 
@@ -151,12 +162,17 @@ class ConnectionCap:
     (``EVENT_ACCEPTED``) and its end (``EVENT_DISCONNECTED``).  :meth:`handle`,
     called when :attr:`monitor` is readable, reads the peer's address of each new
     connection; one over its address's cap is shut down (``shutdown(2)`` on the
-    descriptor: ZeroMQ sees the connection end and closes it itself), before it costs
-    more than its accept.  Trusted addresses are not counted.
+    descriptor: ZeroMQ sees the connection end and closes it itself) after HOLD_S to
+    twice that, not at once: a flood that opens again each connection shut would make the server
+    accept and close as fast as it can (on this 2-core machine that took the game's
+    p99 from 0.6 to 5-30 ms); held, each costs a descriptor for HOLD_S and the flood
+    runs at its number of connections per HOLD_S.  At most HOLD_MOST are held per
+    socket; more are shut at once.  Trusted addresses are not counted.
 
     The events arrive a moment after the fact: a descriptor closed and reused in
     between is counted for its new connection, and its old end then uncounts it; the
-    counts come right again with the next events.
+    counts come right again with the next events, and every CHECK_EVERY_S the counted
+    descriptors are checked against the peers they were counted for.
     """
 
     def __init__(
@@ -164,54 +180,97 @@ class ConnectionCap:
     ) -> None:
         self.most = most
         self.trusted = frozenset(trusted)
-        self.monitor: zmq.Socket[Any] = socket.get_monitor_socket(
-            zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED
-        )
+        # the monitor's own queue is unbounded (RCVHWM 0 before connecting): a dropped
+        # event would leave a connection uncounted, or counted after its end
+        address = f"inproc://lanqi-monitor-{id(self):x}"
+        socket.monitor(address, zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
+        self.monitor: zmq.Socket[Any] = socket.context.socket(zmq.PAIR)
         self.monitor.setsockopt(zmq.LINGER, 0)
+        self.monitor.setsockopt(zmq.RCVHWM, 0)
+        self.monitor.connect(address)
         self._socket = socket
-        self._by_fd: dict[int, str] = {}
+        #: each counted connection's descriptor -> its peer (address, port)
+        self._by_fd: dict[int, tuple[str, int]] = {}
+        self._next_check = 0.0
+        #: connections over the cap, shut when their time is up: (when, fd, peer)
+        self._held: list[tuple[float, int, tuple[str, int]]] = []
         #: connections open, per limited address
         self.open: Counter[str] = Counter()
         #: connections shut for being over the cap, per address
         self.refused: Counter[str] = Counter()
 
     def handle(self) -> None:
-        """Read the monitor's waiting events (never blocks)."""
-        while True:
+        """Read up to MONITOR_BATCH waiting events (never blocks): a burst of
+        connections waits for the next turn of the loop, not the requests."""
+        for _ in range(MONITOR_BATCH):
             try:
                 event = recv_monitor_message(self.monitor, zmq.NOBLOCK)
             except zmq.Again:
-                return
+                break
             fd = int(event["value"])
             if event["event"] == zmq.EVENT_ACCEPTED:
                 self._accepted(fd)
             else:
-                address = self._by_fd.pop(fd, None)
-                if address is not None:
-                    self.open[address] -= 1
-                    if self.open[address] <= 0:
-                        del self.open[address]
+                self._forget(fd)
+        self.tick()
+
+    def tick(self) -> None:
+        """Shut the held connections whose time is up; check the counts now and then
+        (on every turn of the service's loop)."""
+        now = time.monotonic()
+        for _ in range(MONITOR_BATCH):
+            if not self._held or self._held[0][0] > now:
+                break
+            _, fd, peer = self._held.pop(0)
+            if _peer(fd) != peer:
+                continue  # it ended already (and its descriptor may be another's)
+            with contextlib.suppress(OSError), stdsocket.socket(fileno=os.dup(fd)) as conn:
+                conn.shutdown(stdsocket.SHUT_RDWR)
+        if now >= self._next_check:
+            self._check()
+
+    def _forget(self, fd: int) -> None:
+        peer = self._by_fd.pop(fd, None)
+        if peer is not None:
+            self.open[peer[0]] -= 1
+            if self.open[peer[0]] <= 0:
+                del self.open[peer[0]]
+
+    def _check(self) -> None:
+        """Uncount the descriptors that are no longer the connection counted (an end
+        whose event came before its descriptor's reuse was read)."""
+        self._next_check = time.monotonic() + CHECK_EVERY_S
+        for fd, peer in list(self._by_fd.items()):
+            if _peer(fd) != peer:
+                self._forget(fd)
 
     def _accepted(self, fd: int) -> None:
+        if fd in self._by_fd:  # reused before the end of the last one was read
+            self._forget(fd)
         try:
-            peer = stdsocket.socket(fileno=os.dup(fd))
+            conn = stdsocket.socket(fileno=os.dup(fd))
         except OSError:  # already closed again
             return
-        with peer:
+        with conn:
             try:
-                address = str(peer.getpeername()[0])
+                peer = conn.getpeername()
             except OSError:
                 return
+            address = str(peer[0])
             if address in self.trusted or self.most <= 0:
                 return
             if self.open[address] < self.most:
-                self._by_fd[fd] = address
+                self._by_fd[fd] = (address, int(peer[1]))
                 self.open[address] += 1
                 return
-            try:
-                peer.shutdown(stdsocket.SHUT_RDWR)
-            except OSError:
-                return
+            if len(self._held) >= HOLD_MOST:
+                with contextlib.suppress(OSError):
+                    conn.shutdown(stdsocket.SHUT_RDWR)
+            else:
+                # spread over HOLD_S..2*HOLD_S: a flood's connections, accepted in a burst,
+                # are not shut (and opened again) in one burst each time
+                due = time.monotonic() + HOLD_S * (1.0 + random.random())
+                bisect.insort(self._held, (due, fd, (address, int(peer[1]))))
         if not self.refused[address]:
             log.warning(
                 "%s holds %d connections, the most one address may (--limit"
@@ -223,6 +282,16 @@ class ConnectionCap:
         self.refused[address] += 1
 
     def close(self) -> None:
+        self.monitor.close(linger=0)
         with contextlib.suppress(zmq.ZMQError):  # the socket is closed already
             self._socket.disable_monitor()
-        self.monitor.close(linger=0)
+
+
+def _peer(fd: int) -> tuple[str, int] | None:
+    """The peer of the connection on descriptor ``fd`` (None: none now)."""
+    try:
+        with stdsocket.socket(fileno=os.dup(fd)) as conn:
+            peer = conn.getpeername()
+    except OSError:
+        return None
+    return (str(peer[0]), int(peer[1]))
