@@ -15,8 +15,9 @@ The game to attack (chat, slow) is a line on stdin, and each next line a next ga
   the ports, held open, each one the server closes opened again; at the end, after
   no more closes for QUIET_S, how many each port still holds.
 - ``slow SOURCE REFEREE KEY PUB``: a client that never reads: it asks for the
-  game's snapshot (``sync``) again and again and subscribes to every game event, and
-  reads none of it until the end; then it counts the answers that reached it.
+  game's snapshot (``sync``) SLOW_READY times at once, then SLOW_RATE times a second,
+  subscribes to every game event, and reads none of it until the end; then it counts
+  the answers that reached it.
 """
 
 from __future__ import annotations
@@ -41,10 +42,11 @@ TIMEOUT_MS = 10_000
 CHAT_PER_CONNECTION = 4
 #: the server holds a connection over the cap up to 2 * HOLD_S before it shuts it
 QUIET_S = 12.0
-#: snapshots the slow client asks for per second, and how many before it is ready:
-#: more than the server's send queue for it (1,000) and the sockets' buffers hold
-SLOW_RATE = 2_000
+#: snapshots the slow client asks for at once before it is ready (more than the
+#: server's send queue for it, 1,000, and the sockets' buffers hold), then per second:
+#: a client whose queue is full all along, not a flood of requests
 SLOW_READY = 6_000
+SLOW_RATE = 100
 
 
 class Orders:
@@ -171,8 +173,8 @@ def slow(source: str, referee: str, key: str, pub: str) -> dict[str, Any]:
     sent = 0
     start = time.monotonic()
     while not done.is_set():
-        due = start + sent / SLOW_RATE
-        if due > time.monotonic():
+        due = start + (sent - SLOW_READY) / SLOW_RATE
+        if sent >= SLOW_READY and due > time.monotonic():
             done.wait(due - time.monotonic())  # the attack's own pace
             continue
         try:
@@ -182,6 +184,7 @@ def slow(source: str, referee: str, key: str, pub: str) -> dict[str, Any]:
             continue
         sent += 1
         if sent == SLOW_READY:
+            start = time.monotonic()
             print("ready", flush=True)
     elapsed = time.monotonic() - start
     answers = 0
