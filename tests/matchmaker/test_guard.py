@@ -16,7 +16,9 @@ from lanqi.matchmaker.guard import (
     NAME_WINDOW_MS,
     NAMES_PER_ADDRESS,
     Guard,
+    Strikes,
 )
+from lanqi.server.limits import AddressWindows, Limits
 
 
 def refused(call: Callable[..., object], *args: object) -> MatchmakerError:
@@ -61,3 +63,44 @@ def test_new_names_per_address_in_a_sliding_window() -> None:
     for _ in range(3 * NAMES_PER_ADDRESS):
         guard.new_name("127.0.0.1", 0.0)  # this machine: the gateway, the director
         guard.new_name("", 0.0)  # an address ZeroMQ did not give (ipc, inproc)
+
+
+def test_limits_come_from_the_flags_and_a_zero_turns_one_off() -> None:
+    limits = Limits.parse(["claim_tries_per_name=2", "lock_first_s=10", "names_per_address=0"])
+    saved: list[tuple[str, str, Strikes | None]] = []
+    guard = Guard(limits=limits, saved=lambda *row: saved.append(row))
+    for _ in range(2):
+        guard.claim_failed("Kim", "10.0.0.9", now=0.0)
+    assert refused(guard.check_claim, "kim", "10.0.0.8", 1_000.0).retry_s == 9
+    for _ in range(3 * NAMES_PER_ADDRESS):
+        guard.new_name("10.0.0.9", 0.0)  # no limit on names
+    # every change of a name's or address's strikes is handed over to be stored
+    assert [(kind, target) for kind, target, _ in saved] == [
+        ("name", "kim"),
+        ("address", "10.0.0.9"),
+        ("name", "kim"),
+        ("address", "10.0.0.9"),
+    ]
+    assert guard.unlock("KIM")
+    assert saved[-1] == ("name", "kim", None)
+
+
+@pytest.mark.parametrize(
+    ("spec", "error"),
+    [
+        ("chat=1", "unknown limit 'chat'"),
+        ("chat_per_address", "needs a value"),
+        ("chat_per_address=many", "is not a number"),
+        ("lock_max_s=-1", "from 0 up"),
+    ],
+)
+def test_a_bad_limit_is_named(spec: str, error: str) -> None:
+    with pytest.raises(ValueError, match=error):
+        Limits.parse([spec])
+
+
+def test_chat_per_address_ignores_trusted_and_unknown_addresses() -> None:
+    chat = AddressWindows(most=1, window_ms=10_000.0)
+    assert chat.take("10.0.0.9", 0.0) is None
+    assert chat.take("10.0.0.9", 1.0) == 10
+    assert chat.take("127.0.0.1", 1.0) is None and chat.take("", 1.0) is None

@@ -7,6 +7,7 @@ import logging
 import sys
 
 from lanqi.cli.servers import (
+    add_limit_flags,
     add_network_flags,
     add_security_flags,
     announce,
@@ -14,6 +15,7 @@ from lanqi.cli.servers import (
     key_line,
     listen_host,
     on_signals,
+    parse_limits,
 )
 from lanqi.protocol.endpoints import MATCHMAKER_PORT, MATCHMAKER_PUB_PORT
 
@@ -68,6 +70,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="a client address limited per name only, not as one person (a web gateway on"
         " another machine); this machine's 127.0.0.1 and ::1 always are; repeat for several",
     )
+    add_limit_flags(parser)
     add_security_flags(
         parser,
         key_port_help="the key port, which tells clients the matchmaker's public key"
@@ -81,6 +84,9 @@ def run(args: argparse.Namespace) -> int:
     from lanqi.paths import data_dir
     from lanqi.server.fds import raise_open_files
 
+    limits = parse_limits(args, "matchmaker")
+    if limits is None:
+        return 2
     specs = args.referee or ["tcp://127.0.0.1:5052"]
     try:
         links = [parse_referee(spec, args.advertise) for spec in specs]
@@ -102,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         key_port=args.key_port,
         name=args.name or "",
         trusted_addresses=tuple(args.trust_address),
+        limits=limits,
     )
     raise_open_files()  # a file descriptor per client connection
     service = MatchmakerService(config)

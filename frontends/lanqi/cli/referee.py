@@ -8,7 +8,7 @@ import signal
 import sys
 from types import FrameType
 
-from lanqi.cli.servers import add_security_flags, key_line
+from lanqi.cli.servers import add_limit_flags, add_security_flags, key_line, parse_limits
 from lanqi.protocol.endpoints import REFEREE_PORT, REFEREE_PUB_PORT
 
 log = logging.getLogger(__name__)
@@ -64,6 +64,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="seconds a seat may stay disconnected before it loses by abandonment (default 60)",
     )
     parser.add_argument(
+        "--trust-address",
+        action="append",
+        default=[],
+        metavar="IP",
+        help="a client address not limited as one person (a web gateway on another"
+        " machine); this machine's 127.0.0.1 and ::1 always are; repeat for several",
+    )
+    add_limit_flags(parser)
+    parser.add_argument(
         "--durable",
         action="store_true",
         help="fsync every commit (survives power loss, slower); default survives process crashes",
@@ -82,6 +91,9 @@ def run(args: argparse.Namespace) -> int:
             "lanqi referee: --disconnect-after and --abandon-after must be positive",
             file=sys.stderr,
         )
+        return 2
+    limits = parse_limits(args, "referee")
+    if limits is None:
         return 2
     try:
         allowed = frozenset(parse_public_key(text) for text in args.allow_key)
@@ -102,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
         insecure=args.insecure,
         key_port=args.key_port,
         allow_keys=allowed,
+        limits=limits,
+        trusted_addresses=tuple(args.trust_address),
     )
     raise_open_files()  # a file descriptor per client connection
     service = RefereeService(config)

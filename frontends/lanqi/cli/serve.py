@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from lanqi.cli.servers import (
+    add_limit_flags,
     add_network_flags,
     add_security_flags,
     announce,
@@ -16,6 +17,7 @@ from lanqi.cli.servers import (
     key_line,
     listen_host,
     on_signals,
+    parse_limits,
 )
 from lanqi.cli.web import add_web_flags, ready_line
 from lanqi.protocol.endpoints import (
@@ -29,11 +31,15 @@ if TYPE_CHECKING:
     from lanqi.server.embedded import EmbeddedServer
     from lanqi.web.server import GatewayThread
 
+#: the longest one service's loop holds the GIL while the other's waits for it
+SWITCH_INTERVAL_S = 0.0005
+
 EXAMPLES = """examples:
   lanqi serve                                   # this machine only, ports 5050-5053
   lanqi serve --lan                             # for the LAN: announced, players find it
   lanqi serve --lan --name "Club night"         # ...under the event's name
   lanqi serve --port 6599 --pub-port 6600 --referee-port 6601 --referee-pub-port 6602
+  lanqi serve --lan --limit chat_per_address=40 --limit connections_per_address=128
   lanqi serve --lan --web-port 80               # the browser pages on port 80 (--no-web: none)
 """
 
@@ -85,6 +91,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=60.0,
         help="seconds a disconnected player may stay away before losing (default 60)",
     )
+    add_limit_flags(parser)
     add_web_flags(parser, port_flag="--web-port")
     parser.add_argument("--no-web", action="store_true", help="no web pages (no browser gateway)")
 
@@ -96,6 +103,13 @@ def run(args: argparse.Namespace) -> int:
     from lanqi.session import Liveness
 
     raise_open_files()  # a file descriptor per client connection
+    limits = parse_limits(args, "serve")
+    if limits is None:
+        return 2
+    # The referee's and the matchmaker's loops share this process's GIL: a loop that
+    # wants it waits up to the switch interval (5 ms by default, ten move round trips)
+    # while the other works, as when it refuses a flood.  A shorter turn bounds that.
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     folder = data_dir(args.data_dir)
     key = director_key(folder, args.director_key)
     host = listen_host(args)
@@ -115,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
         referee_key_port=args.referee_key_port,
         name=args.name or "",
         trusted_addresses=tuple(args.trust_address),
+        limits=limits,
     )
     try:
         server.start()

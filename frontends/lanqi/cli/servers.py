@@ -8,6 +8,7 @@ import os
 import secrets
 import shlex
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +19,7 @@ from lanqi.server.database import StoreOpenError, prepare_data_dir
 
 if TYPE_CHECKING:
     from lanqi.discovery import Announcer
+    from lanqi.server.limits import Limits
 
 DIRECTOR_KEY_FILE = "director.key"
 
@@ -69,6 +71,26 @@ def add_security_flags(parser: argparse.ArgumentParser, *, key_port_help: str) -
         metavar="PORT",
         help=key_port_help,
     )
+
+
+def add_limit_flags(parser: argparse.ArgumentParser) -> None:
+    """``--limit NAME=VALUE`` for a server command (its help lists every default)."""
+    from lanqi.server.limits import limits_help
+
+    parser.add_argument(
+        "--limit", action="append", default=[], metavar="NAME=VALUE", help=limits_help()
+    )
+
+
+def parse_limits(args: argparse.Namespace, command: str) -> Limits | None:
+    """The limits ``--limit`` gives; None after saying in one line what is wrong."""
+    from lanqi.server.limits import Limits
+
+    try:
+        return Limits.parse(args.limit)
+    except ValueError as exc:
+        print(f"lanqi {command}: --limit: {exc}", file=sys.stderr)
+        return None
 
 
 def key_line(public_key: str | None, key_endpoint: str, folder: Path | None = None) -> str:

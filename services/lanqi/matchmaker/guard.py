@@ -4,9 +4,11 @@ Pure logic with the time passed in (monotonic milliseconds); the service owns th
 sockets and asks here before it acts.  Limits are per name and per client address
 (the ``Peer-Address`` ZeroMQ gives each received message); addresses in
 :attr:`Guard.trusted` (this machine, by default: the web gateway and the director's
-tools speak for many people from there) are limited per name only.  Nothing here is
-stored: a restart of the matchmaker forgets every count.  See docs/protocol.md,
-"People who try things".
+tools speak for many people from there) are limited per name only.  The numbers are
+:attr:`Guard.limits` (``--limit``).  The wrong codes held against names and
+addresses are given to :attr:`Guard.saved` as they change (the service stores them,
+so that a restart does not lift a lock-out); the name and post windows are not kept.
+See docs/protocol.md, "People who try things".
 
 >>> guard = Guard()
 >>> for _ in range(CLAIM_TRIES_PER_NAME):
@@ -22,9 +24,11 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lanqi.matchmaker.errors import MatchmakerError
+from lanqi.server.limits import LOCAL_ADDRESSES, Limits
 
 __all__ = [
     "CLAIM_TRIES_PER_ADDRESS",
@@ -39,21 +43,16 @@ __all__ = [
     "Strikes",
 ]
 
-#: wrong claim codes for one name before it is locked out
-CLAIM_TRIES_PER_NAME = 5
-#: wrong claim codes from one address (any names) before it is locked out
-CLAIM_TRIES_PER_ADDRESS = 20
-#: the first lock-out; each next one of the same name or address lasts twice as long
-LOCK_FIRST_MS = 30_000.0
-LOCK_MAX_MS = 3_600_000.0
-#: new names one address may make in NAME_WINDOW_MS (a classroom machine: a few)
-NAMES_PER_ADDRESS = 10
-NAME_WINDOW_MS = 600_000.0
-#: seeks and challenges one address may post in POST_WINDOW_MS
-POSTS_PER_ADDRESS = 20
-POST_WINDOW_MS = 10_000.0
-#: this machine: the web gateway and the director's tools, many people behind one address
-LOCAL_ADDRESSES = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
+_DEFAULTS = Limits()
+#: the defaults of :class:`~lanqi.server.limits.Limits` (``--limit`` changes them)
+CLAIM_TRIES_PER_NAME = _DEFAULTS.claim_tries_per_name
+CLAIM_TRIES_PER_ADDRESS = _DEFAULTS.claim_tries_per_address
+LOCK_FIRST_MS = _DEFAULTS.lock_first_s * 1000.0
+LOCK_MAX_MS = _DEFAULTS.lock_max_s * 1000.0
+NAMES_PER_ADDRESS = _DEFAULTS.names_per_address
+NAME_WINDOW_MS = _DEFAULTS.name_window_s * 1000.0
+POSTS_PER_ADDRESS = _DEFAULTS.posts_per_address
+POST_WINDOW_MS = _DEFAULTS.post_window_s * 1000.0
 
 
 @dataclass(slots=True)
@@ -75,6 +74,10 @@ def _wait_s(until: float, now: float) -> int:
 @dataclass(slots=True)
 class Guard:
     trusted: frozenset[str] = LOCAL_ADDRESSES
+    limits: Limits = _DEFAULTS
+    #: told ``(kind, target, strikes)`` whenever the strikes of a name or an address
+    #: change (None: forgotten), so that they can be stored
+    saved: Callable[[str, str, Strikes | None], None] | None = None
     names: dict[str, Strikes] = field(default_factory=dict)  # by name, folded case
     addresses: dict[str, Strikes] = field(default_factory=dict)
     new_names: dict[str, deque[float]] = field(default_factory=dict)
@@ -111,16 +114,37 @@ class Guard:
     def claim_failed(self, name: str | None, address: str, now: float) -> None:
         """A wrong code for ``name`` (None: a name nobody has, which is not kept, so
         that made-up names cannot fill the table) from ``address``."""
-        if name is not None:
-            strikes = self.names.setdefault(name.casefold(), Strikes())
-            _strike(strikes, CLAIM_TRIES_PER_NAME, now)
-        if self.limited(address):
+        limits = self.limits
+        if name is not None and limits.claim_tries_per_name > 0:
+            key = name.casefold()
+            strikes = self.names.setdefault(key, Strikes())
+            self._strike(strikes, limits.claim_tries_per_name, now)
+            self._save("name", key, strikes)
+        if self.limited(address) and limits.claim_tries_per_address > 0:
             strikes = self.addresses.setdefault(address, Strikes())
-            _strike(strikes, CLAIM_TRIES_PER_ADDRESS, now)
+            self._strike(strikes, limits.claim_tries_per_address, now)
+            self._save("address", address, strikes)
 
     def claimed(self, name: str) -> None:
         """The right code: the name's count starts again (the address's stays)."""
-        self.names.pop(name.casefold(), None)
+        if self.names.pop(name.casefold(), None) is not None:
+            self._save("name", name.casefold(), None)
+
+    def restore(self, kind: str, target: str, strikes: Strikes) -> None:
+        """Strikes stored before a restart (``until`` already in this run's clock)."""
+        (self.names if kind == "name" else self.addresses)[target] = strikes
+
+    def _save(self, kind: str, target: str, strikes: Strikes | None) -> None:
+        if self.saved is not None:
+            self.saved(kind, target, strikes)
+
+    def _strike(self, strikes: Strikes, tries: int, now: float) -> None:
+        strikes.failures += 1
+        if strikes.failures >= tries:
+            strikes.locks += 1
+            strikes.failures = 0
+            first, most = self.limits.lock_first_s * 1000.0, self.limits.lock_max_s * 1000.0
+            strikes.until = now + min(first * 2 ** min(strikes.locks - 1, 64), most)
 
     def lockouts(self, now: float) -> list[tuple[str, str, Strikes]]:
         """``(kind, target, strikes)`` for every name and address with wrong codes."""
@@ -132,43 +156,41 @@ class Guard:
         """Forget the wrong codes of a name or an address; False if it had none."""
         by_name = self.names.pop(target.casefold(), None)
         by_address = self.addresses.pop(target, None)
+        if by_name is not None:
+            self._save("name", target.casefold(), None)
+        if by_address is not None:
+            self._save("address", target, None)
         return by_name is not None or by_address is not None
 
     # ------------------------------------------------------------ names and posts
 
     def new_name(self, address: str, now: float) -> None:
         """Count a new name from ``address``; ``too_many_names`` over the limit."""
-        if not self.limited(address):
+        most, window_s = self.limits.names_per_address, self.limits.name_window_s
+        if not self.limited(address) or most <= 0:
             return
-        wait = _take(self.new_names, address, NAMES_PER_ADDRESS, NAME_WINDOW_MS, now)
+        wait = _take(self.new_names, address, most, window_s * 1000.0, now)
         if wait is not None:
             raise MatchmakerError(
                 "too_many_names",
-                f"{NAMES_PER_ADDRESS} new names from {address} in"
-                f" {NAME_WINDOW_MS / 60_000:.0f} min already; use one of them (wait {wait} s)",
+                f"{most} new names from {address} in {window_s / 60:g} min already;"
+                f" use one of them (wait {wait} s)",
                 retry_s=wait,
             )
 
     def post(self, address: str, now: float) -> None:
         """Count a seek or challenge from ``address``; ``rate_limited`` over the limit."""
-        if not self.limited(address):
+        most, window_s = self.limits.posts_per_address, self.limits.post_window_s
+        if not self.limited(address) or most <= 0:
             return
-        wait = _take(self.posts, address, POSTS_PER_ADDRESS, POST_WINDOW_MS, now)
+        wait = _take(self.posts, address, most, window_s * 1000.0, now)
         if wait is not None:
             raise MatchmakerError(
                 "rate_limited",
-                f"at most {POSTS_PER_ADDRESS} seeks and challenges per"
-                f" {POST_WINDOW_MS / 1000:.0f} s from one address (wait {wait} s)",
+                f"at most {most} seeks and challenges per {window_s:g} s from one address"
+                f" (wait {wait} s)",
                 retry_s=wait,
             )
-
-
-def _strike(strikes: Strikes, tries: int, now: float) -> None:
-    strikes.failures += 1
-    if strikes.failures >= tries:
-        strikes.locks += 1
-        strikes.failures = 0
-        strikes.until = now + min(LOCK_FIRST_MS * 2 ** (strikes.locks - 1), LOCK_MAX_MS)
 
 
 def _take(

@@ -32,7 +32,7 @@ import zmq
 from lanqi.matchmaker.claims import claim_hash
 from lanqi.matchmaker.director import Director, TournamentHost
 from lanqi.matchmaker.errors import MatchmakerError
-from lanqi.matchmaker.guard import Guard
+from lanqi.matchmaker.guard import Guard, Strikes
 from lanqi.matchmaker.lobby import (
     COLORS,
     OpenChallenge,
@@ -125,6 +125,7 @@ from lanqi.protocol.endpoints import (
 )
 from lanqi.security import KeyPair, KnownServers, server_keys
 from lanqi.security.known import KNOWN_SERVERS_FILE
+from lanqi.server.limits import LOCAL_ADDRESSES, ConnectionCap, Limits
 from lanqi.server.sockets import SecureSockets, bind_tcp
 from lanqi.tournament.model import TournamentError
 from lanqi.tournament.scoring import score_game
@@ -185,6 +186,8 @@ class MatchmakerConfig:
     #: client addresses limited per name only, not per address (besides this
     #: machine's): a web gateway on another machine speaks for many people
     trusted_addresses: tuple[str, ...] = ()
+    #: the limits on people who try things (``--limit``)
+    limits: Limits = field(default_factory=Limits)
 
     @property
     def db_path(self) -> Path:
@@ -227,8 +230,14 @@ class MatchmakerService:
         self.by_identity: dict[bytes, str] = {}  # router identity -> player id
         self.seeks: dict[str, OpenSeek] = {}
         self.challenges: dict[str, OpenChallenge] = {}
-        self.guard = Guard()
-        self.guard.trusted = self.guard.trusted | frozenset(config.trusted_addresses)
+        self.guard = Guard(
+            trusted=LOCAL_ADDRESSES | frozenset(config.trusted_addresses),
+            limits=config.limits,
+            saved=self._save_strikes,
+        )
+        self._restore_strikes()
+        #: the per-address connection caps of the request and event ports (after bind)
+        self.caps: list[ConnectionCap] = []
         #: the address of the client whose request is being handled ("" unknown)
         self._peer = ""
         self.director = Director(
@@ -320,6 +329,8 @@ class MatchmakerService:
         self.router, self.pub = router, pub
         self.endpoint = self.security.bind_requests(router, config.host, config.port)
         self.pub_endpoint = bind_tcp(pub, config.host, config.pub_port)
+        most = config.limits.connections_per_address
+        self.caps = [ConnectionCap(s, most, self.guard.trusted) for s in (router, pub)]
         for game in self.store.games(status="playing"):
             busy = self._link(game.referee)
             if busy is not None:
@@ -327,6 +338,21 @@ class MatchmakerService:
         self.reconcile()
         self.director.resume_all()
         log.info("matchmaker listening on %s, publishing on %s", self.endpoint, self.pub_endpoint)
+
+    def _save_strikes(self, kind: str, target: str, strikes: Strikes | None) -> None:
+        """Store the wrong codes of a name or an address (the lock-out in wall-clock
+        time), so that a restart does not lift it."""
+        row = None
+        if strikes is not None:
+            until = _wall_ms() + max(0, round(strikes.until - _now_ms()))
+            row = (strikes.failures, strikes.locks, until if strikes.until else 0)
+        self.store.save_strikes(kind, target, row)
+
+    def _restore_strikes(self) -> None:
+        now, wall = _now_ms(), _wall_ms()
+        for kind, target, failures, locks, until in self.store.strikes():
+            left = max(0, until - wall) if until else 0
+            self.guard.restore(kind, target, Strikes(failures, locks, now + left if left else 0.0))
 
     def reconcile(self) -> None:
         """Ask every referee for the results recorded since our cursor."""
@@ -358,6 +384,9 @@ class MatchmakerService:
         return self.security.key_endpoint if self.security is not None else ""
 
     def close(self) -> None:
+        for cap in self.caps:
+            cap.close()
+        self.caps = []
         for socket in (self.router, self.pub):
             if socket is not None:
                 socket.close(linger=0)
@@ -380,8 +409,15 @@ class MatchmakerService:
             assert link.dealer is not None and link.sub is not None
             poller.register(link.dealer, zmq.POLLIN)
             poller.register(link.sub, zmq.POLLIN)
+        for cap in self.caps:
+            poller.register(cap.monitor, zmq.POLLIN)
         while not self._stopping:
             ready = dict(poller.poll(IDLE_POLL_MS))
+            for cap in self.caps:
+                if cap.monitor in ready:
+                    cap.handle()
+                else:
+                    cap.tick()
             if self.router in ready:
                 self._drain_clients()
             if keys.socket in ready:

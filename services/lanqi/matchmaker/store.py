@@ -180,6 +180,14 @@ CREATE TABLE IF NOT EXISTS results_ahead (
     result_seq INTEGER NOT NULL,
     PRIMARY KEY (referee, result_seq)
 );
+CREATE TABLE IF NOT EXISTS strikes (
+    kind TEXT NOT NULL,
+    target TEXT NOT NULL,
+    failures INTEGER NOT NULL,
+    locks INTEGER NOT NULL,
+    until_ms INTEGER NOT NULL,
+    PRIMARY KEY (kind, target)
+);
 """
 
 #: schema 1 -> 2.  The old single rating becomes the starting rating of each game the
@@ -976,6 +984,27 @@ class MatchmakerStore:
             "SELECT last_result_seq FROM referee_cursors WHERE referee = ?", (referee,)
         ).fetchone()
         return int(row[0]) if row else 0
+
+    # ------------------------------------------------------------ wrong claim codes
+
+    def save_strikes(self, kind: str, target: str, strikes: tuple[int, int, int] | None) -> None:
+        """The wrong claim codes held against a name or an address: ``(failures,
+        locks, locked until in wall-clock ms)``; None forgets them."""
+        with self._tx() as conn:
+            if strikes is None:
+                conn.execute("DELETE FROM strikes WHERE kind = ? AND target = ?", (kind, target))
+            else:
+                conn.execute(
+                    "INSERT OR REPLACE INTO strikes VALUES (?, ?, ?, ?, ?)",
+                    (kind, target, *strikes),
+                )
+
+    def strikes(self) -> list[tuple[str, str, int, int, int]]:
+        """Every ``(kind, target, failures, locks, until_ms)`` stored."""
+        rows = self._conn.execute(
+            "SELECT kind, target, failures, locks, until_ms FROM strikes ORDER BY kind, target"
+        ).fetchall()
+        return [(r[0], r[1], int(r[2]), int(r[3]), int(r[4])) for r in rows]
 
     def referee_cursor(self, referee: str) -> int:
         """The last result seq up to which every result of ``referee`` is recorded."""

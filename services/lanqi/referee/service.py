@@ -29,6 +29,7 @@ from lanqi.gamestate import GameState
 from lanqi.protocol import (
     MAX_MESSAGE_BYTES,
     Adjudicate,
+    ChatRequest,
     CreateGame,
     ErrorReply,
     GameCreated,
@@ -56,6 +57,7 @@ from lanqi.protocol.endpoints import REFEREE_PORT, REFEREE_PUB_PORT, TOPIC_RESUL
 from lanqi.protocol.schema import struct_from_wire, struct_to_wire
 from lanqi.referee.store import ClockMark, EventStore, Finish, GameRow, StoredEvent
 from lanqi.security import KeyPair, server_keys
+from lanqi.server.limits import LOCAL_ADDRESSES, AddressWindows, ConnectionCap, Limits
 from lanqi.server.sockets import SecureSockets, bind_tcp
 from lanqi.session import (
     GAME_REQUESTS,
@@ -107,6 +109,10 @@ class RefereeConfig:
     key_port: int | None = None
     #: public keys (Z85) that may create games (empty: any client may)
     allow_keys: frozenset[bytes] = frozenset()
+    #: the limits on people who try things (``--limit``): chat per address, connections
+    limits: Limits = field(default_factory=Limits)
+    #: client addresses not limited as one person (besides this machine's): a web gateway
+    trusted_addresses: tuple[str, ...] = ()
 
     @property
     def db_path(self) -> Path:
@@ -151,6 +157,16 @@ class RefereeService:
         self._auth: ThreadAuthenticator | None = None
         #: the CURVE key (Z85 text) of each connection in the batch being handled
         self._peer_keys: dict[bytes, str] = {}
+        #: the IP address of each connection in the batch being handled ("" unknown)
+        self._peer_addresses: dict[bytes, str] = {}
+        limits = config.limits
+        self.trusted = LOCAL_ADDRESSES | frozenset(config.trusted_addresses)
+        #: chat per address, over every game and seat (a seat's own limit is the session's)
+        self.chat_meter = AddressWindows(
+            limits.chat_per_address, limits.chat_window_s * 1000.0, self.trusted
+        )
+        #: the per-address connection caps of the request and event ports (after bind)
+        self.caps: list[ConnectionCap] = []
         self.endpoint = ""
         self.pub_endpoint = ""
         self._stopping = False
@@ -198,6 +214,8 @@ class RefereeService:
         self.router, self.pub = router, pub
         self.endpoint = self.security.bind_requests(router, self.config.host, self.config.port)
         self.pub_endpoint = bind_tcp(pub, self.config.host, self.config.pub_port)
+        most = self.config.limits.connections_per_address
+        self.caps = [ConnectionCap(s, most, self.trusted) for s in (router, pub)]
         self.store.start_checkpoints()
         self.recover()
         log.info("referee listening on %s, publishing on %s", self.endpoint, self.pub_endpoint)
@@ -273,6 +291,9 @@ class RefereeService:
         return self.security.key_endpoint if self.security is not None else ""
 
     def close(self) -> None:
+        for cap in self.caps:
+            cap.close()
+        self.caps = []
         for socket in (self.router, self.pub):
             if socket is not None:
                 socket.close(linger=0)
@@ -292,8 +313,15 @@ class RefereeService:
         poller = zmq.Poller()
         poller.register(self.router, zmq.POLLIN)
         poller.register(keys.socket, zmq.POLLIN)
+        for cap in self.caps:
+            poller.register(cap.monitor, zmq.POLLIN)
         while not self._stopping:
             ready = dict(poller.poll(self._poll_timeout()))
+            for cap in self.caps:
+                if cap.monitor in ready:
+                    cap.handle()
+                else:
+                    cap.tick()
             if self.router in ready:
                 self.handle_ready()
             if keys.socket in ready:
@@ -346,17 +374,18 @@ class RefereeService:
         assert self.router is not None
         batch: list[list[bytes]] = []
         self._peer_keys.clear()
+        self._peer_addresses.clear()
         for _ in range(MAX_BATCH):
             try:
-                if self._auth is None:
-                    batch.append(self.router.recv_multipart(zmq.NOBLOCK))
-                    continue
                 frames = self.router.recv_multipart(zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 break
-            # the ZAP handler names each connection by its client key (User-Id)
-            self._peer_keys[frames[0].bytes] = str(frames[-1].get("User-Id"))
-            batch.append([frame.bytes for frame in frames])
+            identity = frames[0].bytes
+            self._peer_addresses[identity] = str(frames[-1].get("Peer-Address") or "")
+            if self._auth is not None:
+                # the ZAP handler names each connection by its client key (User-Id)
+                self._peer_keys[identity] = str(frames[-1].get("User-Id"))
+            batch.append([identity, *(frame.bytes for frame in frames[1:])])
         if batch:
             self.handle_batch(batch)
 
@@ -677,6 +706,16 @@ class RefereeService:
     def _game_request(self, request: Any, identity: bytes, now: float) -> _Outcome:
         """A request for one game: its session answers it (:func:`lanqi.session.answer`)."""
         session = self._session(request.game_id)
+        if isinstance(request, ChatRequest):
+            address = self._peer_addresses.get(identity, "")
+            wait = self.chat_meter.take(address, now)
+            if wait is not None:
+                limits = self.config.limits
+                raise RefereeError(
+                    "rate_limited",
+                    f"at most {limits.chat_per_address} chat messages per"
+                    f" {limits.chat_window_s:g} s from one address (wait {wait} s)",
+                )
         reply, events = answer(session, request, identity.hex(), now)
         return _Outcome(reply, session, events)
 

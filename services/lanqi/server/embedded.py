@@ -28,6 +28,7 @@ from lanqi.protocol.endpoints import (
 )
 from lanqi.referee.service import RefereeConfig, RefereeService
 from lanqi.security import KeyPair, Link, server_keys
+from lanqi.server.limits import Limits
 from lanqi.session import Liveness
 
 __all__ = ["EmbeddedServer"]
@@ -56,6 +57,7 @@ class EmbeddedServer:
         referee_key_port: int | None = None,
         name: str = "",
         trusted_addresses: tuple[str, ...] = (),
+        limits: Limits | None = None,
         context: zmq.Context[Any] | None = None,
     ) -> None:
         self.context = context or zmq.Context.instance()
@@ -72,6 +74,8 @@ class EmbeddedServer:
                 insecure=insecure,
                 keys=self.keys,
                 key_port=referee_key_port,
+                limits=limits or Limits(),
+                trusted_addresses=trusted_addresses,
             ),
             self.context,
         )
@@ -88,6 +92,7 @@ class EmbeddedServer:
             key_port=key_port,
             name=name,
             trusted_addresses=trusted_addresses,
+            limits=limits or Limits(),
         )
         self.advertise = advertise
         self.matchmaker: MatchmakerService | None = None
