@@ -56,6 +56,8 @@ pytestmark = pytest.mark.skipif(unavailable() is not None, reason=str(unavailabl
 
 #: a ``lanqi bot -v`` line for each move the referee accepted from it
 SENT_LINE = re.compile(r"game (?P<game>[0-9a-f]+): \S+ sent (?P<move>\S+) ")
+#: the ready line of a scripted GUI player (gui_player.py)
+GUI_READY = re.compile(rb"gui player \S+ on (?P<server>\S+): ready")
 #: its line at the end of a game
 END_LINE = re.compile(
     r"game (?P<game>[0-9a-f]+): \S+ (?P<outcome>won|lost|drew|stopped) as seat \d .*?"
@@ -77,7 +79,7 @@ def wait_for(what: str, check: Callable[[], Any], timeout_s: float, step: Callab
 
 @dataclass
 class NamespaceBot:
-    """A ``lanqi bot`` process inside the client namespace."""
+    """A ``lanqi bot`` process (or a scripted GUI player) inside the client namespace."""
 
     name: str
     process: ServiceProcess
@@ -199,6 +201,25 @@ class Site:
         self.bots.append(bot)
         return bot
 
+    def gui(self, name: str) -> NamespaceBot:
+        """A GUI player (the GUI's game agent, scripted: ``gui_player.py``) inside
+        the namespace; it accepts the first challenge and logs as a bot does."""
+        command = [
+            "ip", "netns", "exec", self.wan.namespace,
+            sys.executable, str(Path(__file__).with_name("gui_player.py")),
+            self.matchmaker.lobby, name,
+        ]  # fmt: skip
+        process = ServiceProcess(
+            command,
+            GUI_READY,
+            self.root / "logs" / f"gui-{name}.log",
+            name=f"gui-{name}",
+            env={"LANQI_DATA_DIR": str(self.root / f"gui-{name}-data")},
+        )
+        player = NamespaceBot(name, process)
+        self.bots.append(player)
+        return player
+
     def player(self, name: str) -> HostPlayer:
         client = MatchmakerClient(self.matchmaker.lobby, self.matchmaker.events)
         player = HostPlayer(client, name)
@@ -213,16 +234,20 @@ class Site:
 
     def events(self, game_id: str) -> list[GameEvent]:
         """The referee's stored record of ``game_id``: its events, in ``seq`` order."""
+        return [event for _, event in self.stored(game_id)]
+
+    def stored(self, game_id: str) -> list[tuple[int, GameEvent]]:
+        """The stored events of ``game_id`` with the referee's time of each (ms)."""
         path = self.referee.data / "referee.sqlite3"  # type: ignore[operator]
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
         try:
             rows = conn.execute(
-                "SELECT payload FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+                "SELECT at_ms, payload FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
             ).fetchall()
         finally:
             conn.close()
-        decoded = [decode_payload(bytes(row[0])) for row in rows]
-        return [e for e in decoded if isinstance(e, GameEvent)]
+        decoded = [(int(at), decode_payload(bytes(payload))) for at, payload in rows]
+        return [(at, e) for at, e in decoded if isinstance(e, GameEvent)]
 
     def close(self) -> list[str]:
         problems: list[str] = []

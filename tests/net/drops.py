@@ -25,6 +25,8 @@ from lanqi.gui import commands
 from lanqi.gui.net import ViewState
 from lanqi.protocol import GameEnded, MoveMade, Presence
 
+#: the referee checks liveness on its loop's timer: how late it may notice a limit (ms)
+TICK_MS = 500
 #: plies played before the cut, and after the link is back (when the game goes on)
 BEFORE, AFTER = 4, 6
 
@@ -50,6 +52,79 @@ class Outcome:
     up_at: float = 0.0
 
 
+class Match:
+    """The bot and the host in one game, the host's view kept live (:meth:`note`)."""
+
+    def __init__(self, site: Site, bot: NamespaceBot, host: HostPlayer) -> None:
+        self.site, self.bot, self.host = site, bot, host
+        in_lobby = lambda: site.online({bot.name})  # noqa: E731
+        wait_for("the bot in the lobby", in_lobby, 30, lambda: time.sleep(0.1))
+        a = host.challenge(bot.name, UNTIMED)
+        self.out = Outcome(a.game_id, 1 - a.seat)
+        self.played: set[int] = set()
+
+    def note(self) -> None:
+        """One frame of the host's GUI: its view taken in, its countdowns noted."""
+        out, host = self.out, self.host
+        host.pump(0.05)
+        view = host.view
+        if view is None:
+            return
+        seat = out.bot_seat
+        at = view.abandon_at[seat] if seat < len(view.abandon_at) else None
+        if at is not None and (not out.countdowns or out.countdowns[-1][1] != at):
+            out.countdowns.append((time.monotonic(), at))
+        if view.state.finished and out.ended_seen_at is None:
+            out.ended_seen_at = time.monotonic()
+
+    def host_moves(self) -> None:
+        host = self.host
+        if not host.state.finished and host.state.ply not in self.played:
+            self.played.add(host.state.ply)
+            host.accepted.append(host.move())
+
+    def play_until(self, plies: int) -> None:
+        """The host plays its turns until ply ``plies`` is the host's to play."""
+        host = self.host
+
+        def reached() -> bool:
+            state = host.view.state if host.view is not None else None
+            if state is None:
+                return False
+            if state.finished or (state.ply >= plies and host.my_turn()):
+                return True
+            if host.my_turn():
+                self.host_moves()
+            return False
+
+        wait_for(f"ply {plies} on the host's turn", reached, 60, self.note)
+
+    def hold(self, seconds: float) -> None:
+        """An outage of ``seconds``: the host's GUI keeps running its frames."""
+        began = time.monotonic()
+        while time.monotonic() - began < seconds:
+            self.note()
+
+    def finish(self) -> Outcome:
+        """Play on a few moves, the host resigns; the record as the referee stored it."""
+        out, host, bot = self.out, self.host, self.bot
+        if not host.state.finished:
+            self.play_until(host.state.ply + AFTER)
+            assert host.agent is not None
+            host.agent.send(commands.Resign())
+        over = lambda: host.view is not None and host.view.state.finished  # noqa: E731
+        wait_for("the game over", over, 30, self.note)
+        wait_for("the bot's own end of the game", lambda: bot.ended(out.game_id), 60, self.note)
+        for event in self.site.events(out.game_id):
+            if isinstance(event, MoveMade):
+                out.stored_moves.append((event.ply, event.seat, event.move))
+            elif isinstance(event, Presence):
+                out.presence.append((event.seat, event.connected))
+            elif isinstance(event, GameEnded):
+                out.ended = event
+        return out
+
+
 def play(
     site: Site,
     bot: NamespaceBot,
@@ -58,81 +133,38 @@ def play(
     down_s: float,
     during: Literal["own", "theirs"],
 ) -> Outcome:
-    wait_for("the bot in the lobby", lambda: site.online({bot.name}), 30, lambda: time.sleep(0.1))
-    a = host.challenge(bot.name, UNTIMED)
-    bot_seat = 1 - a.seat
-    out = Outcome(a.game_id, bot_seat)
-
-    def note() -> None:
-        host.pump(0.05)
-        view = host.view
-        if view is None:
-            return
-        at = view.abandon_at[bot_seat] if bot_seat < len(view.abandon_at) else None
-        if at is not None and (not out.countdowns or out.countdowns[-1][1] != at):
-            out.countdowns.append((time.monotonic(), at))
-        if view.state.finished and out.ended_seen_at is None:
-            out.ended_seen_at = time.monotonic()
-
-    def play_until(plies: int) -> None:
-        def reached() -> bool:
-            state = host.view.state if host.view is not None else None
-            if state is None:
-                return False
-            if state.finished or (state.ply >= plies and host.my_turn()):
-                return True
-            if host.my_turn() and host.state.ply not in played:
-                played.add(host.state.ply)
-                host.accepted.append(host.move())
-            return False
-
-        wait_for(f"ply {plies} on the host's turn", reached, 60, note)
-
-    played: set[int] = set()
-    play_until(BEFORE)
+    """The bot's link cut for ``down_s`` seconds in its own turn or its opponent's
+    (see the module); the outcome once the game is over."""
+    match = Match(site, bot, host)
+    out = match.out
+    match.play_until(BEFORE)
     out.cut_at = time.monotonic()
     site.wan.down()
     if during == "own":
-        played.add(host.state.ply)
-        host.accepted.append(host.move())
-    while time.monotonic() - out.cut_at < down_s:  # the outage itself, the host's view live
-        note()
+        match.host_moves()
+    match.hold(down_s)
     out.up_at = time.monotonic()
     site.wan.up()
     marked_away = any(
-        isinstance(e, Presence) and e.seat == bot_seat and not e.connected
-        for e in site.events(a.game_id)
+        isinstance(e, Presence) and e.seat == out.bot_seat and not e.connected
+        for e in site.events(out.game_id)
     )
+    if during == "theirs":
+        match.host_moves()
 
     def bot_back() -> bool:
         state = host.view.state if host.view is not None else None
         if state is None:
             return False
         if state.finished:  # abandoned meanwhile: back in the lobby, the end heard
-            return bool(bot.ended(a.game_id)) and site.online({bot.name})
+            return bool(bot.ended(out.game_id)) and site.online({bot.name})
         if marked_away:
-            return state.connected[bot_seat]
-        return state.ply > BEFORE + 1 - (during == "theirs") and host.my_turn()
+            return state.connected[out.bot_seat]
+        return state.ply > BEFORE + 1 and host.my_turn()
 
-    if during == "theirs" and not host.state.finished:
-        played.add(host.state.ply)
-        host.accepted.append(host.move())
-    wait_for("the bot back in its seat", bot_back, 60, note)
+    wait_for("the bot back in its seat", bot_back, 60, match.note)
     out.back_after_s = time.monotonic() - out.up_at
-    if not host.state.finished:
-        play_until(BEFORE + AFTER)
-        assert host.agent is not None
-        host.agent.send(commands.Resign())
-    wait_for("the game over", lambda: host.view is not None and host.view.state.finished, 30, note)
-    wait_for("the bot's own end of the game", lambda: bot.ended(a.game_id), 60, note)
-    for event in site.events(a.game_id):
-        if isinstance(event, MoveMade):
-            out.stored_moves.append((event.ply, event.seat, event.move))
-        elif isinstance(event, Presence):
-            out.presence.append((event.seat, event.connected))
-        elif isinstance(event, GameEnded):
-            out.ended = event
-    return out
+    return match.finish()
 
 
 def check_record(out: Outcome, bot: NamespaceBot, host: HostPlayer) -> None:
@@ -169,3 +201,32 @@ def check_countdown(out: Outcome, host: HostPlayer) -> float:
         assert left_ms < snapshot.abandon_after_ms, (left_ms, snapshot.abandon_after_ms)
         worst = max(worst, abs(at - (seen + left_ms / 1000)))
     return worst
+
+
+def check_abandoned(
+    site: Site, out: Outcome, *, during: str, gap: float, abandon_s: float, away_s: float
+) -> None:
+    """The game ended by abandonment as documented: the bot shown away ``away_s``
+    after its last sign of life (``--disconnect-after``) and abandoned ``abandon_s``
+    after it (``--abandon-after``), the host winning; the host's view counted down
+    to it.  Prints the figures."""
+    stored = site.stored(out.game_id)
+    away = [at for at, e in stored if isinstance(e, Presence) and not e.connected]
+    ended = [(at, e) for at, e in stored if isinstance(e, GameEnded)]
+    assert len(away) == 1 and len(ended) == 1, stored
+    ended_at, end = ended[0]
+    assert end.termination == "abandoned" and end.winner == 1 - out.bot_seat
+    # shown away away_s after its last sign of life, abandoned abandon_s after it
+    silent_ms = ended_at - away[0]
+    assert abs(silent_ms - (abandon_s - away_s) * 1000) <= TICK_MS, silent_ms
+    assert out.presence[0] == (out.bot_seat, False)
+    assert out.countdowns, "the opponent's view never showed how long the bot had"
+    last_shown = out.countdowns[-1][1]
+    assert out.ended_seen_at is not None
+    print(
+        f"\n{out.up_at - out.cut_at:.0f} s cut, {during} turn, --abandon-after {abandon_s:g}:"
+        f" abandoned {silent_ms / 1000:.2f} s after the referee showed the bot away;"
+        f" the opponent's countdown ran out {out.ended_seen_at - last_shown:+.2f} s from the"
+        f" end it saw (countdown off the snapshot by {gap:.3f} s); the bot back in the"
+        f" lobby, the end heard, {out.back_after_s:.1f} s after the link came back"
+    )

@@ -13,7 +13,7 @@ from typing import Literal
 
 import pytest
 from tests.net.conftest import Site
-from tests.net.drops import check_countdown, check_record, play
+from tests.net.drops import check_abandoned, check_countdown, check_record, play
 
 
 @pytest.mark.parametrize("down_s", [5, 20])
@@ -36,3 +36,16 @@ def test_a_cut_shorter_than_the_abandon_time_loses_nothing(
     # away and back as the referee counts: shown away once, back once, never abandoned
     assert out.presence == [(out.bot_seat, False), (out.bot_seat, True)]
     assert out.countdowns, "the opponent's view never showed how long the bot has"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("during", ["own", "theirs"])
+def test_a_90_s_cut_loses_by_abandonment_after_60_s(
+    site: Site, during: Literal["own", "theirs"]
+) -> None:
+    bot = site.bot(f"Cut90{during}")
+    host = site.player(f"Host90{during}")
+    out = play(site, bot, host, down_s=90, during=during)
+    gap = check_countdown(out, host)
+    check_abandoned(site, out, during=during, gap=gap, abandon_s=60, away_s=5)
+    check_record(out, bot, host)
