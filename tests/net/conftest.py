@@ -178,6 +178,9 @@ class Site:
         host = ["--host", wan.host_address]
         self.referee: LanqiProcess = self.lanqi.referee(*host, *referee_flags)
         self.matchmaker: LanqiProcess = self.lanqi.matchmaker(self.referee, *host)
+        for service in (self.referee, self.matchmaker):
+            for run in service.runs:  # a machine this loaded can take over 5 s to stop one
+                run.stop_s = 20.0
         self.bots: list[NamespaceBot] = []
         self.players: list[HostPlayer] = []
 
