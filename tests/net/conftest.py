@@ -30,7 +30,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.matchmaker.conftest import READY, Lanqi, LanqiProcess, assigned
+from tests.matchmaker.conftest import (
+    DIRECTOR_KEY,
+    PORT_FLAGS,
+    READY,
+    Lanqi,
+    LanqiProcess,
+    assigned,
+)
 
 from lanqi.bench.process import ServiceProcess
 from lanqi.bench.wan import Wan, unavailable
@@ -176,13 +183,35 @@ class Site:
         self.root = root
         self.lanqi = Lanqi(root)
         host = ["--host", wan.host_address]
-        self.referee: LanqiProcess = self.lanqi.referee(*host, *referee_flags)
-        self.matchmaker: LanqiProcess = self.lanqi.matchmaker(self.referee, *host)
-        for service in (self.referee, self.matchmaker):
-            for run in service.runs:  # a machine this loaded can take over 5 s to stop one
-                run.stop_s = 20.0
+        self.referee = self._service("referee", [*host, *referee_flags])
+        requests, events = self.referee.endpoints["requests"], self.referee.endpoints["events"]
+        self.matchmaker = self._service(
+            "matchmaker",
+            [*host, "--referee", f"{requests},{events}", "--director-key", DIRECTOR_KEY],
+        )
         self.bots: list[NamespaceBot] = []
         self.players: list[HostPlayer] = []
+
+    def _service(self, command: str, args: list[str]) -> LanqiProcess:
+        """``lanqi referee`` or ``lanqi matchmaker`` with a data directory of its own,
+        stopped with the others; given a minute to start and 20 s to stop (the
+        machine these tests run on is shared, and at times very loaded)."""
+        name = f"{command}-{len(self.lanqi.started)}"
+        data = self.lanqi.data_dir(f"{name}-data")
+        process = LanqiProcess(
+            command,
+            ["--data-dir", str(data), *args],
+            self.root / "logs",
+            name=name,
+            ready=READY[command],
+            ports=PORT_FLAGS[command],
+            ready_s=60.0,
+            stop_s=20.0,
+        )
+        process.data = data
+        self.lanqi.started.append(process)
+        (self.root / "logs").mkdir(parents=True, exist_ok=True)
+        return process.start()
 
     def bot(self, name: str, *args: str) -> NamespaceBot:
         """``lanqi bot --bot random`` inside the namespace, on the matchmaker."""
