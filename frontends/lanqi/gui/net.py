@@ -372,7 +372,7 @@ class GameAgent:
         #: the last sign of life of our seat the referee took (monotonic)
         self._alive = 0.0
         self._snapshot: Snapshot | None = None
-        self._abandon_at: tuple[float, ...] = ()
+        self._abandon_at: tuple[float | None, ...] = ()
         self._abandon_after_ms = 0
         self._lost: Disconnected | None = None
         self._events: list[object] = []
@@ -525,12 +525,19 @@ class GameAgent:
             self._lost = None
 
     def _took(self, snapshot: Snapshot | None) -> None:
-        """A fresh snapshot: its abandonment countdowns start now."""
+        """A fresh snapshot: its abandonment countdowns start now.  Only a seat the
+        snapshot shows away has one: a seat that was there when it was taken has
+        since gone quiet at a moment it does not know, so its countdown waits for
+        the next snapshot (asked for when the seat is seen going away)."""
         if snapshot is None or snapshot is self._snapshot:
             return
         now = time.monotonic()
         self._snapshot = snapshot
-        self._abandon_at = tuple(now + ms / 1000.0 for ms in snapshot.abandon_in_ms)
+        away = [not there for there in snapshot.connected]
+        self._abandon_at = tuple(
+            now + ms / 1000.0 if i < len(away) and away[i] else None
+            for i, ms in enumerate(snapshot.abandon_in_ms)
+        )
         self._abandon_after_ms = snapshot.abandon_after_ms
 
     def _my_abandon_at(self) -> float | None:

@@ -206,6 +206,11 @@ class RefereeService:
         router.setsockopt(zmq.LINGER, 0)
         router.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
         router.setsockopt(zmq.ROUTER_MANDATORY, 0)
+        # A client that comes back over a new TCP connection keeps its identity; while
+        # the old connection is not yet known dead here (a cut link: no FIN, no RST),
+        # a ROUTER without handover ignores the new one, for good once the old one
+        # closes: the seat's join, moves and heartbeats never arrive (tests/net).
+        router.setsockopt(zmq.ROUTER_HANDOVER, 1)
         router.setsockopt(zmq.RCVHWM, 10_000)
         pub = self.context.socket(zmq.PUB)
         pub.setsockopt(zmq.LINGER, 0)
