@@ -6,13 +6,16 @@ loads a referee process with many concurrent games (see lanqi.bench.referee);
 (see lanqi.bench.tournament); ``lanqi bench pairing`` times one Swiss round of each
 pairing system (see lanqi.bench.pairing); ``lanqi bench gui-idle`` reads what an untouched GUI
 window costs (see lanqi.bench.gui_idle); ``lanqi bench match`` sets ``lanqi match`` beside a
-direct-pipe runner (see lanqi.bench.match).
+direct-pipe runner (see lanqi.bench.match); ``lanqi bench soak`` runs a long evening at full
+speed and judges whether the services' memory, descriptors and stores stay flat (see
+lanqi.bench.soak).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from lanqi.cli.common import RegistryChoices
@@ -25,6 +28,7 @@ EXAMPLES = """examples:
   lanqi bench gui-idle --seconds 10
   lanqi bench seat --before c672c11
   lanqi bench match --games 10 --nodes 1000   # lanqi match beside a direct-pipe runner
+  lanqi bench soak --minutes 120 --samples soak.jsonl
 """
 
 
@@ -147,6 +151,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     _configure_seat(sub)
     _configure_web(sub)
     _configure_match(sub)
+    _configure_soak(sub)
 
 
 def _progress(line: str) -> None:
@@ -201,10 +206,12 @@ def run(args: argparse.Namespace) -> int:
         return _run_web(args)
     if args.bench == "match":
         return _run_match(args)
+    if args.bench == "soak":
+        return _run_soak(args)
     if args.bench != "movegen":
         print(
             "lanqi bench: name a benchmark: movegen, referee, tournament, pairing, strength, "
-            "gui-idle, seat, web, match",
+            "gui-idle, seat, web, match, soak",
             file=sys.stderr,
         )
         return 2
@@ -557,3 +564,130 @@ def _run_match(args: argparse.Namespace) -> int:
     for line in format_summary(report):
         print(line)
     return 0
+
+
+SOAK_EXAMPLES = """examples:
+  lanqi bench soak                                  # two hours, 16 games at once
+  lanqi bench soak --minutes 10 --warmup 3          # the CI run: 3 min warm-up, 7 judged
+  lanqi bench soak --minutes 120 --samples soak.jsonl --keep
+  lanqi bench soak --judge soak.jsonl --warmup 10   # judge a run's samples again
+"""
+
+
+def _configure_soak(sub: Any) -> None:
+    soak = sub.add_parser(
+        "soak",
+        help="a long evening at full speed: do the services' memory, descriptors, stores "
+        "and checkpoint lag stay flat?",
+        description="Start lanqi referee(s) and lanqi matchmaker, random bots keeping GAMES "
+        "games going at once, round robins created and finished by the director, players "
+        "leaving, arriving and reclaiming their seats; sample each service every minute "
+        "(RSS, open descriptors, threads, store and write-ahead log size, checkpoint lag, "
+        "ERROR records) with the load average, print a table row per sample, and at the end "
+        "judge each series by its least-squares slope after the warm-up.  Exit code 1 when "
+        "a series grows or something broke.  See docs/bench.md.",
+        epilog=SOAK_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    soak.add_argument(
+        "--minutes", type=float, default=120.0, help="length of the run (default 120)"
+    )
+    soak.add_argument("--games", type=int, default=16, help="games at once (default 16)")
+    soak.add_argument(
+        "--warmup",
+        type=float,
+        default=10.0,
+        metavar="MIN",
+        help="minutes before the series are judged (default 10)",
+    )
+    soak.add_argument(
+        "--sample-s", type=float, default=60.0, help="seconds between samples (default 60)"
+    )
+    soak.add_argument("--referees", type=int, default=1, help="referee processes (default 1)")
+    soak.add_argument(
+        "--tournament-players",
+        type=int,
+        default=6,
+        metavar="N",
+        help="players of each round robin, even (default 6; 0: no tournaments)",
+    )
+    soak.add_argument(
+        "--bot-processes",
+        type=int,
+        default=4,
+        metavar="N",
+        help="lanqi bot processes of the casual players (default 4)",
+    )
+    soak.add_argument(
+        "--churn-s",
+        type=float,
+        default=60.0,
+        help="seconds between players leaving/arriving or reclaiming seats (default 60)",
+    )
+    soak.add_argument("--seed", type=int, default=1, help="seed of the bots (default 1)")
+    soak.add_argument(
+        "--samples",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write every sample to FILE, one JSON object a line (for --judge)",
+    )
+    soak.add_argument("--keep", action="store_true", help="keep the data directories and logs")
+    soak.add_argument(
+        "--judge",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="run nothing: judge the samples a run wrote (--samples) with --warmup",
+    )
+
+
+def _run_soak(args: argparse.Namespace) -> int:
+    from lanqi.bench.soak import (
+        SoakConfig,
+        SoakReport,
+        format_sample,
+        read_samples,
+        run_soak,
+        verdict,
+    )
+
+    if args.judge is not None:
+        try:
+            samples = read_samples(args.judge)
+        except (OSError, ValueError, TypeError) as exc:
+            print(f"lanqi bench soak: cannot read {args.judge}: {exc}", file=sys.stderr)
+            return 2
+        minutes = samples[-1].minute if samples else 1.0
+        report = SoakReport(
+            SoakConfig(minutes=max(1.0, minutes), warmup_minutes=min(args.warmup, minutes)),
+            samples=samples,
+            judgements=verdict(samples, args.warmup),
+        )
+        for i, sample in enumerate(samples):
+            for line in format_sample(sample, header=i == 0):
+                print(line)
+        for line in report.summary():
+            print(line)
+        return 0 if report.ok else 1
+    try:
+        config = SoakConfig(
+            minutes=args.minutes,
+            games=args.games,
+            warmup_minutes=args.warmup,
+            sample_s=args.sample_s,
+            referees=args.referees,
+            tournament_players=args.tournament_players,
+            casual_processes=args.bot_processes,
+            churn_s=args.churn_s,
+            seed=args.seed,
+            samples_path=args.samples,
+            keep=args.keep,
+        )
+    except ValueError as exc:
+        print(f"lanqi bench soak: {exc}", file=sys.stderr)
+        return 2
+    report = run_soak(config, _progress, lambda line: print(line, flush=True))
+    for line in report.summary():
+        print(line)
+    return 0 if report.ok else 1

@@ -59,7 +59,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "matchmaker": ("lanqi.cli.matchmaker", "run the matchmaker (lobby, tournaments) on its own"),
     "bench": (
         "lanqi.cli.bench",
-        "benchmarks: strength, movegen, referee, tournament, pairing, seat, web, match",
+        "benchmarks: strength, movegen, referee, tournament, pairing, seat, web, match, soak",
     ),
     "match": ("lanqi.cli.match", "engine matches like cutechess-cli: openings, adjudication, SPRT"),
     "engine": (
