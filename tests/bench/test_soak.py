@@ -2,7 +2,9 @@
 and the 2-hour one (asked for only: ``pytest -m soak tests/bench/test_soak.py``).
 
 The 10-minute soak scales the 2-hour one's warm-up: 3 minutes of warm-up, then 7
-judged minutes (8 samples, a minute apart) with the same tolerances.
+judged minutes (15 samples, 30 s apart) with the same tolerances.  Either warm-up
+also lasts until the referee's cache of finished games is full (640 games: at full
+speed on two cores, within the first three minutes).
 """
 
 from __future__ import annotations
@@ -13,15 +15,18 @@ from pathlib import Path
 import pytest
 
 from lanqi.bench.soak import (
+    REFEREE_FINISHED_CACHE,
     ServiceSample,
     SoakConfig,
     SoakReport,
     SoakSample,
     format_sample,
+    judged_samples,
     read_samples,
     run_soak,
     verdict,
     wal_lag,
+    warmup_games,
 )
 
 
@@ -74,6 +79,14 @@ def sample(
     )
 
 
+def test_the_warm_up_waits_for_the_referees_cache_of_finished_games() -> None:
+    from lanqi.referee.service import FINISHED_CACHE
+
+    assert REFEREE_FINISHED_CACHE == FINISHED_CACHE
+    samples = [sample(m, 100 * m, rss=40 + m) for m in range(0, 11)]
+    assert [s.minute for s in judged_samples(samples, 3, warmup_games(1))] == [7, 8, 9, 10]
+
+
 def test_the_verdict_flags_what_grows_after_the_warm_up_only(tmp_path: Path) -> None:
     # RSS climbs in the warm-up, then stays within noise; descriptors leak one a minute
     # after it; the store grows with the games (1 MiB per 100), which is no leak
@@ -99,13 +112,14 @@ def test_the_verdict_flags_what_grows_after_the_warm_up_only(tmp_path: Path) -> 
 def test_ten_minutes_at_full_speed_stay_flat(tmp_path: Path) -> None:
     """The CI soak: 16 games at once, tournaments, players leaving, arriving and taking
     their seats back; every service's series flat from minute 3 to minute 10."""
-    report = run_soak(
-        SoakConfig(minutes=10, warmup_minutes=3, samples_path=tmp_path / "samples.jsonl")
+    config = SoakConfig(
+        minutes=10, warmup_minutes=3, sample_s=30, samples_path=tmp_path / "samples.jsonl"
     )
+    report = run_soak(config)
     summary = "\n".join(report.summary())
     assert report.ok, summary
     last = report.samples[-1]
-    assert len(report.samples) >= 10, summary
+    assert report.judgements and report.judgements[0].samples >= 4, summary
     assert last.games > 0 and last.tournaments >= 1, summary
     assert last.reclaims >= 1 and last.hellos > 26, summary  # players came and went
     assert {j.service for j in report.judgements} == {"matchmaker", "referee-1"}

@@ -68,6 +68,7 @@ from typing import Any, TextIO
 from lanqi.bench.process import LOG_ERROR, ServiceProcess
 
 __all__ = [
+    "REFEREE_FINISHED_CACHE",
     "TOLERANCES",
     "Judgement",
     "ServiceSample",
@@ -76,11 +77,13 @@ __all__ = [
     "SoakSample",
     "format_sample",
     "format_verdict",
+    "judged_samples",
     "least_squares",
     "read_samples",
     "run_soak",
     "verdict",
     "wal_lag",
+    "warmup_games",
 ]
 
 Progress = Callable[[str], None]
@@ -100,6 +103,11 @@ ABANDON_AFTER_S = 10
 JOIN_S = 120.0
 #: standings are asked for this often while a tournament runs (its events wake sooner)
 CHECK_S = 5.0
+#: the finished games a referee keeps in memory for ``sync`` requests
+#: (``lanqi.referee.service.FINISHED_CACHE``): its RSS grows until that many have
+#: finished (about 140 KiB each after a random xiangqi game), then stays; the warm-up
+#: lasts at least until every referee's cache is full (1.25 x, games are spread)
+REFEREE_FINISHED_CACHE = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,10 +364,25 @@ def _series(sample: SoakSample, service: ServiceSample, name: str) -> float:
     return value
 
 
-def verdict(samples: Sequence[SoakSample], warmup_minutes: float) -> list[Judgement]:
-    """Each service's series judged over the samples from ``warmup_minutes`` on (the
-    first sample at or after it starts the span; at least two samples are needed)."""
-    measured = [s for s in samples if s.minute >= warmup_minutes - 1e-6]
+def warmup_games(referees: int) -> int:
+    """Games finished before the referees' caches of finished games are full."""
+    return round(1.25 * REFEREE_FINISHED_CACHE * referees)
+
+
+def judged_samples(
+    samples: Sequence[SoakSample], warmup_minutes: float, warmup_games: int = 0
+) -> list[SoakSample]:
+    """The samples after the warm-up: ``warmup_minutes`` passed, ``warmup_games`` finished."""
+    return [s for s in samples if s.minute >= warmup_minutes - 1e-6 and s.games >= warmup_games]
+
+
+def verdict(
+    samples: Sequence[SoakSample], warmup_minutes: float, warmup_games: int = 0
+) -> list[Judgement]:
+    """Each service's series judged over the samples from the end of the warm-up on:
+    ``warmup_minutes`` passed and ``warmup_games`` finished (the first sample that
+    has both starts the span; at least two samples are needed)."""
+    measured = judged_samples(samples, warmup_minutes, warmup_games)
     if len(measured) < 2:
         return []
     names = [s.name for s in measured[0].services]
@@ -480,8 +503,15 @@ class SoakReport:
         lines = [
             f"lanqi bench soak: {c.minutes:g} min, {c.games} games at once "
             f"({c.casual_games} casual, {c.tournament_players // 2} tournament boards), "
-            f"{c.referees} referee(s); judged from minute {c.warmup_minutes:g}",
+            f"{c.referees} referee(s); warm-up: {c.warmup_minutes:g} min and "
+            f"{warmup_games(c.referees):,} games (the referees' caches of finished games full)",
         ]
+        judged = judged_samples(self.samples, c.warmup_minutes, warmup_games(c.referees))
+        if self.judgements and judged:
+            lines.append(
+                f"judged from minute {judged[0].minute:g} to {judged[-1].minute:g} "
+                f"({len(judged)} samples)"
+            )
         if self.samples:
             last = self.samples[-1]
             loads = [s.load1 for s in self.samples]
@@ -943,7 +973,9 @@ def run_soak(
             soak.stop()
     report.samples = soak.samples
     report.problems.extend(soak.problems)
-    report.judgements = verdict(report.samples, config.warmup_minutes)
+    report.judgements = verdict(
+        report.samples, config.warmup_minutes, warmup_games(config.referees)
+    )
     if report.ok and not config.keep:
         shutil.rmtree(root, ignore_errors=True)
         report.root = None

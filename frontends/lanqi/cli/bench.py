@@ -638,7 +638,8 @@ def _configure_soak(sub: Any) -> None:
         type=Path,
         default=None,
         metavar="FILE",
-        help="run nothing: judge the samples a run wrote (--samples) with --warmup",
+        help="run nothing: judge the samples a run wrote (--samples) with --warmup "
+        "(and --referees, for the warm-up's games)",
     )
 
 
@@ -650,6 +651,7 @@ def _run_soak(args: argparse.Namespace) -> int:
         read_samples,
         run_soak,
         verdict,
+        warmup_games,
     )
 
     if args.judge is not None:
@@ -659,11 +661,13 @@ def _run_soak(args: argparse.Namespace) -> int:
             print(f"lanqi bench soak: cannot read {args.judge}: {exc}", file=sys.stderr)
             return 2
         minutes = samples[-1].minute if samples else 1.0
-        report = SoakReport(
-            SoakConfig(minutes=max(1.0, minutes), warmup_minutes=min(args.warmup, minutes)),
-            samples=samples,
-            judgements=verdict(samples, args.warmup),
+        config = SoakConfig(
+            minutes=max(1.0, minutes),
+            warmup_minutes=min(args.warmup, minutes * 0.99),
+            referees=args.referees,
         )
+        judged = verdict(samples, args.warmup, warmup_games(args.referees))
+        report = SoakReport(config, samples=samples, judgements=judged)
         for i, sample in enumerate(samples):
             for line in format_sample(sample, header=i == 0):
                 print(line)
