@@ -122,7 +122,7 @@ def test_ten_minutes_at_full_speed_stay_flat(tmp_path: Path) -> None:
     assert report.judgements and report.judgements[0].samples >= 4, summary
     assert last.games > 0 and last.tournaments >= 1, summary
     assert last.reclaims >= 1 and last.hellos > 26, summary  # players came and went
-    assert {j.service for j in report.judgements} == {"matchmaker", "referee-1"}
+    assert {j.service for j in report.judgements} == {"matchmaker", "referee-1", "house-bots"}
     assert all(s.errors == 0 for s in last.services) and last.bot_errors == 0, summary
 
 
