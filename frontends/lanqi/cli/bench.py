@@ -579,13 +579,13 @@ def _configure_soak(sub: Any) -> None:
         "soak",
         help="a long evening at full speed: do the services' memory, descriptors, stores "
         "and checkpoint lag stay flat?",
-        description="Start lanqi referee(s) and lanqi matchmaker, random bots keeping GAMES "
-        "games going at once, round robins created and finished by the director, players "
-        "leaving, arriving and reclaiming their seats; sample each service every minute "
-        "(RSS, open descriptors, threads, store and write-ahead log size, checkpoint lag, "
-        "ERROR records) with the load average, print a table row per sample, and at the end "
-        "judge each series by its least-squares slope after the warm-up.  Exit code 1 when "
-        "a series grows or something broke.  See docs/bench.md.",
+        description="Start lanqi referee(s) and lanqi matchmaker, random bots keeping GAMES\n"
+        "games going at once, round robins created and finished by the director, players\n"
+        "leaving, arriving and reclaiming their seats, two house bots all evening.  Sample\n"
+        "each process every minute (RSS, open descriptors, threads, store and write-ahead\n"
+        "log size, checkpoint lag, ERROR records) with the load average, print a row per\n"
+        "sample, and judge each series at the end by its least-squares slope after the\n"
+        "warm-up.  Exit code 1 when a series grows or something broke.  See docs/bench.md.",
         epilog=SOAK_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -598,7 +598,8 @@ def _configure_soak(sub: Any) -> None:
         type=float,
         default=10.0,
         metavar="MIN",
-        help="minutes before the series are judged (default 10)",
+        help="minutes before the series are judged (default 10; the warm-up also lasts "
+        "until the referees' caches of 512 finished games are full)",
     )
     soak.add_argument(
         "--sample-s", type=float, default=60.0, help="seconds between samples (default 60)"
