@@ -117,6 +117,7 @@ def test_ten_minutes_at_full_speed_stay_flat(tmp_path: Path) -> None:
     )
     report = run_soak(config)
     summary = "\n".join(report.summary())
+    print(summary)  # the figures, in the log of a run with -rP or -s
     assert report.ok, summary
     last = report.samples[-1]
     assert report.judgements and report.judgements[0].samples >= 4, summary
