@@ -69,7 +69,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from lanqi.bench.process import LOG_ERROR, ServiceProcess
+from lanqi.bench.process import LOG_ERROR, ServiceProcess, ServiceStartError
 
 __all__ = [
     "REFEREE_FINISHED_CACHE",
@@ -636,10 +636,18 @@ class _Soak:
     def _spawn(
         self, name: str, args: list[str], ready: re.Pattern[bytes], log: Path
     ) -> ServiceProcess:
+        """Start a ``lanqi`` command; a service whose key port (its port + 4) another
+        process holds is started again on other ports (port 0 picks them)."""
         command = [sys.executable, "-m", "lanqi.cli.main", *args]
-        return ServiceProcess(
-            command, ready, log, name=name, ready_s=READY_S, stop_s=STOP_S, env=self.env
-        )
+        for attempt in range(3):
+            try:
+                return ServiceProcess(
+                    command, ready, log, name=name, ready_s=READY_S, stop_s=STOP_S, env=self.env
+                )
+            except ServiceStartError as exc:
+                if "Address already in use" not in exc.log or attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
     def start_services(self) -> None:
         for i in range(1, self.config.referees + 1):
