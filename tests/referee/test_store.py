@@ -296,6 +296,27 @@ def test_steady_writes_still_get_checkpoints(db: Path) -> None:
     assert [e.seq for e in EventStore(db).events("g1")] == list(range(1, seq + 1))
 
 
+def test_writes_that_never_pause_do_not_grow_the_log_without_end(db: Path) -> None:
+    """Under commits that never pause, no checkpoint from the checkpointer's own
+    connection finishes (commits made during it are left over), so SQLite never
+    restarts the log: it grew by every commit (5 MiB/s in ``lanqi bench soak``).  The
+    writer restarts it once a pass finds it longer than ``restart_frames``."""
+    wal = Path(f"{db}-wal")
+    with EventStore(db) as store:
+        store.create_game(make_game("g1"), [ev(1, "created")])
+        store.start_checkpoints(quiet_s=3600, max_wait_s=0.02, restart_frames=64)
+        seq, longest = 1, 0
+        while store.checkpoints < 40:  # back to back: never quiet
+            seq += 1
+            store.append("g1", [ev(seq)])
+            longest = max(longest, wal.stat().st_size)
+        page = store._conn.execute("PRAGMA page_size").fetchone()[0]
+    frames = longest // (page + 24)  # a frame: a 24-byte header and a page
+    # every commit writes at least one frame: the log held a small share of them
+    assert frames < seq / 4, f"the log grew to {frames} frames over {seq} commits"
+    assert [e.seq for e in EventStore(db).events("g1")] == list(range(1, seq + 1))
+
+
 def test_misnumbered_first_events_refuse_the_game(db: Path, store: EventStore) -> None:
     store.create_game(make_game("g0"), [ev(1, "created")])
     before = snapshot(db)

@@ -76,6 +76,9 @@ IDLE_POLL_MS = 200
 #: a hello unanswered this long (seconds) means the server cannot be reached (yet)
 HELLO_WAIT_S = 2.0
 MAX_REFUSED_MOVES = 3
+#: the players of a runner's last finished games it keeps (``BotRunner.finished``):
+#: a house bot plays all evening, and each game kept for ever was memory for ever
+FINISHED_KEPT = 100
 
 
 @dataclass(slots=True)
@@ -278,6 +281,9 @@ class GamePlayer(threading.Thread):
             self._worker.shutdown(wait=False, cancel_futures=True)
             if self.close_bot:
                 self.bot.close()
+            # the position and its history (140 KiB after a random xiangqi game) are
+            # needed no more; the player itself is kept a while by its runner
+            self._board, self._board_moves = None, []
 
     def _play(self, table: RemoteTable) -> None:
         a = self.assignment
@@ -597,7 +603,8 @@ class BotRunner:
     context: zmq.Context[Any] | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     players: dict[str, GamePlayer] = field(default_factory=dict)
-    finished: list[GamePlayer] = field(default_factory=list)
+    #: the players of the last FINISHED_KEPT games that ended (their results, errors)
+    finished: deque[GamePlayer] = field(default_factory=lambda: deque(maxlen=FINISHED_KEPT))
     #: what this runner learns about its delays, for all its games
     clock_sense: ClockSense = field(default_factory=ClockSense)
     #: the runner's connection, once made
@@ -614,6 +621,8 @@ class BotRunner:
     _welcomed: bool = False
     #: connection attempts since the last welcome
     attempts: int = 0
+    #: games that ended since the runner started (``finished`` keeps the last ones)
+    games_finished: int = 0
 
     @property
     def keyed_session_file(self) -> Path | None:
@@ -735,6 +744,7 @@ class BotRunner:
         for game_id, player in list(self.players.items()):
             if not player.is_alive():
                 self.finished.append(self.players.pop(game_id))
+                self.games_finished += 1
                 self._seek_open = False
         if (
             self._session is not None

@@ -7,13 +7,16 @@ loads a referee process with many concurrent games (see lanqi.bench.referee);
 pairing system (see lanqi.bench.pairing); ``lanqi bench gui-idle`` reads what an untouched GUI
 window costs (see lanqi.bench.gui_idle); ``lanqi bench match`` sets ``lanqi match`` beside a
 direct-pipe runner (see lanqi.bench.match); ``lanqi bench crowd`` connects a thousand players
-to one matchmaker and two referees (see lanqi.bench.crowd).
+to one matchmaker and two referees (see lanqi.bench.crowd); ``lanqi bench soak`` runs a long
+evening at full speed and judges whether the services' memory, descriptors and stores stay
+flat (see lanqi.bench.soak).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from lanqi.cli.common import RegistryChoices
@@ -29,6 +32,7 @@ EXAMPLES = """examples:
   lanqi bench match --tc 2+0.02 --concurrency 2   # time losses at 2 games at once
   lanqi bench crowd                           # 1,000 players, a 256-player Swiss
   lanqi bench crowd --players 1000 --double   # 1,000, 2,000, ... until something breaks
+  lanqi bench soak --minutes 120 --samples soak.jsonl
 """
 
 
@@ -152,6 +156,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     _configure_web(sub)
     _configure_match(sub)
     _configure_crowd(sub)
+    _configure_soak(sub)
 
 
 def _progress(line: str) -> None:
@@ -208,10 +213,12 @@ def run(args: argparse.Namespace) -> int:
         return _run_match(args)
     if args.bench == "crowd":
         return _run_crowd(args)
+    if args.bench == "soak":
+        return _run_soak(args)
     if args.bench != "movegen":
         print(
             "lanqi bench: name a benchmark: movegen, referee, tournament, pairing, strength, "
-            "gui-idle, seat, web, match, crowd",
+            "gui-idle, seat, web, match, crowd, soak",
             file=sys.stderr,
         )
         return 2
@@ -700,3 +707,135 @@ def _run_crowd(args: argparse.Namespace) -> int:
         print(format_report(report), end="\n\n", flush=True)
     print(format_doubling(reports))
     return 0
+
+
+SOAK_EXAMPLES = """examples:
+  lanqi bench soak                                  # two hours, 16 games at once
+  lanqi bench soak --minutes 10 --warmup 3          # the CI run: 3 min warm-up, 7 judged
+  lanqi bench soak --minutes 120 --samples soak.jsonl --keep
+  lanqi bench soak --judge soak.jsonl --warmup 10   # judge a run's samples again
+"""
+
+
+def _configure_soak(sub: Any) -> None:
+    soak = sub.add_parser(
+        "soak",
+        help="a long evening at full speed: do the services' memory, descriptors, stores "
+        "and checkpoint lag stay flat?",
+        description="Start lanqi referee(s) and lanqi matchmaker, random bots keeping GAMES\n"
+        "games going at once, round robins created and finished by the director, players\n"
+        "leaving, arriving and reclaiming their seats, two house bots all evening.  Sample\n"
+        "each process every minute (RSS, open descriptors, threads, store and write-ahead\n"
+        "log size, checkpoint lag, ERROR records) with the load average, print a row per\n"
+        "sample, and judge each series at the end by its least-squares slope after the\n"
+        "warm-up.  Exit code 1 when a series grows or something broke.  See docs/bench.md.",
+        epilog=SOAK_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    soak.add_argument(
+        "--minutes", type=float, default=120.0, help="length of the run (default 120)"
+    )
+    soak.add_argument("--games", type=int, default=16, help="games at once (default 16)")
+    soak.add_argument(
+        "--warmup",
+        type=float,
+        default=10.0,
+        metavar="MIN",
+        help="minutes before the series are judged (default 10; the warm-up also lasts "
+        "until the referees' caches of 512 finished games are full)",
+    )
+    soak.add_argument(
+        "--sample-s", type=float, default=60.0, help="seconds between samples (default 60)"
+    )
+    soak.add_argument("--referees", type=int, default=1, help="referee processes (default 1)")
+    soak.add_argument(
+        "--tournament-players",
+        type=int,
+        default=6,
+        metavar="N",
+        help="players of each round robin, even (default 6; 0: no tournaments)",
+    )
+    soak.add_argument(
+        "--bot-processes",
+        type=int,
+        default=4,
+        metavar="N",
+        help="lanqi bot processes of the casual players (default 4)",
+    )
+    soak.add_argument(
+        "--churn-s",
+        type=float,
+        default=60.0,
+        help="seconds between players leaving/arriving or reclaiming seats (default 60)",
+    )
+    soak.add_argument("--seed", type=int, default=1, help="seed of the bots (default 1)")
+    soak.add_argument(
+        "--samples",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write every sample to FILE, one JSON object a line (for --judge)",
+    )
+    soak.add_argument("--keep", action="store_true", help="keep the data directories and logs")
+    soak.add_argument(
+        "--judge",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="run nothing: judge the samples a run wrote (--samples) with --warmup "
+        "(and --referees, for the warm-up's games)",
+    )
+
+
+def _run_soak(args: argparse.Namespace) -> int:
+    from lanqi.bench.soak import (
+        SoakConfig,
+        SoakReport,
+        format_sample,
+        read_samples,
+        run_soak,
+        verdict,
+        warmup_games,
+    )
+
+    if args.judge is not None:
+        try:
+            samples = read_samples(args.judge)
+        except (OSError, ValueError, TypeError) as exc:
+            print(f"lanqi bench soak: cannot read {args.judge}: {exc}", file=sys.stderr)
+            return 2
+        minutes = samples[-1].minute if samples else 1.0
+        config = SoakConfig(
+            minutes=max(1.0, minutes),
+            warmup_minutes=min(args.warmup, minutes * 0.99),
+            referees=args.referees,
+        )
+        judged = verdict(samples, args.warmup, warmup_games(args.referees))
+        report = SoakReport(config, samples=samples, judgements=judged)
+        for i, sample in enumerate(samples):
+            for line in format_sample(sample, header=i == 0):
+                print(line)
+        for line in report.summary():
+            print(line)
+        return 0 if report.ok else 1
+    try:
+        config = SoakConfig(
+            minutes=args.minutes,
+            games=args.games,
+            warmup_minutes=args.warmup,
+            sample_s=args.sample_s,
+            referees=args.referees,
+            tournament_players=args.tournament_players,
+            casual_processes=args.bot_processes,
+            churn_s=args.churn_s,
+            seed=args.seed,
+            samples_path=args.samples,
+            keep=args.keep,
+        )
+    except ValueError as exc:
+        print(f"lanqi bench soak: {exc}", file=sys.stderr)
+        return 2
+    report = run_soak(config, _progress, lambda line: print(line, flush=True))
+    for line in report.summary():
+        print(line)
+    return 0 if report.ok else 1

@@ -59,7 +59,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "matchmaker": ("lanqi.cli.matchmaker", "run the matchmaker (lobby, tournaments) on its own"),
     "bench": (
         "lanqi.cli.bench",
-        "benchmarks: strength, movegen, referee, tournament, pairing, seat, web, match, crowd",
+        "benchmarks: strength, movegen, referee, tournament, pairing, seat, web, match, crowd,"
+        " soak",
     ),
     "match": ("lanqi.cli.match", "engine matches like cutechess-cli: openings, adjudication, SPRT"),
     "engine": (
