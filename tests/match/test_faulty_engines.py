@@ -47,9 +47,13 @@ def test_a_failing_engine_loses_with_the_reason(
     faulty: Callable[..., str],
 ) -> None:
     pgn = tmp_path / "games.pgn"
+    # under a clock the referee waits past zero for a move on its way, up to the seat's
+    # lag cap (0.9 s at 1.5+0, docs/protocol.md): a runner's margin shorter than that
+    # gives up first and the game ends as a hang
+    margin = "1.5" if "-tc" in extra else "0.4"
     summary, lines = run_match(
         [
-            "-engine", "name=Faulty", f"cmd={faulty(mode, 3)}", "proto=uci", "timemargin=0.4",
+            "-engine", "name=Faulty", f"cmd={faulty(mode, 3)}", "proto=uci", f"timemargin={margin}",
             "-engine", "name=AI", "proto=builtin", "depth=1",
             "-games", "2", "-pgnout", str(pgn), *extra,
         ]
