@@ -58,6 +58,26 @@ ENGINE = "/usr/games/fairy-stockfish"
 BRAIN = f"{sys.executable} -m lanqi.bench.gomoku_brain"
 #: gomoku's positions per move (its search is slower per node than Fairy-Stockfish's)
 GOMOKU_NODES = 300
+
+
+@dataclass(frozen=True, slots=True)
+class BenchEngine:
+    """What a variant is benchmarked with: its engine protocol (the direct runner
+    speaks it), its default engine, positions per move and book; ``installed``: the
+    default engine is a file that must exist (not a module lanqi ships)."""
+
+    protocol: str
+    engine: str
+    nodes: int
+    openings: str
+    installed: bool
+
+
+#: the engine each variant's benchmark plays (a variant not here has no benchmark)
+BENCH_ENGINES = {
+    "xiangqi": BenchEngine("uci", ENGINE, 1000, "builtin:xiangqi", installed=True),
+    "gomoku": BenchEngine("gomocup", BRAIN, GOMOKU_NODES, "builtin:gomoku", installed=False),
+}
 RELAY = Path(__file__).with_name("match_relay.py")
 OPTIONS = {"Threads": "1", "Hash": "16"}
 LAT = re.compile(r"\[%lat ([0-9.]+)ms\]")
@@ -90,8 +110,8 @@ class MatchBenchConfig:
     variant: str = "xiangqi"
 
     def __post_init__(self) -> None:
-        if self.variant not in ("xiangqi", "gomoku"):
-            raise ValueError("--variant is xiangqi or gomoku")
+        if self.variant not in BENCH_ENGINES:
+            raise ValueError(f"--variant is one of {', '.join(BENCH_ENGINES)}")
         if not 1 <= self.concurrency <= 64:
             raise ValueError("--concurrency must be from 1 to 64")
         if not 2 <= self.games <= 1000 or self.games % 2:
@@ -102,7 +122,7 @@ class MatchBenchConfig:
             raise ValueError("--nodes must be at least 1")
         if self.tc is not None:
             parse_tc(self.tc)
-        if self.variant == "xiangqi" and not Path(shlex.split(self.engine)[0]).exists():
+        if self.bench_engine.installed and not Path(shlex.split(self.engine)[0]).exists():
             raise ValueError(f"engine {self.engine} not found: install fairy-stockfish or --engine")
 
     @property
@@ -114,20 +134,25 @@ class MatchBenchConfig:
         """The defaults of ``variant`` (gomoku: the brain, its nodes, its book) under
         ``fields`` that are not None."""
         given = {k: v for k, v in fields.items() if v is not None}
-        if variant == "gomoku":
-            given.setdefault("engine", BRAIN)
-            given.setdefault("nodes", GOMOKU_NODES)
-            given.setdefault("openings", "builtin:gomoku")
+        bench = BENCH_ENGINES.get(variant)
+        if bench is not None:
+            given.setdefault("engine", bench.engine)
+            given.setdefault("nodes", bench.nodes)
+            given.setdefault("openings", bench.openings)
         return cls(variant=variant, **given)
 
     @property
+    def bench_engine(self) -> BenchEngine:
+        return BENCH_ENGINES[self.variant]
+
+    @property
     def protocol(self) -> str:
-        return "gomocup" if self.variant == "gomoku" else "uci"
+        return self.bench_engine.protocol
 
     def engine_command(self) -> list[str]:
         """The engine's words (the brain takes its nodes on its command line)."""
         words = shlex.split(self.engine)
-        if self.variant == "gomoku" and self.engine == BRAIN:
+        if self.engine == BRAIN:
             words += ["--nodes", str(self.nodes)]
         return words
 
@@ -404,7 +429,7 @@ def _direct_games(
     openings = _openings(config)
     clock = parse_tc(config.tc) if config.tc else None
     engines = [_Engine(relay_command(config.engine_command(), log, tag), config) for tag in "AB"]
-    gomoku = config.variant == "gomoku"
+    gomoku = config.protocol == "gomocup"
     try:
         for engine in engines:
             engine.start()
@@ -496,8 +521,7 @@ def lanqi_argv(config: MatchBenchConfig, log: Path, pgn: Path) -> list[str]:
         argv += ["-engine", *words]
     if config.tc:
         argv += ["-tc", config.tc]
-    if config.variant != "xiangqi":
-        argv += ["-variant", config.variant]
+    argv += ["-variant", config.variant]
     argv += ["-games", str(config.games), "-rounds", "1", "-repeat", "2"]
     argv += ["-concurrency", str(config.concurrency)]
     argv += ["-openings", f"file={config.openings}", "order=sequential"]
