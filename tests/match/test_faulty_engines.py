@@ -28,18 +28,23 @@ def _faulty_games(pgn: Path) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize(
-    ("mode", "extra", "termination"),
+    ("mode", "extra", "margin", "termination"),
     [
-        ("crash", ["-each", "st=0.2"], "crash"),
-        ("hang", ["-each", "st=0.2"], "hang"),  # silent past its fixed move time
-        ("illegal", ["-each", "st=0.2"], r"illegal move [a-i][0-9][a-i][0-9]"),
-        ("garbage", ["-each", "st=0.2"], "unreadable output"),
-        ("hang", ["-tc", "1.5+0"], "time forfeit"),  # under a clock the referee's flag falls
+        ("crash", ["-each", "st=0.2"], "0.4", "crash"),
+        ("hang", ["-each", "st=0.2"], "0.4", "hang"),  # silent past its fixed move time
+        ("illegal", ["-each", "st=0.2"], "0.4", r"illegal move [a-i][0-9][a-i][0-9]"),
+        ("garbage", ["-each", "st=0.2"], "0.4", "unreadable output"),
+        # under a clock the referee waits past zero for a move on its way, up to the
+        # seat's lag cap (0.9 s at 1.5+0, docs/protocol.md): with a longer margin its
+        # flag falls first; with a shorter one the runner gives up first (docs/engines.md)
+        ("hang", ["-tc", "1.5+0"], "1.5", "time forfeit"),
+        ("hang", ["-tc", "1.5+0"], "0.4", "hang"),
     ],
 )
 def test_a_failing_engine_loses_with_the_reason(
     mode: str,
     extra: list[str],
+    margin: str,
     termination: str,
     *,
     tmp_path: Path,
@@ -47,10 +52,6 @@ def test_a_failing_engine_loses_with_the_reason(
     faulty: Callable[..., str],
 ) -> None:
     pgn = tmp_path / "games.pgn"
-    # under a clock the referee waits past zero for a move on its way, up to the seat's
-    # lag cap (0.9 s at 1.5+0, docs/protocol.md): a runner's margin shorter than that
-    # gives up first and the game ends as a hang
-    margin = "1.5" if "-tc" in extra else "0.4"
     summary, lines = run_match(
         [
             "-engine", "name=Faulty", f"cmd={faulty(mode, 3)}", "proto=uci", f"timemargin={margin}",
