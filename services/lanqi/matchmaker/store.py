@@ -461,6 +461,9 @@ class MatchmakerStore:
                 f"{SCHEMA_VERSION}; upgrade lanqi or use another data directory"
             )
         self._conn.execute("PRAGMA journal_mode=WAL")
+        # the log file is cut back to 4 MiB once a checkpoint restarts it (else it
+        # stays at its high-water mark, a burst's size, until the store is closed)
+        self._conn.execute(f"PRAGMA journal_size_limit={4 * 1024 * 1024}")
         self._conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         if version == 1:
             self._migrate_from_1()
