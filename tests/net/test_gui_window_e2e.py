@@ -156,12 +156,10 @@ class WindowGame:
                 ply = state.ply
                 wait_for("the host's move", lambda: self.state_ply() > ply, 30, self.note)  # noqa: B023
 
-    def hold(self, seconds: float, shot_at: float | None = None, shot: Path | None = None) -> None:
+    def hold(self, seconds: float) -> None:
+        """``seconds`` of the opponent's frames (an outage, say)."""
         began = time.monotonic()
         while time.monotonic() - began < seconds:
-            if shot is not None and shot_at is not None and time.monotonic() - began >= shot_at:
-                self.display.shot(shot)
-                shot = None
             self.note()
 
     def stored(self) -> tuple[list[tuple[int, int, str]], list[tuple[int, bool]], GameEnded | None]:
@@ -190,12 +188,18 @@ def cut(game: WindowGame, down_s: float, during: Literal["own", "theirs"], shots
     site.wan.down()
     if during == "own":
         game.host_moves()
-    during_shot = shots / f"{down_s}s-{during}-during.png"
-    game.hold(down_s, shot_at=min(down_s - 0.5, 4.5), shot=during_shot)
-    figures.shots.append(during_shot)
+    # two pictures in the cut, once the window knows (3 s without a heartbeat), the
+    # second near its end: the player sees the link down and a countdown that moves
+    first, last = shots / f"{down_s}s-{during}-during.png", shots / f"{down_s}s-{during}-late.png"
+    game.hold(3.5)
+    game.display.shot(first)
+    game.hold(down_s - 0.2 - 3.5)
+    game.display.shot(last)
+    figures.shots += [first, last]
     up_at = time.monotonic()
     site.wan.up()
     assert window.count(LOST) > lost, "the window never said its game's link was lost"
+    assert pixels(first) != pixels(last), "the window looked frozen during the cut"
     if during == "theirs":
         game.host_moves()
 
@@ -216,6 +220,13 @@ def cut(game: WindowGame, down_s: float, during: Literal["own", "theirs"], shots
     after_shot = shots / f"{down_s}s-{during}-after.png"
     figures.shots.append(game.display.shot(after_shot))
     return figures
+
+
+def pixels(path: Path) -> bytes:
+    """A screenshot's pixels (its file also holds the time it was written)."""
+    import pygame
+
+    return pygame.image.tobytes(pygame.image.load(str(path)), "RGB")
 
 
 def back_to_the_lobby_and_seek(game: WindowGame) -> None:
