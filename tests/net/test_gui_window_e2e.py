@@ -138,7 +138,7 @@ class WindowGame:
 
     def host_moves(self) -> None:
         host = self.host
-        if host.state.ply not in self.played:
+        if not host.state.finished and host.state.ply not in self.played:
             self.played.add(host.state.ply)
             host.accepted.append(host.move())
 
