@@ -65,6 +65,9 @@ def display(tmp_path: Path) -> Iterator[XDisplay]:
 
 @dataclass
 class Figures:
+    """Seconds from the link's return to the seat back and to the lobby back, and
+    the screenshots taken."""
+
     back_after_s: float = 0.0
     lobby_back_after_s: float = 0.0
     shots: list[Path] = field(default_factory=list)
@@ -80,10 +83,14 @@ class WindowGame:
         self.host: HostPlayer = site.player(f"Opp{tag}")
         self.rng = random.Random(5)
         self.typed: list[str] = []
-        online = lambda: site.online({self.window.name})  # noqa: E731
-        wait_for("the window in the lobby", online, 90, lambda: time.sleep(0.2))
-        self.game_id = self._seat()
         self.played: set[int] = set()
+        online = lambda: site.online({self.window.name})  # noqa: E731
+        try:
+            wait_for("the window in the lobby", online, 90, lambda: time.sleep(0.2))
+            self.game_id = self._seat()
+        except BaseException:
+            self.close(root / "shots" / "seating.png")
+            raise
 
     def _seat(self) -> str:
         host, window = self.host, self.window
