@@ -225,6 +225,26 @@ def test_leaving_an_online_seat_asks_and_says_the_game_goes_on(
         assert game.script.sync(game.game_id).status == "active"  # the game goes on
 
 
+def test_the_leave_question_goes_when_the_online_game_ends_under_it(
+    scripted_game: Callable[..., AbstractContextManager[Any]],
+) -> None:
+    from lanqi.gui.scenes.base import ToMenu
+    from lanqi.gui.scenes.menu import MenuScene
+
+    with scripted_game("xiangqi") as game:
+        driver, scene = game.driver, game.scene
+        scene.back = ToMenu()
+        driver.key(pygame.K_ESCAPE, frames=2)
+        assert scene.dialog is not None and "clock keeps running" in " ".join(scene.dialog.lines)
+        game.script.resign(game.game_id, game.tokens[1])
+        game.wait(lambda: scene.model.finished, "the opponent's resignation")
+        driver.frames(2)
+        # "the game goes on without you" is no longer true: the question is gone
+        assert scene.dialog is None and driver.scene is scene
+        driver.key(pygame.K_ESCAPE, frames=2)  # and a finished game leaves at once
+        assert isinstance(driver.scene, MenuScene)
+
+
 def test_the_eight_newest_unfinished_games_are_kept(tmp_path: Path) -> None:
     games = [
         resume.Unfinished(

@@ -183,12 +183,16 @@ class Site:
         self.root = root
         self.lanqi = Lanqi(root)
         host = ["--host", wan.host_address]
-        self.referee = self._service("referee", [*host, *referee_flags])
-        requests, events = self.referee.endpoints["requests"], self.referee.endpoints["events"]
-        self.matchmaker = self._service(
-            "matchmaker",
-            [*host, "--referee", f"{requests},{events}", "--director-key", DIRECTOR_KEY],
-        )
+        try:
+            self.referee = self._service("referee", [*host, *referee_flags])
+            requests, events = self.referee.endpoints["requests"], self.referee.endpoints["events"]
+            self.matchmaker = self._service(
+                "matchmaker",
+                [*host, "--referee", f"{requests},{events}", "--director-key", DIRECTOR_KEY],
+            )
+        except BaseException:  # a service that did not start: stop the ones that did
+            self.lanqi.stop_all()
+            raise
         self.bots: list[NamespaceBot] = []
         self.players: list[HostPlayer] = []
 

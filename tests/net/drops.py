@@ -23,7 +23,7 @@ from tests.net.conftest import UNTIMED, HostPlayer, NamespaceBot, Site, wait_for
 
 from lanqi.gui import commands
 from lanqi.gui.net import ViewState
-from lanqi.protocol import GameEnded, MoveMade, Presence
+from lanqi.protocol import GameEnded, MoveMade, Presence, Seek
 
 #: the referee checks liveness on its loop's timer: how late it may notice a limit (ms)
 TICK_MS = 500
@@ -55,11 +55,13 @@ class Outcome:
 class Match:
     """The bot and the host in one game, the host's view kept live (:meth:`note`)."""
 
-    def __init__(self, site: Site, bot: NamespaceBot, host: HostPlayer) -> None:
+    def __init__(
+        self, site: Site, bot: NamespaceBot, host: HostPlayer, seek: Seek = UNTIMED
+    ) -> None:
         self.site, self.bot, self.host = site, bot, host
         in_lobby = lambda: site.online({bot.name})  # noqa: E731
         wait_for("the bot in the lobby", in_lobby, 30, lambda: time.sleep(0.1))
-        a = host.challenge(bot.name, UNTIMED)
+        a = host.challenge(bot.name, seek)
         self.out = Outcome(a.game_id, 1 - a.seat)
         self.played: set[int] = set()
 

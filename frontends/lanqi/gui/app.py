@@ -180,6 +180,7 @@ class App:
             self.scene.cleanup()
         self.scene = scene
         scene.startup(self)
+        log.debug("screen: %s", type(scene).__name__)
 
     def first_scene(self) -> Scene:
         """The scene the command line asks for."""

@@ -376,6 +376,8 @@ class GameAgent:
         self._abandon_after_ms = 0
         self._lost: Disconnected | None = None
         self._events: list[object] = []
+        #: the ply of the last state handed to the screen, and whether it was over
+        self._shown: tuple[int, bool] = (-1, False)
 
     # ------------------------------------------------------------ lifetime
 
@@ -549,6 +551,17 @@ class GameAgent:
 
     def _state(self, table: RemoteTable) -> ViewState:
         state = table.state
+        shown = (state.ply, state.finished)
+        if shown != self._shown:  # what the screen is handed (tests/net reads it)
+            self._shown = shown
+            if state.finished:
+                log.debug(
+                    "game %s: over at ply %d (%s)", self.game_id, state.ply, state.termination
+                )
+            else:
+                log.debug(
+                    "game %s: at ply %d, seat %s to move", self.game_id, *shown[:1], state.to_move
+                )
         away = tuple(
             at if state.status != "finished" and not state.connected[i] else None
             for i, at in enumerate(self._abandon_at[: len(state.connected)])
@@ -653,6 +666,8 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         self._dirty = True
         self._last_refresh = 0.0
         self._my_seeks: list[str] = []
+        #: the link came back and the lists were not taken since (logged when they are)
+        self._back = False
 
     # ------------------------------------------------------------ thread
 
@@ -759,8 +774,10 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
             return
         if isinstance(item, Welcome):  # said again by the connection: the link is back
             if self._lost is not None:
+                log.info("lobby: the matchmaker is back")
                 self.events.put(Reconnected("matchmaker", self._lost.since))
                 self._lost = None
+                self._back = True
             self._welcomed(conn, item)
         elif isinstance(item, ErrorReply):  # the hello said again was refused
             if item.code == "bad_session":
@@ -844,6 +861,14 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
             where=tuple(where),
         )
         self.events.put(self._state)
+        online = sum(1 for p in players if p.online)
+        if self._back:  # the first lists after the link came back
+            self._back = False
+            log.info("lobby: %d players listed again, %d online", len(players), online)
+        log.debug(
+            "lobby lists: %d players (%d online), %d seeks, %d live games",
+            len(players), online, len(seeks), len(games),
+        )  # fmt: skip
 
     def _do(self, client: BlockingConnection, command: commands.LobbyCommand) -> None:
         try:

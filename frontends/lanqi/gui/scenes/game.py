@@ -123,6 +123,8 @@ class GameScene(Scene):
         self.keep_id = keep_id
         #: the question asked before leaving a game that goes on (see :attr:`dialog`)
         self._dialog: Dialog | None = None
+        #: the open question is "leave this online game? it goes on without you"
+        self._asks_online = False
         model = session.model
         self.ui: VariantUI = variant_ui(model.variant)
         self.view: BoardView = self.ui.view(model.options)
@@ -173,6 +175,7 @@ class GameScene(Scene):
     @dialog.setter
     def dialog(self, dialog: Dialog | None) -> None:
         self._dialog = dialog
+        self._asks_online = False
         self.session.pause(dialog is not None)
 
     @property
@@ -337,6 +340,7 @@ class GameScene(Scene):
             and session.failed is None
         ):
             self.dialog = self._leave_online_dialog(quit)
+            self._asks_online = True
         else:
             return False
         self.dialog.layout(self.app.screen.get_size())
@@ -587,6 +591,10 @@ class GameScene(Scene):
         session = self.session
         session.update(now)
         model = session.model
+        if self._asks_online and model.finished:
+            # the game ended while "it goes on without you" was asked: nothing is lost
+            # by leaving now, and the question would say what is no longer true
+            self.dialog = None
         if model is not self._seen_model:
             key = (model.variant, model.options.get("size"))
             if key != self._view_key:
