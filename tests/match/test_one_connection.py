@@ -1,15 +1,19 @@
-"""lanqi match plays over the process's one client connection: each game's
-``create_game``, the table that watches it (and adjudicates from it) and both seats'
-tables go through the same :class:`~lanqi.client.connection.BlockingConnection`,
-and the game's tables share one feed."""
+"""lanqi match on a referee given with ``-referee`` plays over the process's one client
+connection: each game's ``create_game``, the table that watches it (and adjudicates
+from it) and both seats' tables go through the same
+:class:`~lanqi.client.connection.BlockingConnection`, and the game's tables share one
+feed.  (The private referee is reached in process: ``test_in_process.py``.)"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from lanqi.bench.process import LanqiService
 from lanqi.client.connection import BlockingConnection
 from lanqi.match import runner
 from lanqi.match.runner import MatchSummary
@@ -17,6 +21,28 @@ from lanqi.protocol import Adjudicate, CreateGame, Reply, Request
 from lanqi.table.remote import RemoteTable
 
 Runner = Callable[[list[str]], tuple[MatchSummary, list[str]]]
+KEY = "one-connection-admin-key"
+READY = re.compile(rb"referee ready: requests (?P<requests>\S+), events (?P<events>[^\s,]+)")
+
+
+@pytest.fixture
+def referee(tmp_path: Path) -> Iterator[list[str]]:
+    """A ``lanqi referee`` subprocess: the ``-referee`` arguments that name it."""
+    (tmp_path / "logs").mkdir()
+    service = LanqiService(
+        "referee",
+        ["--host", "127.0.0.1", "--data-dir", str(tmp_path / "data"), "--admin-key", KEY],
+        tmp_path / "logs",
+        name="referee",
+        ready=READY,
+        ports={"--port": "requests", "--pub-port": "events"},
+    )
+    service.start()
+    try:
+        requests, events = service.endpoints["requests"], service.endpoints["events"]
+        yield ["-referee", requests, "-referee-pub", events, "-admin-key", KEY]
+    finally:
+        service.stop()
 
 
 @pytest.fixture
@@ -26,7 +52,10 @@ def conn() -> Iterator[BlockingConnection]:
 
 
 def test_a_match_creates_watches_plays_and_adjudicates_over_one_connection(
-    monkeypatch: pytest.MonkeyPatch, conn: BlockingConnection, run_match: Runner
+    monkeypatch: pytest.MonkeyPatch,
+    conn: BlockingConnection,
+    run_match: Runner,
+    referee: list[str],
 ) -> None:
     tables: list[RemoteTable] = []
     asked: list[Request] = []
@@ -57,7 +86,7 @@ def test_a_match_creates_watches_plays_and_adjudicates_over_one_connection(
         [
             "-engine", "name=A", "proto=builtin", "depth=1",
             "-engine", "name=B", "proto=builtin", "depth=1",
-            "-games", "2", "-maxmoves", "4",
+            "-games", "2", "-maxmoves", "4", *referee,
         ]
     )  # fmt: skip
     assert len(summary.games) == 2

@@ -62,8 +62,8 @@ from lanqi.protocol import (
 )
 from lanqi.protocol.endpoints import reachable, with_host
 from lanqi.security import KnownServers, NoServerKey, SecurityError, server_identity
-from lanqi.table.port import Answered, LinkChanged, TableNews
-from lanqi.table.remote import UNREACHABLE, RemoteTable
+from lanqi.table.port import Answered, LinkChanged, TableNews, ThreadTable
+from lanqi.table.remote import UNREACHABLE
 
 __all__ = ["BotRunner", "ClockSense", "GamePlayer", "Policy"]
 
@@ -259,11 +259,11 @@ class GamePlayer(threading.Thread):
         conn = self.connection or process_connection()
         policy = conn.policy
         backoff = policy.first
-        table: RemoteTable | None = None
+        table: ThreadTable | None = None
         try:
             while table is None and not self.stop_event.is_set():
                 try:
-                    table = conn.open_table(a)
+                    table = self.open_table(conn)
                 except (NoAnswer, NoServerKey) as exc:
                     log.warning("game %s: no referee yet (%s); retrying", a.game_id, exc)
                     self.stop_event.wait(backoff)
@@ -285,7 +285,11 @@ class GamePlayer(threading.Thread):
             # needed no more; the player itself is kept a while by its runner
             self._board, self._board_moves = None, []
 
-    def _play(self, table: RemoteTable) -> None:
+    def open_table(self, conn: BlockingConnection) -> ThreadTable:
+        """The seat's table: joined on the referee, first snapshot in."""
+        return conn.open_table(self.assignment)
+
+    def _play(self, table: ThreadTable) -> None:
         a = self.assignment
         started = False
         thinking: concurrent.futures.Future[PlayResult] | None = None
@@ -295,7 +299,7 @@ class GamePlayer(threading.Thread):
         self._chat_lines = 0  # of this game's chat (it only grows)
         seen_at = time.monotonic()  # when the last news came in
         while not self.stop_event.is_set():
-            news = table.poll()
+            news = table.poll(0.0)
             if news:
                 seen_at = time.monotonic()
             for item in news:
@@ -345,13 +349,13 @@ class GamePlayer(threading.Thread):
                     self._send_move(table, move_future)
             table.block(IDLE_POLL_MS / 1000)
 
-    def _ask(self, table: RemoteTable, request: Request) -> int:
+    def _ask(self, table: ThreadTable, request: Request) -> int:
         """Send ``request``; its refusal is handled by :meth:`_refused_answer`."""
         request_id = table.send(request)
         self._asked[request_id] = request
         return request_id
 
-    def _hear(self, table: RemoteTable, item: TableNews) -> None:
+    def _hear(self, table: ThreadTable, item: TableNews) -> None:
         """One piece of news: a link change is logged, an answer to this runner's
         request handled (events are read from the state)."""
         a = self.assignment
@@ -397,7 +401,7 @@ class GamePlayer(threading.Thread):
         except Exception:  # a bot's ponder failure costs it nothing more than the ponder
             log.exception("game %s: %s failed on the opponent's turn", state.game_id, self.bot.name)
 
-    def _resign(self, table: RemoteTable, reason: str) -> None:
+    def _resign(self, table: ThreadTable, reason: str) -> None:
         """Give up with ``reason``; a game that already ended (an earlier resignation
         whose event is still on its way, a flag) needs nothing more."""
         a = self.assignment
@@ -458,7 +462,7 @@ class GamePlayer(threading.Thread):
         thinking = (time.monotonic() - self._turn_seen) * 1000
         return f"{kind}; the bot was still thinking, {thinking:.0f} ms into its turn"
 
-    def _hear_chat(self, table: RemoteTable, view: gamestate.GameState) -> None:
+    def _hear_chat(self, table: ThreadTable, view: gamestate.GameState) -> None:
         """Hand every chat line not yet heard to ``on_chat`` (the bot's own lines are
         heard without it); say the reply, if any.  A refused reply (too long, too fast)
         is logged and dropped: chat never costs the game."""
@@ -485,7 +489,7 @@ class GamePlayer(threading.Thread):
             self._parity_start, self._parity_first = start, first_seat(game)
         return (a.seat - self._parity_first) % 2
 
-    def _send_move(self, table: RemoteTable, future: concurrent.futures.Future[PlayResult]) -> None:
+    def _send_move(self, table: ThreadTable, future: concurrent.futures.Future[PlayResult]) -> None:
         """Send the bot's move at once (its answer comes with the news), with its
         draw offer before it; or resign for a bot that resigns or failed to move."""
         a = self.assignment
@@ -520,7 +524,7 @@ class GamePlayer(threading.Thread):
         self._in_flight = (table.send(request), move, sent, timing)
 
     def _move_answered(
-        self, table: RemoteTable, answer: Answered, flight: tuple[int, str, float, str]
+        self, table: ThreadTable, answer: Answered, flight: tuple[int, str, float, str]
     ) -> None:
         a = self.assignment
         _, move, sent, timing = flight
@@ -559,7 +563,7 @@ class GamePlayer(threading.Thread):
         self.error = f"{refusal.code}: {refusal.msg}"
 
 
-def _decided(future: concurrent.futures.Future[PlayResult], table: RemoteTable) -> None:
+def _decided(future: concurrent.futures.Future[PlayResult], table: ThreadTable) -> None:
     """The bot's move is ready: note when, and wake the game's thread."""
     future.done_at = time.monotonic()  # type: ignore[attr-defined]
     table.wake()

@@ -54,8 +54,9 @@ from lanqi.protocol import (
     TimeControl,
     termination_label,
 )
-from lanqi.table.port import Answered, LinkChanged, TableNews
-from lanqi.table.remote import UNREACHABLE, RemoteTable
+from lanqi.table.inproc import InProcessReferee, InProcessTable
+from lanqi.table.port import Answered, LinkChanged, TableNews, ThreadTable
+from lanqi.table.remote import UNREACHABLE
 
 __all__ = ["GameSpec", "MatchSeat", "Played", "RefereeLink", "play_game"]
 
@@ -75,6 +76,10 @@ class RefereeLink:
     admin_key: str | None
     #: the referee's CURVE key when known (None: asked at its key port)
     key: str | None = None
+    #: the referee itself when it runs in this process (the match's private one): the
+    #: game is created, played and watched on it without its sockets
+    #: (:class:`~lanqi.table.inproc.InProcessTable`); it still publishes every event
+    local: InProcessReferee | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +257,7 @@ class _Arbiter:
     admin key, sent through the watching table (an engine's own resignation or draw
     offer is its runner's to send).  It never waits: the answer is news."""
 
-    table: RemoteTable
+    table: ThreadTable
     admin_key: str | None
     rules: Adjudication
     done: bool = False
@@ -341,9 +346,13 @@ def play_game(
     )
     created = _create(conn, link, create, stop)
     game_id = created.game_id
-    watch = conn.open_table(
-        game_id=game_id, referee=link.endpoint, events=link.pub_endpoint, key=link.key
-    )
+    watch: ThreadTable
+    if link.local is not None:
+        watch = InProcessTable(link.local, game_id, None, None).open()
+    else:
+        watch = conn.open_table(
+            game_id=game_id, referee=link.endpoint, events=link.pub_endpoint, key=link.key
+        )
     game_stop = threading.Event()
     players = [
         _SeatPlayer(
@@ -363,6 +372,7 @@ def play_game(
             ),
             stop=game_stop,
             connection=conn,
+            local=link.local,
         )
         for seat in (0, 1)
     ]
@@ -416,6 +426,8 @@ def _create(
 ) -> GameCreated:
     """Create the game, sending the same request again until the referee answers
     (it is idempotent by its ``game_id``); a refusal raises :class:`Refused`."""
+    if link.local is not None:
+        return checked(link.local.handle_local(create, "match"), GameCreated)
     wait = conn.policy.first
     while True:
         try:
@@ -430,9 +442,20 @@ def _create(
 
 
 class _SeatPlayer(GamePlayer):
-    """The runner's game player, losing with the real reason when its bot fails."""
+    """The runner's game player, losing with the real reason when its bot fails; on
+    an in-process referee (``local``) its table needs no connection."""
 
-    def _send_move(self, table: RemoteTable, future: concurrent.futures.Future[PlayResult]) -> None:
+    def __init__(self, *args: Any, local: InProcessReferee | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.local = local
+
+    def open_table(self, conn: BlockingConnection) -> ThreadTable:
+        if self.local is None:
+            return super().open_table(conn)
+        a = self.assignment
+        return InProcessTable(self.local, a.game_id, a.seat, a.token).open()
+
+    def _send_move(self, table: ThreadTable, future: concurrent.futures.Future[PlayResult]) -> None:
         error = future.exception() if future.done() else None
         if error is not None:
             log.info("game %s: %s loses: %s", self.assignment.game_id, self.bot.name, error)

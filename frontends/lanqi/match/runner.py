@@ -255,7 +255,9 @@ class Match:
             thread.start()
             self.say(f"referee on {service.endpoint} (events on {service.pub_endpoint})")
             try:
-                yield RefereeLink(service.endpoint, service.pub_endpoint, key, service.public_key)
+                yield RefereeLink(
+                    service.endpoint, service.pub_endpoint, key, service.public_key, local=service
+                )
             finally:
                 service.stop()
                 thread.join(5)

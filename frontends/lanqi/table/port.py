@@ -21,7 +21,7 @@ from typing import Protocol, runtime_checkable
 from lanqi.gamestate import GameState
 from lanqi.protocol import ErrorReply, GameEvent, Reply, Request
 
-__all__ = ["Answered", "LinkChanged", "Table", "TableNews"]
+__all__ = ["Answered", "LinkChanged", "Table", "TableNews", "ThreadTable"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,4 +99,27 @@ class Table(Protocol):
 
     def close(self) -> None:
         """Stop following the game (a seat stays the player's: the referee keeps it)."""
+        ...
+
+
+class ThreadTable(Table, Protocol):
+    """A table played from a thread without a loop (a bot runner's game thread): it
+    blocks until there is news and can be woken by another thread.  A
+    :class:`~lanqi.table.remote.RemoteTable`, or an
+    :class:`~lanqi.table.inproc.InProcessTable` on a referee in this process."""
+
+    #: seconds a quiet game is trusted before a snapshot (None: the default)
+    quiet: float | None
+
+    @property
+    def link_up(self) -> bool:
+        """Is the referee reachable now?"""
+        ...
+
+    def block(self, timeout: float | None = None) -> bool:
+        """Wait until :meth:`poll` has news; False after ``timeout`` seconds without."""
+        ...
+
+    def wake(self) -> None:
+        """Make :meth:`block` return now (from any thread)."""
         ...

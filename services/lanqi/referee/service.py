@@ -5,14 +5,24 @@ against its :class:`GameSession`, stores the resulting events (committed) and
 only then publishes them and sends the replies.  Timers (flags, silent seats,
 abandonment) are checked on every turn, with the poll timeout set to the next
 deadline, so they fire on an idle server too.
+
+A client in the referee's own process (``lanqi match``'s private referee) may skip
+the sockets: :meth:`RefereeService.handle_local` answers a request in the caller's
+thread, through the same codec, handlers, store and group commit as a request on the
+ROUTER, and :meth:`RefereeService.listen` hands a game's events to a callback as
+they are published (they still go out on the PUB too, for anyone watching).  A lock
+keeps the loop and those callers one at a time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import secrets
+import socket as sockets
 import sqlite3
+import threading
 import time
 import uuid
 from collections import OrderedDict
@@ -42,6 +52,8 @@ from lanqi.protocol import (
     Message,
     Ok,
     ProtocolError,
+    Reply,
+    Request,
     ResultsList,
     ResultsSince,
     TimeControl,
@@ -171,8 +183,9 @@ class RefereeService:
         self.pub_endpoint = ""
         self._stopping = False
         self._next_timer = 0.0
-        #: frames to publish once the open batch commits (None: no batch open)
-        self._outbox: list[list[bytes]] | None = None
+        #: frames to publish once the open batch commits, each with its game event for
+        #: the in-process listeners (None: no batch open)
+        self._outbox: list[tuple[list[bytes], GameEvent | None]] | None = None
         #: games whose events the open batch holds (rebuilt if it fails to commit)
         self._touched: set[str] | None = None
         #: the store's error while it keeps failing (logged once), and the timer retry
@@ -180,6 +193,16 @@ class RefereeService:
         self._retry_ms = 0.0
         #: when the running clocks are next recorded (0: at once)
         self._next_mark = 0.0
+        #: the loop and the in-process callers (:meth:`handle_local`), one at a time
+        self._lock = threading.RLock()
+        #: game id -> what is called with each of its events as it is published
+        self._listeners: dict[str, list[Callable[[GameEvent], None]]] = {}
+        #: wakes the loop when an in-process request sets an earlier timer
+        self._waker, self._wake_fd = sockets.socketpair()
+        self._waker.setblocking(False)
+        self._wake_fd.setblocking(False)
+        #: when the loop's poll returns by itself (monotonic ms)
+        self._sleep_until = 0.0
         self._handlers: dict[type[Message], Callable[[Any, bytes, float], _Outcome]] = {
             CreateGame: self._create,
             **dict.fromkeys(GAME_REQUESTS, self._game_request),
@@ -308,6 +331,8 @@ class RefereeService:
             self._auth.stop()
             self._auth = None
         self.store.close()
+        self._waker.close()
+        self._wake_fd.close()
 
     def serve_forever(self) -> None:
         if self.router is None:
@@ -318,21 +343,76 @@ class RefereeService:
         poller = zmq.Poller()
         poller.register(self.router, zmq.POLLIN)
         poller.register(keys.socket, zmq.POLLIN)
+        poller.register(self._wake_fd, zmq.POLLIN)
         for cap in self.caps:
             poller.register(cap.monitor, zmq.POLLIN)
         while not self._stopping:
-            ready = dict(poller.poll(self._poll_timeout()))
-            for cap in self.caps:
-                if cap.monitor in ready:
-                    cap.handle()
-                else:
-                    cap.tick()
-            if self.router in ready:
-                self.handle_ready()
-            if keys.socket in ready:
-                keys.handle()
-            self.run_timers()
-            self.mark_clocks()
+            timeout = self._poll_timeout()
+            self._sleep_until = _now_ms() + timeout
+            ready = dict(poller.poll(timeout))
+            with self._lock:
+                self._sleep_until = 0.0  # awake: no in-process caller needs to wake it
+                if self._wake_fd.fileno() in ready:
+                    self._drain_waker()
+                for cap in self.caps:
+                    if cap.monitor in ready:
+                        cap.handle()
+                    else:
+                        cap.tick()
+                if self.router in ready:
+                    self.handle_ready()
+                if keys.socket in ready:
+                    keys.handle()
+                self.run_timers()
+                self.mark_clocks()
+
+    def _drain_waker(self) -> None:
+        with contextlib.suppress(BlockingIOError):
+            while self._wake_fd.recv(64):
+                pass
+
+    # ------------------------------------------------------------ in process
+
+    def handle_local(self, request: Request, sender: str) -> Reply:
+        """Answer ``request`` now, in this thread, as if it came on the ROUTER from
+        the connection ``sender``: the same codec (what the wire refuses as
+        ``bad_message``, this refuses too), handler and group commit; its events are
+        published (PUB and listeners) before this returns the reply."""
+        identity = sender.encode("utf-8")
+        frames = encode(request)
+        with self._lock:
+            self._peer_addresses[identity] = "127.0.0.1"  # this process, this machine
+            self._open_group()
+            try:
+                with self.store.batch():
+                    reply = self.handle_payload(identity, frames)
+            except Exception as exc:  # the batch did not commit: none of it happened
+                self._group_failed(exc, "an in-process request")
+                reply = ErrorReply(re=request.id, code="internal", msg=STORE_FAILED_MSG)
+            else:
+                self._store_works()
+            self._close_group()
+            self._peer_addresses.pop(identity, None)
+            if self._next_timer and self._next_timer < self._sleep_until:
+                with contextlib.suppress(BlockingIOError):
+                    self._waker.send(b"t")  # a deadline before the loop looks again
+                self._sleep_until = 0.0
+        assert isinstance(reply, Reply), reply  # every handler answers with a reply
+        return reply
+
+    def listen(self, game_id: str, listener: Callable[[GameEvent], None]) -> None:
+        """Call ``listener`` with each event of ``game_id`` as it is published (from
+        the thread that made it: keep it short); :meth:`unlisten` ends it."""
+        with self._lock:
+            self._listeners.setdefault(game_id, []).append(listener)
+
+    def unlisten(self, game_id: str, listener: Callable[[GameEvent], None]) -> None:
+        with self._lock:
+            listeners = self._listeners.get(game_id, [])
+            if listener in listeners:
+                listeners.remove(listener)
+            if not listeners:
+                self._listeners.pop(game_id, None)
 
     def _poll_timeout(self) -> int:
         # the clock marks are due every CLOCK_MARK_MS (0: now), timers when set
@@ -474,20 +554,25 @@ class RefereeService:
             )
             self._store_failure = None
 
-    def _send_event(self, frames: list[bytes]) -> None:
-        """Publish now, or after the batch commits when one is open."""
+    def _send_event(self, frames: list[bytes], event: GameEvent | None = None) -> None:
+        """Publish now, or after the batch commits when one is open; ``event`` (the
+        game event the frames carry) goes to the game's in-process listeners too."""
         if self._outbox is not None:
-            self._outbox.append(frames)
+            self._outbox.append((frames, event))
         else:
-            self._flush([frames])
+            self._flush([(frames, event)])
 
-    def _flush(self, outbox: list[list[bytes]]) -> None:
+    def _flush(self, outbox: list[tuple[list[bytes], GameEvent | None]]) -> None:
         if not outbox:
             return
         assert self.pub is not None
         self.pub.getsockopt(zmq.EVENTS)  # apply new subscriptions now (libzmq may defer ~1 ms)
-        for frames in outbox:
+        listeners = self._listeners
+        for frames, event in outbox:
             self.pub.send_multipart(frames)
+            if event is not None and listeners:
+                for listener in listeners.get(event.game_id, ()):
+                    listener(event)
 
     def handle_payload(self, identity: bytes, frames: list[bytes]) -> Message:
         """Decode, dispatch, store and publish; returns the reply.  Never raises for bad input."""
@@ -562,8 +647,8 @@ class RefereeService:
         if self._touched is not None:
             self._touched.add(session.game_id)
         topic = session.topic
-        for payload in payloads:
-            self._send_event([topic, payload])
+        for payload, event in zip(payloads, events, strict=True):
+            self._send_event([topic, payload], event)
         if ended is not None and result_seq is not None:
             self._send_event(encode_event(TOPIC_RESULTS, self._result(session, ended, result_seq)))
             self.active.pop(session.game_id, None)
@@ -695,7 +780,7 @@ class RefereeService:
         self.active[setup.game_id] = session
         if self._touched is not None:
             self._touched.add(setup.game_id)
-        self._send_event(encode_event(game_topic(setup.game_id), created))
+        self._send_event(encode_event(game_topic(setup.game_id), created), created)
         self._schedule(session)
         log.info("created %s game %s: %s", setup.variant, setup.game_id, " vs ".join(setup.players))
         return _Outcome(GameCreated(re=request.id, game_id=setup.game_id, tokens=setup.tokens))
