@@ -15,7 +15,10 @@ machine brings its own processor); prints ``ready`` after its first answer, goes
 until its stdin is closed, then prints one JSON line: how many answers of each kind
 (``welcome``, ``seek_created``, ``snapshot`` or the error code) it got, how many
 requests it sent and how many went unanswered, and how long it ran.  Stopped
-(SIGSTOP) and resumed, it goes on at its rate, without a burst to catch up.
+(SIGSTOP) and resumed (SIGCONT), it goes on at its rate, without a burst to catch up.
+On SIGUSR1 it stops sending, reads the answers still under way until none has come
+for QUIET_MS (what it sent before is answered or dropped: the server is quiet; at
+most PAUSE_MOST_S), and prints ``paused``; SIGCONT sends again.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import signal
 import sys
 import threading
 import time
@@ -47,12 +51,17 @@ from lanqi.security.curve import curve_client
 
 TIMEOUT_MS = 10_000
 #: requests a second of each matchmaker flood, and of the sync flood
-RATE = 1_500
-SYNC_RATE = 2_000
+RATE = 5_000
+SYNC_RATE = 10_000
 #: behind its pace by more than this (it was stopped), it starts its pace again
 SLACK_S = 0.05
 #: how long the answers still under way are waited for at the end
 DRAIN_MS = 2_000
+#: paused, how long without an answer before the server is taken as quiet, and the
+#: longest it reads before it says ``paused`` anyway (a server that answers every
+#: request of a flood may have a backlog of tens of thousands)
+QUIET_MS = 300
+PAUSE_MOST_S = 10.0
 
 
 def ask(dealer: zmq.Socket[bytes], request: Request) -> str:
@@ -85,6 +94,9 @@ def main(argv: list[str]) -> int:
         done.set()
 
     threading.Thread(target=until_closed, daemon=True).start()
+    pausing = threading.Event()
+    signal.signal(signal.SIGUSR1, lambda *_: pausing.set())
+    signal.signal(signal.SIGCONT, lambda *_: pausing.clear())
     counts: Counter[str] = Counter()
     seek = Seek(variant="gomoku", options={"size": 19})  # pairs with nobody else's
     if mode == "posts":
@@ -94,6 +106,15 @@ def main(argv: list[str]) -> int:
     paced = start  # when the pace started (again)
     n = sent = answered = 0
     while not done.is_set():
+        if pausing.is_set():
+            most = time.monotonic() + PAUSE_MOST_S
+            while time.monotonic() < most and dealer.poll(QUIET_MS):
+                counts[kind(dealer.recv_multipart())] += 1
+                answered += 1
+            print("paused", flush=True)
+            while pausing.is_set() and not done.is_set():
+                done.wait(0.01)  # until SIGCONT (the test stops it meanwhile)
+            continue
         now = time.monotonic()
         due = paced + sent / rate
         if due < now - SLACK_S:  # it was stopped: no burst to catch up
