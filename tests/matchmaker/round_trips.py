@@ -166,10 +166,10 @@ def off_the_last_core(pids: Sequence[int]) -> Iterator[None]:
         return
     before: dict[int, set[int]] = {}
     for pid in (*pids, os.getpid()):
-        for task in os.listdir(f"/proc/{pid}/task"):
+        for name in os.listdir(f"/proc/{pid}/task"):
             with contextlib.suppress(ProcessLookupError):
-                before[int(task)] = os.sched_getaffinity(int(task))
-                os.sched_setaffinity(int(task), cores - {max(cores)})
+                before[int(name)] = os.sched_getaffinity(int(name))
+                os.sched_setaffinity(int(name), cores - {max(cores)})
     try:
         yield
     finally:
