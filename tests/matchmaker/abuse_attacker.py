@@ -51,7 +51,7 @@ from lanqi.security.curve import curve_client
 
 TIMEOUT_MS = 10_000
 #: requests a second of each matchmaker flood, and of the sync flood
-RATE = 5_000
+RATE = 1_500
 SYNC_RATE = 10_000
 #: behind its pace by more than this (it was stopped), it starts its pace again
 SLACK_S = 0.05
