@@ -2,19 +2,23 @@
 
 Attackers are processes of their own (``abuse_attacker.py``), each connecting from
 another loopback address (127.0.0.2, ...), which the server sees as another
-machine: one squats names, one guesses the claim code of one name, one guesses
-codes across five names, one floods the lobby with seeks.  Meanwhile two players
-(the test, from 127.0.0.1) play a random xiangqi game to the end: it completes, and
-every attack is refused with its documented code.  The game's move round trip is
-measured against a quiet game in the same test and printed (figures, never
-asserted: see docs/protocol.md, "People who try things").
+machine, each sending requests at a fixed rate whether answered or not: one squats
+names, one guesses the claim code of one name, one guesses codes across five names,
+one floods the lobby with seeks; and, on its own, one asks the referee for a game's
+snapshot (``sync``) 2,000 times a second.  Meanwhile two players (the test, from
+127.0.0.1) play random xiangqi games: every attack is refused with its documented
+code, the requests over an address's request limit are dropped, and the move round
+trip's p99 under the sync flood stays within P99_RATIO of the quiet run's (blocks of
+moves with the attackers stopped and running in turn: round_trips.compare); under
+the names, codes and seeks floods it is measured and printed, not asserted (it was
+0.66-2.9: docs/protocol.md).  See
+docs/protocol.md, "People who try things".
 """
 
 from __future__ import annotations
 
 import json
-import random
-import statistics
+import signal
 import subprocess
 import sys
 import time
@@ -28,21 +32,16 @@ import zmq
 
 from lanqi.cli.main import main
 from lanqi.client.matchmaker import MatchmakerClient, MatchmakerRefused
-from lanqi.client.referee import GameView, RefereeClient
-from lanqi.games.registry import create_game
 from lanqi.matchmaker.guard import (
     CLAIM_TRIES_PER_ADDRESS,
     CLAIM_TRIES_PER_NAME,
-    LOCK_FIRST_MS,
     NAMES_PER_ADDRESS,
     POST_WINDOW_MS,
     POSTS_PER_ADDRESS,
 )
 from lanqi.protocol import (
-    Assignment,
     ClaimCode,
     CreateSeek,
-    GameAssigned,
     ListLockouts,
     ListSeeks,
     Lockout,
@@ -55,14 +54,15 @@ from lanqi.protocol import (
     Seek,
     SeekCreated,
     SeeksList,
-    TimeControl,
     Unlock,
 )
+from lanqi.server.limits import REFUSE_EVERY_S, Limits
 
 from .conftest import DIRECTOR_KEY, Lanqi, LanqiProcess
+from .round_trips import Table, compare
 
 ATTACKER = Path(__file__).with_name("abuse_attacker.py")
-PLIES = 120
+LIMITS = Limits()
 
 
 @dataclass
@@ -72,20 +72,64 @@ class Attacker:
 
     def finish(self) -> dict[str, Any]:
         """Close its stdin (it stops) and read what it got."""
+        self.process.send_signal(signal.SIGCONT)
         out, err = self.process.communicate(timeout=30)
         assert self.process.returncode == 0, f"{self.mode} attacker failed: {err}"
         result: dict[str, Any] = json.loads(out.splitlines()[-1])
         return result
 
 
+@dataclass
+class Attackers:
+    """Attackers stopped and resumed together (round_trips.Attack)."""
+
+    attackers: list[Attacker]
+    paused: bool = False
+
+    def pause(self) -> None:
+        """Each stops sending and reads what is under way until the server is quiet
+        (then the quiet block is not one spent on the attack's backlog), then is
+        stopped (SIGSTOP: it takes no processor)."""
+        if self.paused:
+            return
+        self.paused = True
+        for attacker in self.attackers:
+            attacker.process.send_signal(signal.SIGUSR1)
+        for attacker in self.attackers:
+            assert attacker.process.stdout is not None
+            line = attacker.process.stdout.readline()
+            assert line == "paused\n", f"{attacker.mode} attacker did not pause: {line!r}"
+            attacker.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self.paused = False
+        for attacker in self.attackers:
+            attacker.process.send_signal(signal.SIGCONT)
+
+    def target(self, game_id: str) -> None:
+        pass  # they attack the lobby, or a game named when they started
+
+    def started(self) -> None:
+        pass  # each answered once when it started
+
+    def finish(self) -> dict[str, dict[str, Any]]:
+        return {a.mode + str(i): a.finish() for i, a in enumerate(self.attackers)}
+
+
 def start_attacker(server: LanqiProcess, mode: str, source: str, *names: str) -> Attacker:
+    return start_attacker_at(server.lobby, server, mode, source, *names)
+
+
+def start_attacker_at(
+    endpoint: str, server: LanqiProcess, mode: str, source: str, *names: str
+) -> Attacker:
     process = subprocess.Popen(
         [
             sys.executable,
             str(ATTACKER),
             mode,
             source,
-            server.lobby,
+            endpoint,
             server.keys.public.decode("ascii"),
             *names,
         ],
@@ -100,64 +144,32 @@ def start_attacker(server: LanqiProcess, mode: str, source: str, *names: str) ->
     return Attacker(mode, process)
 
 
-def expect_assigned(client: MatchmakerClient, timeout_ms: int = 10_000) -> Assignment:
-    deadline = time.monotonic() + timeout_ms / 1000
-    while (left := deadline - time.monotonic()) > 0:
-        push = client.next_push(int(left * 1000) + 1)
-        if isinstance(push, GameAssigned):
-            return push.game
-    raise AssertionError("no game_assigned")
+def served_at_most(result: dict[str, Any]) -> int:
+    """The most requests an address may have had served over the attack: its burst,
+    then its rate (and the refusals, one per REFUSE_EVERY_S)."""
+    seconds = float(result["seconds"]) + 3.0  # + the drain at the end, and slack
+    return int(LIMITS.request_burst + seconds * (LIMITS.requests_per_address + 1 / REFUSE_EVERY_S))
 
 
-def play(
-    a: MatchmakerClient, b: MatchmakerClient, zmq_context: zmq.Context[Any], seed: int
-) -> list[float]:
-    """Pair ``a`` and ``b`` by seeks and play a random xiangqi game to its end (a
-    resignation after PLIES plies); the round trip of every move, in ms."""
-    seek = Seek(variant="xiangqi", time_control=TimeControl(kind="per_move", per_move_ms=60_000))
-    a.call(CreateSeek(seek=seek), SeekCreated)
-    b.call(CreateSeek(seek=seek), SeekCreated)
-    games = sorted([expect_assigned(a), expect_assigned(b)], key=lambda g: g.seat)
-    game_id = games[0].game_id
-    rng = random.Random(seed)
-    board = create_game("xiangqi")
-    rtts: list[float] = []
-    clients = [
-        RefereeClient(g.referee, g.referee_pub, context=zmq_context, timeout_ms=10_000)
-        for g in games
-    ]
-    try:
-        clients[0].wait_connected()
-        view = GameView(clients[0], game_id)
-        for seat, client in enumerate(clients):
-            client.join(game_id, seat, games[seat].token)
-        assert view.wait_for(lambda v: v.status == "active"), "the game never started"
-        while board.outcome() is None and board.ply < PLIES:
-            seat = board.seat_to_move
-            move = rng.choice(board.legal_moves())
-            start = time.perf_counter()
-            clients[seat].move(game_id, games[seat].token, board.ply, str(move))
-            rtts.append((time.perf_counter() - start) * 1000)
-            board.push(move)
-        if board.outcome() is None:
-            seat = board.seat_to_move
-            clients[seat].resign(game_id, games[seat].token)
-        assert view.wait_for(lambda v: v.finished, timeout_ms=10_000), "the game did not end"
-        assert len(view.moves) == board.ply
-    finally:
-        for client in clients:
-            client.close()
-    return rtts
-
-
-def p(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+def check_flooded(result: dict[str, Any]) -> None:
+    """The request limit held: the address was told (``rate_limited``) and the rest
+    of its flood went unanswered."""
+    answered = sum(result["counts"].values())
+    assert result["counts"].get("rate_limited", 0) >= 1, result
+    assert result["unanswered"] > 0, result
+    assert answered <= served_at_most(result) + 1, result
 
 
 @pytest.fixture
-def server(lanqi: Lanqi) -> LanqiProcess:
-    return lanqi.serve()
+def server(lanqi: Lanqi, request: pytest.FixtureRequest) -> LanqiProcess:
+    """``lanqi serve``, with the flags a test gives as its parameter."""
+    flags: tuple[str, ...] = getattr(request, "param", ())
+    return lanqi.serve(*flags)
+
+
+#: lock-outs of LOCK_S: one outlasts the attack, however the blocks fall (a 30 s one
+#: could end while the attackers are stopped, and nothing locks the name again)
+LOCK_S = 600
 
 
 @pytest.fixture
@@ -198,6 +210,9 @@ def wait_locked(director: MatchmakerClient, target: str) -> Lockout:
     raise AssertionError(f"{target} was never locked out: {lockouts(director)}")
 
 
+@pytest.mark.parametrize(
+    "server", [("--limit", f"lock_first_s={LOCK_S}")], indirect=True, ids=["long-locks"]
+)
 def test_attacks_are_refused_while_a_game_is_played(
     server: LanqiProcess,
     clients: Callable[[], MatchmakerClient],
@@ -208,21 +223,24 @@ def test_attacks_are_refused_while_a_game_is_played(
     bob.hello("bob")
     codes = {name: roster_name(director, clients, name) for name in ["vic", "v1", "v2", "v3", "v4"]}
 
-    quiet = play(ann, bob, zmq_context, seed=1)
-
-    attackers = [
-        start_attacker(server, "names", "127.0.0.2"),
-        start_attacker(server, "codes", "127.0.0.3", "vic"),
-        start_attacker(server, "codes", "127.0.0.4", "v1", "v2", "v3", "v4"),
-        start_attacker(server, "posts", "127.0.0.5", "flooder"),
-    ]
+    attackers = Attackers(
+        [
+            start_attacker(server, "names", "127.0.0.2"),
+            start_attacker(server, "codes", "127.0.0.3", "vic"),
+            start_attacker(server, "codes", "127.0.0.4", "v1", "v2", "v3", "v4"),
+            start_attacker(server, "posts", "127.0.0.5", "flooder"),
+        ]
+    )
     try:
-        attacked = play(ann, bob, zmq_context, seed=2)
         # while the attacks go on: the director sees the lock-outs they caused
         assert wait_locked(director, "vic").kind == "name"
         assert wait_locked(director, "127.0.0.4").kind == "address"
+        table = Table(ann, bob, zmq_context)
+        # measured, not held to the bar: at 1 500-5 000 requests a second from each of
+        # four addresses, refused or dropped, the ratio was 0.66-2.9 (docs/protocol.md)
+        measured = compare(table, attackers, "names, codes, seeks floods", [server.pid], bar=False)
     finally:
-        results = {a.mode + str(i): a.finish() for i, a in enumerate(attackers)}
+        results = attackers.finish()
 
     # the owner of a locked-out name is refused even with the right code...
     owner = clients()
@@ -236,31 +254,47 @@ def test_attacks_are_refused_while_a_game_is_played(
     assert clients().hello("newcomer").name == "newcomer"
 
     names, one_name, many_names, posts = results.values()
-    assert names["counts"] == {
-        "welcome": NAMES_PER_ADDRESS,
-        "too_many_names": names["requests"] - NAMES_PER_ADDRESS,
-    }
+    for result in results.values():
+        check_flooded(result)
+    assert names["counts"]["welcome"] == NAMES_PER_ADDRESS
+    assert set(names["counts"]) == {"welcome", "too_many_names", "rate_limited"}, names
     for result, tries, lock_ends in (
-        (one_name, CLAIM_TRIES_PER_NAME, 1 + one_name["seconds"] * 1000 // LOCK_FIRST_MS),
-        (many_names, CLAIM_TRIES_PER_ADDRESS, 1 + many_names["seconds"] * 1000 // LOCK_FIRST_MS),
+        (one_name, CLAIM_TRIES_PER_NAME, 1 + one_name["seconds"] // LOCK_S),
+        (many_names, CLAIM_TRIES_PER_ADDRESS, 1 + many_names["seconds"] // LOCK_S),
     ):
         counts = result["counts"]
-        assert set(counts) <= {"bad_claim", "locked_out", "welcome"}, counts
+        assert set(counts) <= {"bad_claim", "locked_out", "rate_limited", "welcome"}, counts
         assert counts.get("welcome", 0) == 0, "a guessed code got in"
         assert tries <= counts["bad_claim"] <= tries * lock_ends + tries, counts
         assert counts["locked_out"] > 0
     windows = 1 + posts["seconds"] * 1000 // POST_WINDOW_MS
     assert set(posts["counts"]) == {"welcome", "seek_created", "rate_limited"}, posts
     assert POSTS_PER_ADDRESS <= posts["counts"]["seek_created"] <= POSTS_PER_ADDRESS * windows
-
-    figures = (
-        f"move round trip over {len(quiet)} / {len(attacked)} moves: quiet p50"
-        f" {statistics.median(quiet):.2f} ms p99 {p(quiet, 0.99):.2f} ms; under attack p50"
-        f" {statistics.median(attacked):.2f} ms p99 {p(attacked, 0.99):.2f} ms"
-        f" (p99 ratio {p(attacked, 0.99) / p(quiet, 0.99):.2f}); attack requests/s: "
+    print(
+        measured.line("names, codes, seeks floods")
+        + "; attack requests/s: "
         + ", ".join(f"{k} {r['requests'] / r['seconds']:.0f}" for k, r in results.items())
     )
-    print(figures)
+
+
+def test_a_sync_flood_is_limited_at_the_referee(
+    server: LanqiProcess,
+    clients: Callable[[], MatchmakerClient],
+    zmq_context: zmq.Context[Any],
+) -> None:
+    ann, bob = clients(), clients()
+    ann.hello("ann")
+    bob.hello("bob")
+    table = Table(ann, bob, zmq_context)
+    table.play(1)  # a game to ask for, and the referee's endpoint
+    flood = start_attacker_at(table.referee[0], server, "syncs", "127.0.0.6", table.games[0])
+    try:
+        measured = compare(table, Attackers([flood]), "sync flood", [server.pid])
+    finally:
+        result = flood.finish()
+    check_flooded(result)
+    assert set(result["counts"]) == {"snapshot", "rate_limited"}, result
+    print(f"{measured.line('sync flood')}; {result['requests'] / result['seconds']:.0f} syncs/s")
 
 
 def test_director_mutes_and_removes_a_player(

@@ -125,7 +125,7 @@ from lanqi.protocol.endpoints import (
 )
 from lanqi.security import KeyPair, KnownServers, server_keys
 from lanqi.security.known import KNOWN_SERVERS_FILE
-from lanqi.server.limits import LOCAL_ADDRESSES, ConnectionCap, Limits
+from lanqi.server.limits import LOCAL_ADDRESSES, ConnectionCap, Limits, RequestBuckets, Verdict
 from lanqi.server.sockets import SecureSockets, bind_tcp
 from lanqi.tournament.model import TournamentError
 from lanqi.tournament.scoring import score_game
@@ -238,6 +238,10 @@ class MatchmakerService:
         self._restore_strikes()
         #: the per-address connection caps of the request and event ports (after bind)
         self.caps: list[ConnectionCap] = []
+        #: the requests each address may send (checked before a request is decoded)
+        self.requests = RequestBuckets(
+            config.limits.requests_per_address, config.limits.request_burst, self.guard.trusted
+        )
         #: the address of the client whose request is being handled ("" unknown)
         self._peer = ""
         self.director = Director(
@@ -440,9 +444,17 @@ class MatchmakerService:
                 return
             if len(parts) < 2:
                 continue
+            address = str(parts[-1].get("Peer-Address") or "")
+            verdict = self.requests.take(address, time.monotonic())
+            if verdict is Verdict.DROP:
+                continue
             frames = [part.bytes for part in parts]
             identity = frames[0]
-            reply = self.handle(identity, frames[1:], str(parts[-1].get("Peer-Address") or ""))
+            if verdict is Verdict.REFUSE:
+                answer = self.requests.refusal(address, frames[1:])
+                self.router.send_multipart([identity, *answer], zmq.NOBLOCK)
+                continue
+            reply = self.handle(identity, frames[1:], address)
             self.router.send_multipart([identity, *encode(reply)])
 
     def handle(self, identity: bytes, frames: list[bytes], address: str = "") -> Message:

@@ -69,7 +69,14 @@ from lanqi.protocol.endpoints import REFEREE_PORT, REFEREE_PUB_PORT, TOPIC_RESUL
 from lanqi.protocol.schema import struct_from_wire, struct_to_wire
 from lanqi.referee.store import ClockMark, EventStore, Finish, GameRow, StoredEvent
 from lanqi.security import KeyPair, server_keys
-from lanqi.server.limits import LOCAL_ADDRESSES, AddressWindows, ConnectionCap, Limits
+from lanqi.server.limits import (
+    LOCAL_ADDRESSES,
+    AddressWindows,
+    ConnectionCap,
+    Limits,
+    RequestBuckets,
+    Verdict,
+)
 from lanqi.server.sockets import SecureSockets, bind_tcp
 from lanqi.session import (
     GAME_REQUESTS,
@@ -179,6 +186,11 @@ class RefereeService:
         )
         #: the per-address connection caps of the request and event ports (after bind)
         self.caps: list[ConnectionCap] = []
+        #: the requests each address may send (checked before a request is decoded;
+        #: the services of ``--allow-key``, the matchmakers, are not limited)
+        self.requests = RequestBuckets(
+            limits.requests_per_address, limits.request_burst, self.trusted
+        )
         self.endpoint = ""
         self.pub_endpoint = ""
         self._stopping = False
@@ -465,11 +477,22 @@ class RefereeService:
                 frames = self.router.recv_multipart(zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 break
+            address = str(frames[-1].get("Peer-Address") or "")
+            key = str(frames[-1].get("User-Id")) if self._auth is not None else ""
+            verdict = Verdict.SERVE
+            if not key or key.encode("ascii") not in self.config.allow_keys:
+                verdict = self.requests.take(address, time.monotonic())
+            if verdict is Verdict.DROP:
+                continue
             identity = frames[0].bytes
-            self._peer_addresses[identity] = str(frames[-1].get("Peer-Address") or "")
+            if verdict is Verdict.REFUSE:
+                answer = self.requests.refusal(address, [f.bytes for f in frames[1:]])
+                self.router.send_multipart([identity, *answer], zmq.NOBLOCK)
+                continue
+            self._peer_addresses[identity] = address
             if self._auth is not None:
                 # the ZAP handler names each connection by its client key (User-Id)
-                self._peer_keys[identity] = str(frames[-1].get("User-Id"))
+                self._peer_keys[identity] = key
             batch.append([identity, *(frame.bytes for frame in frames[1:])])
         if batch:
             self.handle_batch(batch)

@@ -6,7 +6,8 @@ ones, see docs/protocol.md, "People who try things").  The matchmaker's
 :class:`~lanqi.matchmaker.guard.Guard` applies the claim-code, name and post limits;
 the referee applies the chat limit per address with :class:`AddressWindows`; both
 cap the connections one address holds on each bound socket with
-:class:`ConnectionCap`.
+:class:`ConnectionCap`, and the requests it sends with :class:`RequestBuckets`
+(before a request is decoded).
 
 Addresses are the client's IP address as ZeroMQ gives it (the ``Peer-Address`` of a
 received message, ``getpeername`` of an accepted connection).  This machine's
@@ -26,6 +27,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import dataclasses
+import enum
 import logging
 import math
 import os
@@ -40,11 +42,15 @@ from typing import Any
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
+from lanqi.protocol import ErrorReply, encode, read_request_id
+
 __all__ = [
     "LOCAL_ADDRESSES",
     "AddressWindows",
     "ConnectionCap",
     "Limits",
+    "RequestBuckets",
+    "Verdict",
     "limits_help",
 ]
 
@@ -58,6 +64,11 @@ HOLD_S = 5.0
 HOLD_MOST = 1024
 #: how often the counted descriptors are checked against their connections
 CHECK_EVERY_S = 1.0
+#: an address over its request limit is answered ``rate_limited`` at most once per
+#: REFUSE_EVERY_S; its other requests over the limit are dropped unanswered
+REFUSE_EVERY_S = 0.1
+#: addresses whose request buckets are kept before the full (idle) ones are forgotten
+BUCKETS_KEPT = 4 * 1024
 #: this machine: the web gateway and the director's tools, many people behind one address
 LOCAL_ADDRESSES = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
 
@@ -85,6 +96,10 @@ class Limits:
     chat_window_s: float = 10.0
     #: connections one address may hold open on each of a service's ports
     connections_per_address: int = 64
+    #: requests one address may send each service, per second over time, and at once
+    #: (a token bucket: ``request_burst`` tokens, ``requests_per_address`` back a second)
+    requests_per_address: float = 100.0
+    request_burst: int = 1000
 
     @classmethod
     def parse(cls, specs: Sequence[str], base: Limits | None = None) -> Limits:
@@ -152,6 +167,88 @@ class AddressWindows:
             for key in [k for k, v in self.times.items() if not v or now - v[-1] >= self.window_ms]:
                 del self.times[key]
         return None
+
+
+class Verdict(enum.Enum):
+    """What a service does with one request (:meth:`RequestBuckets.take`)."""
+
+    SERVE = "serve"
+    #: answer ``rate_limited`` without decoding it
+    REFUSE = "refuse"
+    #: read and forget: no answer
+    DROP = "drop"
+
+
+@dataclass(slots=True)
+class RequestBuckets:
+    """A token bucket per address: ``burst`` requests at once, ``rate`` a second over
+    time (a rate of 0: no limit).  Over it, one request per REFUSE_EVERY_S is
+    refused (the client learns why) and the others are dropped (a flood costs the
+    service a read each, not an answer each).
+
+    >>> buckets = RequestBuckets(rate=10.0, burst=2)
+    >>> [buckets.take("10.0.0.9", now).value for now in (0.0, 0.0, 0.0, 0.05, 0.1, 0.125)]
+    ['serve', 'serve', 'refuse', 'drop', 'serve', 'refuse']
+    >>> from lanqi.protocol import Ping, decode
+    >>> decode(buckets.refusal("10.0.0.9", encode(Ping(id=3)))).msg
+    'at most 10 requests a second ... once); more are dropped unanswered (wait 75 ms)'
+    >>> buckets.take("127.0.0.1", 0.2).value, dict(buckets.dropped)
+    ('serve', {'10.0.0.9': 1})
+    """
+
+    rate: float
+    burst: int
+    trusted: frozenset[str] = LOCAL_ADDRESSES
+    #: each limited address's tokens and when they were counted
+    tokens: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: when each address over its limit was last refused
+    refused_at: dict[str, float] = field(default_factory=dict)
+    #: requests dropped (not answered), per address
+    dropped: Counter[str] = field(default_factory=Counter)
+
+    def take(self, address: str, now: float) -> Verdict:
+        """Count one request from ``address`` at ``now`` (monotonic seconds)."""
+        if self.rate <= 0 or not address or address in self.trusted:
+            return Verdict.SERVE
+        tokens, then = self.tokens.get(address, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - then) * self.rate)
+        if tokens >= 1.0:
+            self.tokens[address] = (tokens - 1.0, now)
+            if len(self.tokens) > BUCKETS_KEPT:
+                self._forget(now)
+            return Verdict.SERVE
+        self.tokens[address] = (tokens, now)
+        last = self.refused_at.get(address)
+        if last is None or now - last >= REFUSE_EVERY_S:
+            if last is None:
+                log.warning(
+                    "%s sends more than %g requests a second (--limit"
+                    " requests_per_address): more are refused or dropped",
+                    address,
+                    self.rate,
+                )
+            self.refused_at[address] = now
+            return Verdict.REFUSE
+        self.dropped[address] += 1
+        return Verdict.DROP
+
+    def refusal(self, address: str, frames: Sequence[bytes]) -> list[bytes]:
+        """The frames of the ``rate_limited`` answer to a refused request: the limit,
+        and how long to wait before the next request is served."""
+        tokens, _ = self.tokens.get(address, (float(self.burst), 0.0))
+        wait_ms = max(1, math.ceil((1.0 - tokens) * 1000.0 / self.rate)) if self.rate > 0 else 0
+        msg = (
+            f"at most {self.rate:g} requests a second from one address ({self.burst} at"
+            f" once); more are dropped unanswered (wait {wait_ms} ms)"
+        )
+        return encode(ErrorReply(re=read_request_id(frames), code="rate_limited", msg=msg))
+
+    def _forget(self, now: float) -> None:
+        """Forget the addresses whose buckets are full again (bounded memory)."""
+        for address, (tokens, then) in list(self.tokens.items()):
+            if tokens + (now - then) * self.rate >= self.burst:
+                del self.tokens[address]
+                self.refused_at.pop(address, None)
 
 
 class ConnectionCap:

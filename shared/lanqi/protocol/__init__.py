@@ -12,6 +12,7 @@ from lanqi.protocol.codec import (
     encode,
     encode_event,
     error_for,
+    read_request_id,
 )
 from lanqi.protocol.messages import (
     DEFAULT_FIRST_MOVE_MS,
@@ -316,5 +317,6 @@ __all__ = [
     "error_for",
     "legacy_termination",
     "message_types",
+    "read_request_id",
     "termination_label",
 ]

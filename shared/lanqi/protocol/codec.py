@@ -28,6 +28,7 @@ __all__ = [
     "encode",
     "encode_event",
     "error_for",
+    "read_request_id",
 ]
 
 PROTOCOL_VERSION = 1
@@ -159,6 +160,19 @@ def _salvage_id(payload: bytes) -> int | None:
     except Exception:  # the id read so far (if any) is what can be known
         return found
     return found
+
+
+def read_request_id(frames: Sequence[bytes]) -> int | None:
+    """The ``id`` of a request's frames, read without decoding the rest (None: none
+    can be read): what a refusal before decoding answers to.
+
+    >>> from lanqi.protocol.messages import Sync
+    >>> read_request_id(encode(Sync(id=7, game_id="g1"))), read_request_id([b"junk"])
+    (7, None)
+    """
+    if len(frames) != 1 or len(frames[0]) > MAX_MESSAGE_BYTES:
+        return None
+    return _salvage_id(frames[0])
 
 
 def decode(frames: Sequence[bytes]) -> Message:
