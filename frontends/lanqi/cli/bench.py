@@ -398,9 +398,7 @@ def _run_tournament(args: argparse.Namespace) -> int:
             single=args.single,
             bot_processes=args.bot_processes,
             timeout_s=args.timeout,
-            stuck_s=args.stuck_s,
             seed=args.seed,
-            keep=args.keep,
         )
     except ValueError as exc:
         print(f"lanqi bench tournament: {exc}", file=sys.stderr)
