@@ -154,8 +154,9 @@ MAX_EARLY_RESULTS = 256
 #: walks every client, and a crowd turns the loop thousands of times a second
 #: (``lanqi bench crowd``; docs/bench.md)
 PRESENCE_CHECK_MS = 500.0
-#: players one ``list_players`` names (the protocol's limit)
-MAX_LISTED_PLAYERS = 1000
+#: a seek withdrawn because its player fell silent (shown offline) is put back when
+#: the same connection is heard from again within this long (``_put_back_seeks``)
+SEEK_KEPT_MS = 300_000.0
 
 
 @dataclass(slots=True)
@@ -202,6 +203,17 @@ class _Client:
     online: bool = True
 
 
+@dataclass(frozen=True, slots=True)
+class _PlayersList:
+    """The lobby's players as of ``version`` (store changes, presence version):
+    online ones first, each by name; by name; how many are online."""
+
+    version: tuple[int, int]
+    players: list[PlayerInfo]
+    by_name: dict[str, PlayerInfo]
+    online: int
+
+
 def _now_ms() -> float:
     return time.monotonic() * 1000.0
 
@@ -229,6 +241,8 @@ class MatchmakerService:
         self.clients: dict[str, _Client] = {}  # player id -> client
         self.by_identity: dict[bytes, str] = {}  # router identity -> player id
         self.seeks: dict[str, OpenSeek] = {}
+        #: seeks withdrawn while their player was shown offline, by player id: (when, seek)
+        self._withdrawn: dict[str, list[tuple[float, OpenSeek]]] = {}
         self.challenges: dict[str, OpenChallenge] = {}
         self.guard = Guard(
             trusted=LOCAL_ADDRESSES | frozenset(config.trusted_addresses),
@@ -259,7 +273,7 @@ class MatchmakerService:
         #: changes to who is online (a client added, gone, shown on- or offline)
         self._presence_version = 0
         #: the lobby's player list as of (store changes, presence version)
-        self._players_list: tuple[tuple[int, int], list[PlayerInfo]] | None = None
+        self._players_list: _PlayersList | None = None
         #: orders whose create_game is unanswered (or waits to be sent again), by game id
         self._in_flight: dict[str, GameOrder] = {}
         #: orders to send again after an ``internal`` answer: (when, order)
@@ -506,6 +520,7 @@ class MatchmakerService:
                     TOPIC_LOBBY,
                     LobbyPresence(player=self._name(player_id), online=True),
                 )
+                self._put_back_seeks(client.player_id, now)
 
     def players_online(self) -> int:
         """How many players are online in the lobby.  Safe to ask from another thread
@@ -566,6 +581,8 @@ class MatchmakerService:
         old = self.clients.get(record.player_id)
         if old is not None and old.identity != identity:
             self.by_identity.pop(old.identity, None)
+        if old is None or old.identity != identity:  # a new connection: it knows no seek ids
+            self._withdrawn.pop(record.player_id, None)
         previous = self.by_identity.get(identity)
         if previous is not None and previous != record.player_id:
             self.clients.pop(previous, None)  # this connection now speaks for another player
@@ -614,6 +631,7 @@ class MatchmakerService:
     def sign_out(self, player_id: str) -> None:
         """Forget a player's connection: its requests get ``no_session`` from now on."""
         client = self.clients.pop(player_id, None)
+        self._withdrawn.pop(player_id, None)
         if client is not None:
             self.by_identity.pop(client.identity, None)
             self._presence_version += 1
@@ -640,27 +658,45 @@ class MatchmakerService:
     def _list_players(self, request: ListPlayers, identity: bytes, now: float) -> Message:
         # Every GUI in the lobby asks again after each piece of lobby news: a crowd's
         # hellos would have the list built (a query per player) hundreds of times a
-        # second.  It is built once per state of the store and of presence instead.
+        # second.  It is built once per state of the store and of presence instead,
+        # and each request is handed its page of it.
+        listed = self._lobby_players()
+        if request.name is not None:
+            found = listed.by_name.get(request.name)
+            chosen = [found] if found is not None else []
+            online = int(found is not None and found.online)
+            return PlayersList(re=request.id, players=chosen, total=len(chosen), online=online)
+        page = listed.players[request.offset : request.offset + request.limit]
+        return PlayersList(
+            re=request.id, players=page, total=len(listed.players), online=listed.online
+        )
+
+    def _lobby_players(self) -> _PlayersList:
+        """Every player, online ones first, each by name (built once per change)."""
         version = (self.store.changes, self._presence_version)
-        if self._players_list is None or self._players_list[0] != version:
-            ratings = self.store.all_ratings()
-            players = []
-            for record in self.store.players()[:MAX_LISTED_PLAYERS]:
-                client = self.clients.get(record.player_id)
-                players.append(
-                    PlayerInfo(
-                        player_id=record.player_id,
-                        name=record.name,
-                        kind="bot" if record.kind == "bot" else "human",  # hello allows only these
-                        online=bool(client and client.online),
-                        ratings={
-                            variant: round(rating, 1)
-                            for variant, rating in ratings.get(record.player_id, {}).items()
-                        },
-                    )
+        if self._players_list is not None and self._players_list.version == version:
+            return self._players_list
+        ratings = self.store.all_ratings()
+        here: list[PlayerInfo] = []
+        away: list[PlayerInfo] = []
+        for record in self.store.players():  # by name
+            client = self.clients.get(record.player_id)
+            online = bool(client and client.online)
+            (here if online else away).append(
+                PlayerInfo(
+                    player_id=record.player_id,
+                    name=record.name,
+                    kind="bot" if record.kind == "bot" else "human",  # hello allows only these
+                    online=online,
+                    ratings={
+                        variant: round(rating, 1)
+                        for variant, rating in ratings.get(record.player_id, {}).items()
+                    },
                 )
-            self._players_list = (version, players)
-        return PlayersList(re=request.id, players=self._players_list[1])
+            )
+        players = here + away
+        self._players_list = _PlayersList(version, players, {p.name: p for p in players}, len(here))
+        return self._players_list
 
     def _check_seek(self, seek: Seek) -> Seek:
         """The seek with its options in normal form (so equal games compare equal)."""
@@ -679,9 +715,17 @@ class MatchmakerService:
 
     def _seek(self, request: CreateSeek, identity: bytes, now: float) -> Message:
         player = self._poster(identity, now)
-        request = dataclasses.replace(request, seek=self._check_seek(request.seek))
+        seek = self._check_seek(request.seek)
+        seek_id, paired = self._place_seek(player.player_id, seek, now)
+        return SeekCreated(re=request.id, seek_id=seek_id, paired=paired)
+
+    def _place_seek(
+        self, player_id: str, seek: Seek, now: float, seek_id: str | None = None
+    ) -> tuple[str, bool]:
+        """Pair ``seek`` with the oldest open seek of another player that fits (its id,
+        True), or open it (under ``seek_id`` if given: a seek put back; its id, False)."""
         for open_seek in list(self.seeks.values()):
-            if open_seek.player_id != player.player_id and compatible(open_seek.seek, request.seek):
+            if open_seek.player_id != player_id and compatible(open_seek.seek, seek):
                 del self.seeks[open_seek.seek_id]
                 self.publish(
                     TOPIC_LOBBY,
@@ -690,19 +734,34 @@ class MatchmakerService:
                         player=self._name(open_seek.player_id),
                     ),
                 )
-                seat_theirs, _ = seats_for(open_seek.seek, request.seek, secrets.randbelow(2))
-                ids = [open_seek.player_id, player.player_id]
+                seat_theirs, _ = seats_for(open_seek.seek, seek, secrets.randbelow(2))
+                ids = [open_seek.player_id, player_id]
                 if seat_theirs == 1:
                     ids.reverse()
-                self._order(request.seek, ids, now)
-                return SeekCreated(re=request.id, seek_id=open_seek.seek_id, paired=True)
-        seek_id = uuid.uuid4().hex[:12]
-        self.seeks[seek_id] = OpenSeek(seek_id, player.player_id, request.seek, now)
+                self._order(seek, ids, now)
+                return open_seek.seek_id, True
+        seek_id = seek_id or uuid.uuid4().hex[:12]
+        self.seeks[seek_id] = OpenSeek(seek_id, player_id, seek, now)
         self.publish(
             TOPIC_LOBBY,
-            LobbySeekAdded(seek_id=seek_id, player=player.name, seek=request.seek),
+            LobbySeekAdded(seek_id=seek_id, player=self._name(player_id), seek=seek),
         )
-        return SeekCreated(re=request.id, seek_id=seek_id, paired=False)
+        return seek_id, False
+
+    def _put_back_seeks(self, player_id: str, now: float) -> None:
+        """The player is heard from again on the connection it was silent on: the
+        seeks withdrawn while it was shown offline (for at most SEEK_KEPT_MS) are
+        placed again, under their ids, as if just posted (a ``game_assigned`` follows
+        one that now pairs)."""
+        for withdrawn_at, seek in self._withdrawn.pop(player_id, []):
+            if now - withdrawn_at <= SEEK_KEPT_MS:
+                _, paired = self._place_seek(player_id, seek.seek, now, seek.seek_id)
+                log.info(
+                    "%s is back: seek %s %s",
+                    self._name(player_id),
+                    seek.seek_id,
+                    "paired" if paired else "open again",
+                )
 
     def _cancel_seek(self, request: CancelSeek, identity: bytes, now: float) -> Message:
         player = self.player_of(identity)
@@ -867,6 +926,7 @@ class MatchmakerService:
     def _drop_lobby_posts(self, player_id: str) -> None:
         """Withdraw a player's open seeks and challenges (a mute, a removal)."""
         name = self._name(player_id)
+        self._withdrawn.pop(player_id, None)
         for seek in [s for s in self.seeks.values() if s.player_id == player_id]:
             del self.seeks[seek.seek_id]
             self.publish(TOPIC_LOBBY, LobbySeekRemoved(seek_id=seek.seek_id, player=name))
@@ -1147,19 +1207,28 @@ class MatchmakerService:
         self.director.tick(now)
 
     def _check_presence(self, now: float) -> None:
-        """Show players silent for the presence timeout offline; drop their seeks."""
+        """Show players silent for the presence timeout offline; withdraw their seeks
+        (kept to be put back if the same connection is heard from again)."""
         for client in self.clients.values():
             if client.online and now - client.last_seen > self.config.presence_timeout_ms:
                 client.online = False
                 self._presence_version += 1
                 name = self._name(client.player_id)
                 self.publish(TOPIC_LOBBY, LobbyPresence(player=name, online=False))
-                for seek in [s for s in self.seeks.values() if s.player_id == client.player_id]:
+                withdrawn = [s for s in self.seeks.values() if s.player_id == client.player_id]
+                for seek in withdrawn:
                     del self.seeks[seek.seek_id]
                     self.publish(
                         TOPIC_LOBBY,
                         LobbySeekRemoved(seek_id=seek.seek_id, player=name),
                     )
+                    self._withdrawn.setdefault(client.player_id, []).append((now, seek))
+                log.info(
+                    "%s silent for %.0f s: shown offline, %d seeks withdrawn",
+                    name,
+                    (now - client.last_seen) / 1000,
+                    len(withdrawn),
+                )
 
     def reconciled(self) -> bool:
         return len(self._reconciled) == len(self.config.referees)
