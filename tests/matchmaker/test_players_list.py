@@ -17,8 +17,9 @@ from typing import Any
 import msgpack
 import pytest
 
+from lanqi.matchmaker import service as service_module
 from lanqi.matchmaker.referees import parse_referee
-from lanqi.matchmaker.service import MatchmakerConfig, MatchmakerService
+from lanqi.matchmaker.service import LIST_REBUILD_MS, MatchmakerConfig, MatchmakerService
 from lanqi.matchmaker.store import PlayerRecord
 from lanqi.protocol import (
     MAX_MESSAGE_BYTES,
@@ -32,8 +33,25 @@ from lanqi.protocol import (
 )
 
 
+class Clock:
+    """The matchmaker's clock (ms), moved by the test."""
+
+    def __init__(self) -> None:
+        self.ms = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.ms
+
+
 @pytest.fixture
-def service(tmp_path: Path) -> Any:
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    made = Clock()
+    monkeypatch.setattr(service_module, "_now_ms", made)
+    return made
+
+
+@pytest.fixture
+def service(tmp_path: Path, clock: Clock) -> Any:
     config = MatchmakerConfig(
         data_dir=tmp_path, referees=[parse_referee("tcp://127.0.0.1:5999")], director_key="k"
     )
@@ -54,7 +72,7 @@ def _listed(service: MatchmakerService, identity: bytes, request_id: int) -> dic
 
 
 def test_the_list_is_built_once_per_change_and_follows_every_change(
-    service: MatchmakerService, monkeypatch: pytest.MonkeyPatch
+    service: MatchmakerService, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     builds: list[int] = []
     players = service.store.players
@@ -74,16 +92,24 @@ def test_the_list_is_built_once_per_change_and_follows_every_change(
     assert len(builds) == 1  # three requests, nothing changed between them
 
     _ask(service, b"conn-3", Hello(name="p3", kind="human"))  # a new player
-    assert _listed(service, b"conn-0", 4) == everyone | {"p3": True}
+    # a list read less than LIST_REBUILD_MS after the last build is that build (a
+    # crowd's hellos would have it built after each one) ...
+    assert _listed(service, b"conn-0", 4) == everyone
+    # ... and one read later holds the change: a GUI reads 0.2 s after the news
+    clock.ms += LIST_REBUILD_MS
+    assert _listed(service, b"conn-0", 5) == everyone | {"p3": True}
     assert len(builds) == 2
 
     # everyone silent past the presence timeout: shown offline at once, but a request
     # is a sign of life, so its sender is listed online again
     p3 = service.store.player_by_name("p3")
     assert p3 is not None
+    clock.ms += LIST_REBUILD_MS
     service._check_presence(service.clients[p3.player_id].last_seen + 10**9)
-    assert _listed(service, b"conn-0", 5) == {"p0": True, "p1": False, "p2": False, "p3": False}
-    assert _listed(service, b"conn-1", 6) == {"p0": True, "p1": True, "p2": False, "p3": False}
+    assert _listed(service, b"conn-0", 6) == {"p0": True, "p1": False, "p2": False, "p3": False}
+    clock.ms += LIST_REBUILD_MS
+    assert _listed(service, b"conn-1", 7) == {"p0": True, "p1": True, "p2": False, "p3": False}
+    assert len(builds) == 2  # presence alone: the players are not read again
 
 
 def test_a_lobby_of_more_than_a_page_is_read_by_pages_online_players_first(
@@ -131,6 +157,12 @@ def test_a_lobby_of_more_than_a_page_is_read_by_pages_online_players_first(
 
     # a page is a message a client can take (well under the size limit)
     assert len(encode(first)[0]) < MAX_MESSAGE_BYTES // 4
+    # each page is encoded once for every request that reads it: the same bytes as
+    # the reply encoded on its own
+    again = _ask(service, b"conn-1249", ListPlayers(id=77, offset=10, limit=5))
+    assert isinstance(again, PlayersList) and again.players is page.players
+    for reply in (first, rest, page, again, one):
+        assert service._encode_reply(reply) == encode(reply)
 
 
 def test_a_page_of_players_past_the_limit_is_refused_at_decode(service: MatchmakerService) -> None:

@@ -24,7 +24,7 @@ import zmq
 from lanqi.client.connection import RECONNECT
 from lanqi.client.matchmaker import MatchmakerClient
 from lanqi.matchmaker import service as service_module
-from lanqi.matchmaker.service import SEEK_KEPT_MS, MatchmakerService
+from lanqi.matchmaker.service import LIST_REBUILD_MS, SEEK_KEPT_MS, MatchmakerService
 from lanqi.protocol import (
     CreateGame,
     CreateSeek,
@@ -115,7 +115,8 @@ def _wait(predicate: Callable[[], bool], what: str, timeout_s: float = 10.0) -> 
         time.sleep(0.05)  # polling a condition against a deadline
 
 
-def _online(watcher: MatchmakerClient, name: str) -> bool:
+def _online(clock: Clock, watcher: MatchmakerClient, name: str) -> bool:
+    clock.ms += LIST_REBUILD_MS  # the list may be as old as that
     reply = watcher.call(ListPlayers(name=name), PlayersList)
     return bool(reply.players and reply.players[0].online)
 
@@ -128,7 +129,7 @@ def _fall_silent(clock: Clock, watcher: MatchmakerClient, silent_ms: float) -> N
     """Everyone silent for ``silent_ms``: ann is shown offline (the watcher's own
     requests show it online again)."""
     clock.ms += silent_ms
-    _wait(lambda: not _online(watcher, "ann"), "ann shown offline")
+    _wait(lambda: not _online(clock, watcher, "ann"), "ann shown offline")
 
 
 def test_a_seek_withdrawn_while_its_player_was_silent_is_put_back_when_it_speaks_again(
@@ -145,7 +146,7 @@ def test_a_seek_withdrawn_while_its_player_was_silent_is_put_back_when_it_speaks
     assert _open_seeks(watcher) == {}  # withdrawn: nobody is paired with someone gone
 
     ann.call(Ping(), Ok)  # the same connection, busy for a while, speaks again
-    assert _online(watcher, "ann")
+    assert _online(clock, watcher, "ann")
     assert _open_seeks(watcher) == {posted.seek_id: "ann"}  # back, under its id
 
     bob.hello("bob")
@@ -169,7 +170,7 @@ def test_a_seek_withdrawn_longer_ago_than_it_is_kept_is_not_put_back(
     _fall_silent(clock, watcher, PRESENCE_MS + 1_000)
     clock.ms += SEEK_KEPT_MS + 1_000  # gone for longer than a seek is kept
     ann.call(Ping(), Ok)
-    assert _online(watcher, "ann")
+    assert _online(clock, watcher, "ann")
     assert _open_seeks(watcher) == {}
 
 
@@ -184,5 +185,5 @@ def test_a_new_connection_of_the_player_does_not_get_the_old_ones_seeks(
     _fall_silent(clock, watcher, PRESENCE_MS + 1_000)
     again = client()  # the program started again: it knows no seek ids
     again.hello("ann", session=welcome.session)
-    assert _online(watcher, "ann")
+    assert _online(clock, watcher, "ann")
     assert _open_seeks(watcher) == {}

@@ -106,6 +106,7 @@ from lanqi.protocol import (
     SeekInfo,
     SeeksList,
     ServerInfo,
+    SharedReply,
     StartTournament,
     Unlock,
     Welcome,
@@ -115,6 +116,8 @@ from lanqi.protocol import (
     encode,
     encode_event,
     error_for,
+    packed_list,
+    packed_struct,
     termination_label,
 )
 from lanqi.protocol.endpoints import (
@@ -154,6 +157,12 @@ MAX_EARLY_RESULTS = 256
 #: walks every client, and a crowd turns the loop thousands of times a second
 #: (``lanqi bench crowd``; docs/bench.md)
 PRESENCE_CHECK_MS = 500.0
+#: pages of the lobby's players kept encoded (offset, limit) until the list changes
+MAX_SHARED_PAGES = 16
+#: the lobby's player list is built again after a change, but at most this often:
+#: less than the GUI's wait after lobby news before it reads the list again (0.2 s),
+#: so the list a GUI reads after news always holds that news
+LIST_REBUILD_MS = 150.0
 #: a seek withdrawn because its player fell silent (shown offline) is put back when
 #: the same connection is heard from again within this long (``_put_back_seeks``)
 SEEK_KEPT_MS = 300_000.0
@@ -205,13 +214,17 @@ class _Client:
 
 @dataclass(frozen=True, slots=True)
 class _PlayersList:
-    """The lobby's players as of ``version`` (store changes, presence version):
-    online ones first, each by name; by name; how many are online."""
+    """The lobby's players as of ``version`` (store changes, presence version),
+    built at ``built_at`` (ms): online ones first, each by name, with its encoding;
+    by name; how many are online; the pages asked for so far (offset, limit), each
+    encoded once."""
 
     version: tuple[int, int]
-    players: list[PlayerInfo]
-    by_name: dict[str, PlayerInfo]
+    built_at: float
+    entries: list[tuple[PlayerInfo, bytes]]
+    by_name: dict[str, tuple[PlayerInfo, bytes]]
     online: int
+    pages: dict[tuple[int, int], tuple[PlayersList, SharedReply]] = field(default_factory=dict)
 
 
 def _now_ms() -> float:
@@ -274,6 +287,11 @@ class MatchmakerService:
         self._presence_version = 0
         #: the lobby's player list as of (store changes, presence version)
         self._players_list: _PlayersList | None = None
+        #: the players and their ratings as of the store's changes (by name)
+        self._records: tuple[int, list[tuple[PlayerRecord, dict[str, float]]]] | None = None
+        #: each player's list entry and its encoding, by (player id, online), kept
+        #: while the entry stays the same
+        self._entries: dict[tuple[str, bool], tuple[PlayerInfo, bytes]] = {}
         #: orders whose create_game is unanswered (or waits to be sent again), by game id
         self._in_flight: dict[str, GameOrder] = {}
         #: orders to send again after an ``internal`` answer: (when, order)
@@ -457,7 +475,7 @@ class MatchmakerService:
             frames = [part.bytes for part in parts]
             identity = frames[0]
             reply = self.handle(identity, frames[1:], str(parts[-1].get("Peer-Address") or ""))
-            self.router.send_multipart([identity, *encode(reply)])
+            self.router.send_multipart([identity, *self._encode_reply(reply)])
 
     def handle(self, identity: bytes, frames: list[bytes], address: str = "") -> Message:
         """Decode and dispatch one client request from ``address`` (its IP address;
@@ -657,45 +675,75 @@ class MatchmakerService:
 
     def _list_players(self, request: ListPlayers, identity: bytes, now: float) -> Message:
         # Every GUI in the lobby asks again after each piece of lobby news: a crowd's
-        # hellos would have the list built (a query per player) hundreds of times a
-        # second.  It is built once per state of the store and of presence instead,
-        # and each request is handed its page of it.
-        listed = self._lobby_players()
+        # hellos would have the list built (a query per player) and encoded hundreds
+        # of times a second.  The players are read from the store once per change to
+        # it, each entry is encoded once per state (online or not), and a page once
+        # per change; each request is handed that page (see _encode_reply).
+        listed = self._lobby_players(now)
         if request.name is not None:
             found = listed.by_name.get(request.name)
-            chosen = [found] if found is not None else []
-            online = int(found is not None and found.online)
+            chosen = [found[0]] if found is not None else []
+            online = int(bool(chosen) and chosen[0].online)
             return PlayersList(re=request.id, players=chosen, total=len(chosen), online=online)
-        page = listed.players[request.offset : request.offset + request.limit]
-        return PlayersList(
-            re=request.id, players=page, total=len(listed.players), online=listed.online
-        )
+        page = listed.pages.get((request.offset, request.limit))
+        if page is None:
+            entries = listed.entries[request.offset : request.offset + request.limit]
+            template = PlayersList(
+                players=[info for info, _ in entries],
+                total=len(listed.entries),
+                online=listed.online,
+            )
+            shared = SharedReply.of(template, {"players": packed_list([b for _, b in entries])})
+            if len(listed.pages) >= MAX_SHARED_PAGES:
+                listed.pages.clear()
+            page = listed.pages[(request.offset, request.limit)] = (template, shared)
+        return dataclasses.replace(page[0], re=request.id)
 
-    def _lobby_players(self) -> _PlayersList:
-        """Every player, online ones first, each by name (built once per change)."""
+    def _encode_reply(self, reply: Message) -> list[bytes]:
+        """A reply's frames: a page of the lobby's players as encoded once for all."""
+        listed = self._players_list
+        if isinstance(reply, PlayersList) and listed is not None:
+            for template, shared in listed.pages.values():
+                if template.players is reply.players:
+                    return shared.frames(reply.re)
+        return encode(reply)
+
+    def _lobby_players(self, now: float) -> _PlayersList:
+        """Every player, online ones first, each by name: built again after a change,
+        but not within LIST_REBUILD_MS of the last build (a crowd's hellos change it
+        a thousand times in a few seconds; each build reads every player)."""
+        listed = self._players_list
+        if listed is not None and now - listed.built_at < LIST_REBUILD_MS:
+            return listed
+        if self._records is None or self._records[0] != self.store.changes:
+            ratings = self.store.all_ratings()
+            self._records = (
+                self.store.changes,
+                [(r, ratings.get(r.player_id, {})) for r in self.store.players()],  # by name
+            )
         version = (self.store.changes, self._presence_version)
         if self._players_list is not None and self._players_list.version == version:
             return self._players_list
-        ratings = self.store.all_ratings()
-        here: list[PlayerInfo] = []
-        away: list[PlayerInfo] = []
-        for record in self.store.players():  # by name
+        here: list[tuple[PlayerInfo, bytes]] = []
+        away: list[tuple[PlayerInfo, bytes]] = []
+        for record, rating in self._records[1]:
             client = self.clients.get(record.player_id)
             online = bool(client and client.online)
-            (here if online else away).append(
-                PlayerInfo(
-                    player_id=record.player_id,
-                    name=record.name,
-                    kind="bot" if record.kind == "bot" else "human",  # hello allows only these
-                    online=online,
-                    ratings={
-                        variant: round(rating, 1)
-                        for variant, rating in ratings.get(record.player_id, {}).items()
-                    },
-                )
+            info = PlayerInfo(
+                player_id=record.player_id,
+                name=record.name,
+                kind="bot" if record.kind == "bot" else "human",  # hello allows only these
+                online=online,
+                ratings={variant: round(value, 1) for variant, value in rating.items()},
             )
-        players = here + away
-        self._players_list = _PlayersList(version, players, {p.name: p for p in players}, len(here))
+            entry = self._entries.get((record.player_id, online))
+            if entry is None or entry[0] != info:  # new, or its name, kind or ratings changed
+                entry = self._entries[(record.player_id, online)] = (info, packed_struct(info))
+            (here if online else away).append(entry)
+        entries = here + away
+        self._players_list = _PlayersList(
+            version, now, entries, {info.name: (info, b) for info, b in entries}, len(here)
+        )
         return self._players_list
 
     def _check_seek(self, seek: Seek) -> Seek:

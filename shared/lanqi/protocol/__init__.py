@@ -6,12 +6,15 @@ Services and frontends import messages from here and never build wire maps by ha
 from lanqi.protocol.codec import (
     MAX_MESSAGE_BYTES,
     PROTOCOL_VERSION,
+    SharedReply,
     decode,
     decode_payload,
     decode_request,
     encode,
     encode_event,
     error_for,
+    packed_list,
+    packed_struct,
 )
 from lanqi.protocol.messages import (
     DEFAULT_FIRST_MOVE_MS,
@@ -276,6 +279,7 @@ __all__ = [
     "SeeksList",
     "ServerInfo",
     "ServerKey",
+    "SharedReply",
     "Snapshot",
     "StandingInfo",
     "Standings",
@@ -318,5 +322,7 @@ __all__ = [
     "error_for",
     "legacy_termination",
     "message_types",
+    "packed_list",
+    "packed_struct",
     "termination_label",
 ]
