@@ -55,6 +55,7 @@ from lanqi.bench.process import ServiceProcess, cpu_seconds, source_path
 from lanqi.client.connection import RECONNECT, NoAnswer, Refused
 from lanqi.games.registry import VARIANTS
 from lanqi.protocol import (
+    MAX_LISTED_PLAYERS,
     MAX_MESSAGE_BYTES,
     CreateTournament,
     GetStandings,
@@ -220,6 +221,8 @@ class CrowdReport:
     swiss_results: int = 0
     play_s: float = 0.0
     lists: dict[str, tuple[int, int, float]] = field(default_factory=dict)  # count, bytes, ms
+    players_total: int | None = None  # list_players' total
+    players_paged: int = 0  # names read through every page
     services: list[ServiceFigures] = field(default_factory=list)
     clients_cpu_s: float = 0.0
     clients_rss_mib: float = 0.0
@@ -630,6 +633,14 @@ def _lists(report: CrowdReport, director: Any) -> None:
         ms = (time.monotonic() - started) * 1000
         items = reply.players if isinstance(reply, PlayersList) else reply.seeks
         report.lists[name] = (len(items), len(encode(reply)[0]), ms)
+        if isinstance(reply, PlayersList):  # the rest of the lobby, a page at a time
+            report.players_total = reply.total
+            names = {p.name for p in reply.players}
+            while reply.players and reply.total is not None and len(names) < reply.total:
+                more = ListPlayers(offset=len(names), limit=MAX_LISTED_PLAYERS)
+                reply = director.call(more, PlayersList)
+                names |= {p.name for p in reply.players}
+            report.players_paged = len(names)
 
 
 def _follow(
@@ -759,9 +770,11 @@ def _judge(report: CrowdReport) -> None:
             f"lobby lists: list_players p99 {lists_p99:.0f} ms, {report.lists_failed} reads"
             " failed (a GUI waits 5 s)"
         )
-    count, size, _ = report.lists.get("list_players", (n, 0, 0.0))
-    if count < n:
-        report.broke.append(f"lobby list: list_players names {count} of {n} players")
+    if report.lists and (report.players_total != n or report.players_paged < n):
+        report.broke.append(
+            f"lobby list: list_players says {report.players_total} players in all and"
+            f" {report.players_paged} were read by pages, of {n}"
+        )
     for name, (_, size, _) in report.lists.items():
         if size > MAX_MESSAGE_BYTES / 2:
             report.broke.append(
@@ -851,6 +864,10 @@ def format_report(report: CrowdReport) -> str:
     ]
     for name, (count, size, ms) in report.lists.items():
         lines.append(f"{name:<16} {count} entries, {size} bytes, {ms:.0f} ms")
+    if report.lists:
+        lines.append(
+            f"{'':<16} total {report.players_total}, {report.players_paged} names read by pages"
+        )
     lines += ["", "process       CPU s (hello / games)  RSS MiB (base -> hello -> end)  fds/limit"]
     for service in report.services:
         s = service.samples
