@@ -329,7 +329,7 @@ class _Workers:
         got: dict[int, dict[str, Any]] = {}
         deadline = time.monotonic() + timeout_s
         alive = set(range(len(self.procs)))
-        while len(got) < len(alive) and time.monotonic() < deadline:
+        while not alive <= got.keys() and time.monotonic() < deadline:
             for i, line in self.read(min(1.0, deadline - time.monotonic())):
                 if "exited" in line:
                     alive.discard(i)

@@ -173,6 +173,9 @@ class Player:
         self.other_pushes: list[str] = []
         #: the games this player was given (pushed, or in a welcome after a lost link)
         self.given: set[str] = set()
+        #: timed players whose presence this one has seen (shown online again later
+        #: after a silence is not their hello)
+        self.subjects_seen: set[str] = set()
         #: what the player is doing or waiting for (for a report at the stop)
         self.doing = ""
 
@@ -219,7 +222,9 @@ class Player:
             and message.online
             and self.worker.is_subject(message.player)
             and message.player != self.spec.name
+            and message.player not in self.subjects_seen  # its hello: the first time only
         ):
+            self.subjects_seen.add(message.player)
             seen = self.worker.figures.presence_seen.setdefault(message.player, [])
             seen.append(_now_ms())
 
