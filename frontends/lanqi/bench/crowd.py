@@ -566,6 +566,7 @@ def _run_phases(
     director = MatchmakerClient(
         lobby, link=Link.to(key) if key else Link.plain(), timeout_ms=60_000
     )
+    play_started: float | None = None
     try:
         _lists(report, director)
         tournament_id = None
@@ -607,6 +608,8 @@ def _run_phases(
         _sample_all(report, services, "end")
     except (NoAnswer, Refused) as exc:  # the matchmaker too busy for its director
         report.broke.append(f"director: {exc}")
+        if play_started is not None:  # the costs over the games until then
+            report.play_s = time.monotonic() - play_started
         _sample_all(report, services, "end")
     finally:
         director.close()
@@ -925,10 +928,11 @@ def format_costs(report: CrowdReport) -> list[str]:
         )
         ref_rss = sum(r.samples["end"].rss_mib - r.samples["base"].rss_mib for r in report.referees)
         lines.append(f"  referees RSS     {ref_rss:.1f} MiB grown in all over the games")
-    lines.append(
-        f"  players          {report.clients_cpu_s / max(1.0, report.play_s) * 100 / n:.2f} % of"
-        " a core a player (their own processes)"
-    )
+    if report.play_s > 0:  # none when the games were not followed to their end
+        lines.append(
+            f"  players          {report.clients_cpu_s / report.play_s * 100 / n:.2f} % of"
+            " a core a player (their own processes, over the games)"
+        )
     return lines
 
 
