@@ -21,8 +21,8 @@ def test_a_small_crowd_says_hello_plays_its_games_and_finishes_its_swiss() -> No
     assert report.problems == [] and report.broke == [], report.problems + report.broke
     assert (report.connected, report.hellos, len(report.hello_ms)) == (40, 40, 40)
     assert report.hello_failed == []
-    # 20 seekers x 2 games; the last seeker may be left with a seek nobody answers
-    assert 38 <= report.seek_games <= 40 and len(report.seek_ms) >= 38
+    # 20 seekers x 2 games: every seek finds a partner (an even number of seats)
+    assert report.seek_games == 40 and len(report.seek_ms) == 40 and report.seekers_done == 20
     assert report.swiss_joined == 16 and report.swiss_status == "finished"
     assert report.swiss_rounds_done == 2 and report.swiss_results == 16
     assert report.swiss_games == 32  # 8 boards x 2 rounds, each game played from two seats
@@ -36,6 +36,8 @@ def test_a_small_crowd_says_hello_plays_its_games_and_finishes_its_swiss() -> No
     assert len(report.presence_ms) == report.presence_expected
     assert report.lists_ms and report.lists_failed == 0
     assert report.lists["list_players"][0] == 40
+    assert (report.players_total, report.players_paged) == (40, 40)
+    assert report.stuck == [] and report.seekers_stuck == 0
     # the services were read from /proc at every phase
     assert [s.name for s in report.services] == ["referee-0", "referee-1", "matchmaker"]
     for service in report.services:

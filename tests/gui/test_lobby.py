@@ -87,3 +87,49 @@ def test_a_short_lobby_lists_more_players(
     driver.until(lambda: bool(lobby.players.rows) and bool(link.state.players), 10, "the players")
     driver.frames(2)
     driver.shot("lobby-800x540")
+
+
+def test_a_lobby_of_two_thousand_players_shows_its_first_page_and_says_so(
+    gui: Callable[..., Driver], server: EmbeddedServer
+) -> None:
+    """``list_players`` names 1,000 players a page (docs/protocol.md#list_players):
+    with 2,000 in the lobby the GUI shows the first page, online players first (so
+    the player itself, whose name sorts last, is on it), and its header says
+    ``1000/2001``.  The rows are made once per lobby state, not at every frame."""
+    import asyncio
+
+    from lanqi.client.connection import Connection
+    from lanqi.client.matchmaker import MatchmakerClient
+    from lanqi.gui.scenes.lobby import LobbyScene
+    from lanqi.i18n import tr
+    from lanqi.protocol import Hello, Welcome
+
+    async def register(conn: Connection, n: int) -> list[object]:
+        # one connection, n names: each hello takes the connection over, so all but
+        # the last are registered and offline
+        service = await conn.matchmaker()
+        waits = [service.send(Hello(name=f"crowd-{i:04d}", kind="bot"))[1] for i in range(n)]
+        return list(await asyncio.gather(*waits))
+
+    with MatchmakerClient(server.matchmaker_endpoint) as crowd:
+        blocking = crowd.connection
+        replies = blocking.run(register(blocking.connection, 2_000), timeout=120)
+        assert all(isinstance(r, Welcome) for r in replies)
+
+        driver = lobby_of(gui, server, "zz-me")
+        lobby = driver.scene
+        assert isinstance(lobby, LobbyScene)
+        link = driver.app.lobby
+        driver.until(lambda: link.state.players_total == 2_001, 20, "the whole lobby counted")
+        driver.frames(2)
+        state = link.state
+        assert len(state.players) == 1_000 and len(lobby.players.rows) == 1_000
+        names = [p.name for p in state.players]
+        assert names[:2] == ["crowd-1999", "zz-me"]  # the online ones first
+        assert lobby.players.rows[1][0] == f"● zz-me ({tr('you_mark')})"
+        assert lobby._players_shown() == " 1000/2001"
+        rows = lobby.players.rows
+        driver.frames(5)
+        if link.state is state:  # no refresh came meanwhile: the same rows
+            assert lobby.players.rows is rows
+        driver.shot("lobby-2000-players")

@@ -55,6 +55,7 @@ from lanqi.bench.process import ServiceProcess, cpu_seconds, source_path
 from lanqi.client.connection import RECONNECT, NoAnswer, Refused
 from lanqi.games.registry import VARIANTS
 from lanqi.protocol import (
+    MAX_LISTED_PLAYERS,
     MAX_MESSAGE_BYTES,
     CreateTournament,
     GetStandings,
@@ -115,7 +116,11 @@ class CrowdConfig:
     watchers: int | None = None
     insecure: bool = False
     timeout_s: float = 900.0
+    #: a player's wait (an assignment, its game's next event) given up as stuck after this
+    stuck_s: float = 120.0
     seed: int = 1
+    #: keep the data directories and logs (their folder is said at the end)
+    keep: bool = False
 
     def __post_init__(self) -> None:
         if not 4 <= self.players <= 100_000:
@@ -136,6 +141,8 @@ class CrowdConfig:
             raise ValueError("--watchers must be from 0 to the players")
         if not 1 <= self.referees <= 16:
             raise ValueError("--referees must be from 1 to 16")
+        if not 1 <= self.stuck_s <= 3600:
+            raise ValueError("--stuck-s must be from 1 to 3600")
 
     @property
     def seekers(self) -> int:
@@ -202,12 +209,20 @@ class CrowdReport:
     swiss_games: int = 0
     games_unfinished: int = 0
     seekers_done: int = 0
+    seekers_stuck: int = 0
+    #: players that gave up a wait, each with what it waited for
+    stuck: list[str] = field(default_factory=list)
+    links_lost: int = 0
+    welcomed_again: int = 0
+    games_from_welcome: int = 0
     swiss_joined: int = 0
     swiss_status: str = ""
     swiss_rounds_done: int = 0
     swiss_results: int = 0
     play_s: float = 0.0
     lists: dict[str, tuple[int, int, float]] = field(default_factory=dict)  # count, bytes, ms
+    players_total: int | None = None  # list_players' total
+    players_paged: int = 0  # names read through every page
     services: list[ServiceFigures] = field(default_factory=list)
     clients_cpu_s: float = 0.0
     clients_rss_mib: float = 0.0
@@ -314,7 +329,7 @@ class _Workers:
         got: dict[int, dict[str, Any]] = {}
         deadline = time.monotonic() + timeout_s
         alive = set(range(len(self.procs)))
-        while len(got) < len(alive) and time.monotonic() < deadline:
+        while not alive <= got.keys() and time.monotonic() < deadline:
             for i, line in self.read(min(1.0, deadline - time.monotonic())):
                 if "exited" in line:
                     alive.discard(i)
@@ -323,12 +338,22 @@ class _Workers:
         return list(got.values())
 
     def errors(self) -> list[str]:
+        """The first error of each process's log (a logged error, a traceback, a
+        libzmq assertion that aborted it)."""
         out = []
         for log in self.logs:
             for line in log.read_text(errors="replace").splitlines():
-                if " ERROR " in line or line.startswith("Traceback"):
+                if " ERROR " in line or line.startswith(("Traceback", "Assertion failed")):
                     out.append(f"{log.name}: {line[:300]}")
                     break
+        return out
+
+    def last_lines(self) -> list[str]:
+        """Each process's log's last line (or "empty")."""
+        out = []
+        for log in self.logs:
+            lines = log.read_text(errors="replace").strip().splitlines()
+            out.append(f"{log.name}: {lines[-1][:200] if lines else 'empty'}")
         return out
 
     def stop(self) -> None:
@@ -465,7 +490,10 @@ def run_crowd(config: CrowdConfig, progress: Progress) -> CrowdReport:
                 report.problems.append(f"{service.name} died (exit code {code})")
             report.problems.extend(f"{service.name}: {e}" for e in service.log_errors()[:3])
         report.load = (report.load[0], os.getloadavg()[0])
-        shutil.rmtree(root, ignore_errors=True)
+        if config.keep:
+            progress(f"logs and data kept in {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
     _judge(report)
     return report
 
@@ -487,6 +515,7 @@ def _specs(config: CrowdConfig, lobby: str, events: str, key: str | None) -> lis
             think_ms=config.think_ms,
             seed=config.seed * 1000 + i,
             subject_every=max(1, config.players // PRESENCE_SUBJECTS),
+            stuck_s=config.stuck_s,
         )
         for i in range(count)
     ]
@@ -537,6 +566,7 @@ def _run_phases(
     director = MatchmakerClient(
         lobby, link=Link.to(key) if key else Link.plain(), timeout_ms=60_000
     )
+    play_started: float | None = None
     try:
         _lists(report, director)
         tournament_id = None
@@ -578,11 +608,19 @@ def _run_phases(
         _sample_all(report, services, "end")
     except (NoAnswer, Refused) as exc:  # the matchmaker too busy for its director
         report.broke.append(f"director: {exc}")
+        if play_started is not None:  # the costs over the games until then
+            report.play_s = time.monotonic() - play_started
         _sample_all(report, services, "end")
     finally:
         director.close()
     workers.tell("stop")
     parts = [line["report"] for line in workers.gather("report", STEP_S)]
+    if len(parts) < len(workers.procs):
+        codes = [proc.poll() for proc in workers.procs]
+        report.problems.append(
+            f"player processes: {len(parts)} of {len(workers.procs)} reported (exit codes"
+            f" {codes}; their logs: {', '.join(workers.last_lines())})"
+        )
     for part in parts:
         _add(report, part)
     _presence(report, parts)
@@ -598,6 +636,14 @@ def _lists(report: CrowdReport, director: Any) -> None:
         ms = (time.monotonic() - started) * 1000
         items = reply.players if isinstance(reply, PlayersList) else reply.seeks
         report.lists[name] = (len(items), len(encode(reply)[0]), ms)
+        if isinstance(reply, PlayersList):  # the rest of the lobby, a page at a time
+            report.players_total = reply.total
+            names = {p.name for p in reply.players}
+            while reply.players and reply.total is not None and len(names) < reply.total:
+                more = ListPlayers(offset=len(names), limit=MAX_LISTED_PLAYERS)
+                reply = director.call(more, PlayersList)
+                names |= {p.name for p in reply.players}
+            report.players_paged = len(names)
 
 
 def _follow(
@@ -610,37 +656,43 @@ def _follow(
     started: float,
     progress: Progress,
 ) -> None:
-    """Until the Swiss is finished and every seeker has played its games (the last
-    one may be left with an open seek nobody answers: it is waited for 10 s)."""
-    done_by: dict[int, int] = {}
+    """Until the Swiss is finished and every seeker has played its games or given
+    up a wait (``stuck_s``); a Swiss without a new result for twice that is given up."""
+    done_by: dict[int, tuple[int, int]] = {}
     deadline = started + config.timeout_s
     last_standings = 0.0
-    almost_at: float | None = None
     swiss_done = tournament_id is None
+    swiss_moved = (time.monotonic(), -1)  # when the Swiss's results last changed, and to what
     last_said = 0.0
     while time.monotonic() < deadline:
         for i, line in workers.read(1.0):
             if "seekers_done" in line:
-                done_by[i] = int(line["seekers_done"])
-        report.seekers_done = sum(done_by.values())
+                done_by[i] = (int(line["seekers_done"]), int(line.get("seekers_stuck", 0)))
+        report.seekers_done = sum(done for done, _ in done_by.values())
+        report.seekers_stuck = sum(stuck for _, stuck in done_by.values())
         now = time.monotonic()
         if tournament_id is not None and not swiss_done and now - last_standings > 2.0:
             last_standings = now
             standings = director.call(GetStandings(tournament_id=tournament_id), Standings)
             _swiss(report, standings)
             swiss_done = report.swiss_status == "finished"
-        seeks_done = report.seekers_done >= config.seekers
-        if report.seekers_done >= config.seekers - 1 and almost_at is None:
-            almost_at = now
-        if almost_at is not None and now - almost_at > 10.0:
-            seeks_done = True
+            if report.swiss_results != swiss_moved[1]:
+                swiss_moved = (now, report.swiss_results)
+            elif now - swiss_moved[0] > 2 * config.stuck_s:
+                report.broke.append(
+                    f"Swiss: no new result for {now - swiss_moved[0]:.0f} s (round "
+                    f"{report.swiss_rounds_done + 1}, {report.swiss_results} results)"
+                )
+                swiss_done = True
+        seeks_done = report.seekers_done + report.seekers_stuck >= config.seekers
         if seeks_done and swiss_done:
             return
         if now - last_said > 10.0:
             last_said = now
             progress(
-                f"{now - started:.0f} s: {report.seekers_done}/{config.seekers} seekers done, "
-                f"Swiss {report.swiss_status or '-'} round {report.swiss_rounds_done}"
+                f"{now - started:.0f} s: {report.seekers_done}/{config.seekers} seekers done"
+                f" ({report.seekers_stuck} stuck), Swiss {report.swiss_status or '-'} round"
+                f" {report.swiss_rounds_done}"
             )
     report.broke.append(
         f"time: not over after {config.timeout_s:.0f} s ({report.seekers_done}/{config.seekers}"
@@ -674,6 +726,10 @@ def _add(report: CrowdReport, part: dict[str, Any]) -> None:
     report.problems += part["errors"][:3] + part["join_failed"][:3]
     report.lists_ms += part["lists_ms"]
     report.lists_failed += part["lists_failed"]
+    report.stuck += part["stuck"]
+    report.links_lost += part["links_lost"]
+    report.welcomed_again += part["welcomed_again"]
+    report.games_from_welcome += part["games_from_welcome"]
 
 
 def _presence(report: CrowdReport, parts: list[dict[str, Any]]) -> None:
@@ -717,9 +773,11 @@ def _judge(report: CrowdReport) -> None:
             f"lobby lists: list_players p99 {lists_p99:.0f} ms, {report.lists_failed} reads"
             " failed (a GUI waits 5 s)"
         )
-    count, size, _ = report.lists.get("list_players", (n, 0, 0.0))
-    if count < n:
-        report.broke.append(f"lobby list: list_players names {count} of {n} players")
+    if report.lists and (report.players_total != n or report.players_paged < n):
+        report.broke.append(
+            f"lobby list: list_players says {report.players_total} players in all and"
+            f" {report.players_paged} were read by pages, of {n}"
+        )
     for name, (_, size, _) in report.lists.items():
         if size > MAX_MESSAGE_BYTES / 2:
             report.broke.append(
@@ -734,6 +792,10 @@ def _judge(report: CrowdReport) -> None:
                 break
     if report.games_unfinished:
         report.broke.append(f"games: {report.games_unfinished} unfinished at the end")
+    if report.stuck:
+        report.broke.append(
+            f"stuck: {len(report.stuck)} players gave up a wait ({report.stuck[0]})"
+        )
 
 
 def run_doubling(config: CrowdConfig, max_players: int, progress: Progress) -> list[CrowdReport]:
@@ -795,12 +857,20 @@ def format_report(report: CrowdReport) -> str:
         f" refused {dict(report.move_refused) or 0})",
         f"games            {report.games_played} seats played ({report.seek_games} from seeks,"
         f" {report.swiss_games} Swiss seats), {report.games_unfinished} unfinished;"
-        f" {report.seekers_done}/{c.seekers} seekers done in {report.play_s:.0f} s",
+        f" {report.seekers_done}/{c.seekers} seekers done, {report.seekers_stuck} stuck,"
+        f" in {report.play_s:.0f} s",
+        f"lobby links      {report.links_lost} lost, {report.welcomed_again} hellos said again,"
+        f" {report.games_from_welcome} games learnt from those welcomes (their game_assigned"
+        " lost)",
         f"Swiss            {report.swiss_joined}/{c.swiss} entered, {report.swiss_status or '-'},"
         f" {report.swiss_rounds_done} rounds, {report.swiss_results} results",
     ]
     for name, (count, size, ms) in report.lists.items():
         lines.append(f"{name:<16} {count} entries, {size} bytes, {ms:.0f} ms")
+    if report.lists:
+        lines.append(
+            f"{'':<16} total {report.players_total}, {report.players_paged} names read by pages"
+        )
     lines += ["", "process       CPU s (hello / games)  RSS MiB (base -> hello -> end)  fds/limit"]
     for service in report.services:
         s = service.samples
@@ -823,6 +893,9 @@ def format_report(report: CrowdReport) -> str:
     if report.hello_failed:
         why = sorted({f.split(": ", 1)[-1][:80] for f in report.hello_failed})
         lines.append(f"hellos failed: {len(report.hello_failed)} ({'; '.join(why[:3])})")
+    if report.stuck:
+        lines.append(f"stuck ({len(report.stuck)}, waits over {c.stuck_s:.0f} s):")
+        lines += [f"  {what}" for what in report.stuck[:20]]
     if report.problems:
         lines.append("problems: " + "; ".join(report.problems[:8]))
     return "\n".join(lines)
@@ -855,10 +928,11 @@ def format_costs(report: CrowdReport) -> list[str]:
         )
         ref_rss = sum(r.samples["end"].rss_mib - r.samples["base"].rss_mib for r in report.referees)
         lines.append(f"  referees RSS     {ref_rss:.1f} MiB grown in all over the games")
-    lines.append(
-        f"  players          {report.clients_cpu_s / max(1.0, report.play_s) * 100 / n:.2f} % of"
-        " a core a player (their own processes)"
-    )
+    if report.play_s > 0:  # none when the games were not followed to their end
+        lines.append(
+            f"  players          {report.clients_cpu_s / report.play_s * 100 / n:.2f} % of"
+            " a core a player (their own processes, over the games)"
+        )
     return lines
 
 

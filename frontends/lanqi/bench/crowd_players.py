@@ -57,6 +57,7 @@ from lanqi.protocol import (
     PlayersList,
     Resign,
     Seek,
+    SeekCreated,
     SeeksList,
     TimeControl,
     TournamentsList,
@@ -64,7 +65,7 @@ from lanqi.protocol import (
 )
 from lanqi.protocol.endpoints import TOPIC_LOBBY
 from lanqi.security import Link
-from lanqi.table.port import Answered
+from lanqi.table.port import Answered, LinkChanged
 from lanqi.table.remote import RemoteTable
 
 __all__ = ["PlayerSpec", "WorkerSpec", "main"]
@@ -79,6 +80,9 @@ SOCKETS_PER_PLAYER = 12
 #: the GUI's lobby refresh (lanqi.gui.net): after news, and at least this often
 LOBBY_DIRTY_S = 0.2
 LOBBY_REFRESH_S = 5.0
+#: a player whose wait (an assignment, the next event of its game) lasts longer than
+#: this gives up, and is reported stuck with what it waited for (WorkerSpec.stuck_s)
+STUCK_S = 120.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +110,8 @@ class WorkerSpec:
     seed: int
     #: players whose number is a multiple of this are timed presence subjects
     subject_every: int = 1
+    #: a wait longer than this is given up and reported stuck (STUCK_S)
+    stuck_s: float = STUCK_S
 
     @classmethod
     def from_json(cls, text: str) -> WorkerSpec:
@@ -131,6 +137,14 @@ class Figures:
     seek_games: int = 0
     swiss_games: int = 0
     seekers_done: int = 0
+    #: players that gave up a wait: what each waited for
+    stuck: list[str] = field(default_factory=list)
+    seekers_stuck: int = 0
+    #: lobby links lost (as the connection's inbox says), hellos said again after one,
+    #: and games learnt only from such a welcome (their ``game_assigned`` was lost)
+    links_lost: int = 0
+    welcomed_again: int = 0
+    games_from_welcome: int = 0
     joined: int = 0
     join_failed: list[str] = field(default_factory=list)
     lists_ms: list[float] = field(default_factory=list)  # list_players round trips
@@ -153,8 +167,17 @@ class Player:
         )
         self.rng = random.Random(f"{worker.spec.seed}/{spec.name}")
         self.assigned: asyncio.Queue[Assignment] = asyncio.Queue()
-        self.games: set[asyncio.Task[None]] = set()
+        self.games: set[asyncio.Task[bool]] = set()
         self.dirty = asyncio.Event()
+        #: private pushes that were not assignments (a ``game_failed``...), for a report
+        self.other_pushes: list[str] = []
+        #: the games this player was given (pushed, or in a welcome after a lost link)
+        self.given: set[str] = set()
+        #: timed players whose presence this one has seen (shown online again later
+        #: after a silence is not their hello)
+        self.subjects_seen: set[str] = set()
+        #: what the player is doing or waiting for (for a report at the stop)
+        self.doing = ""
 
     async def connect(self) -> None:
         """The matchmaker's DEALER and the lobby's SUB, both up."""
@@ -199,19 +222,47 @@ class Player:
             and message.online
             and self.worker.is_subject(message.player)
             and message.player != self.spec.name
+            and message.player not in self.subjects_seen  # its hello: the first time only
         ):
+            self.subjects_seen.add(message.player)
             seen = self.worker.figures.presence_seen.setdefault(message.player, [])
             seen.append(_now_ms())
 
     def _push(self, message: Message) -> None:
         if isinstance(message, GameAssigned):
-            game = message.game
-            if game.tournament_id is not None:
-                self._start(game)
-            else:
-                self.assigned.put_nowait(game)
+            self._given(message.game)
+        else:
+            self.other_pushes.append(repr(message)[:160])
 
-    def _start(self, game: Assignment) -> asyncio.Task[None]:
+    def _given(self, game: Assignment) -> bool:
+        """A game to play (once: a welcome may name one pushed before)."""
+        if game.game_id in self.given:
+            return False
+        self.given.add(game.game_id)
+        if game.tournament_id is not None:
+            self._start(game)
+        else:
+            self.assigned.put_nowait(game)
+        return True
+
+    async def follow_inbox(self) -> None:
+        """As every client does: after a lost link the connection says hello again, and
+        the welcome names the games in progress (a ``game_assigned`` sent while the
+        link was down is lost); play those not known yet."""
+        figures = self.worker.figures
+        while True:
+            await self.conn.inbox_wait(None)
+            for item in self.conn.inbox.take():
+                if isinstance(item, LinkChanged) and not item.up:
+                    figures.links_lost += 1
+                elif isinstance(item, Welcome):
+                    figures.welcomed_again += 1
+                    figures.games_from_welcome += sum(self._given(g) for g in item.games)
+
+    def _stuck(self, what: str) -> None:
+        self.worker.figures.stuck.append(f"{self.spec.name}: {what}"[:600])
+
+    def _start(self, game: Assignment) -> asyncio.Task[bool]:
         task = asyncio.get_running_loop().create_task(self.play(game))
         self.games.add(task)
         task.add_done_callback(self.games.discard)
@@ -230,6 +281,7 @@ class Player:
             return
         figures.hello_ms.append(_now_ms() - sent)
         self.conn.welcomed(hello, welcome)
+        self.worker.spawn(self.follow_inbox())
         if self.spec.watcher:  # the GUI shows its lobby from its welcome on
             self.worker.spawn(self.watch_lobby())
 
@@ -242,52 +294,114 @@ class Player:
         self.worker.figures.joined += 1
 
     async def seek_games(self) -> None:
+        """Post a seek, play the game it brings, ``games`` times; a seek refused or
+        an assignment that does not come within ``stuck_s`` ends it as stuck."""
         spec = self.worker.spec
         seek = Seek(
             variant=spec.variant,
             time_control=TimeControl(**spec.time_control),
             rated=False,
         )
-        for _ in range(spec.games):
+        for number in range(1, spec.games + 1):
             sent = _now_ms()
+            self.doing = f"game {number}: waiting for its create_seek's reply"
             try:
-                await self.conn.call(CreateSeek(seek=seek), Message, REPLY_S)
+                posted = await self.conn.call(CreateSeek(seek=seek), SeekCreated, REPLY_S)
             except (NoAnswer, Refused) as exc:
-                self.worker.figures.errors.append(f"{self.spec.name} seek: {exc}")
+                self._gave_up(f"game {number}: create_seek: {exc}")
                 return
-            game = await self.assigned.get()
+            self.doing = f"game {number}: waiting for the game_assigned of seek {posted.seek_id}"
+            try:
+                game = await asyncio.wait_for(self.assigned.get(), spec.stuck_s)
+            except TimeoutError:
+                self._gave_up(
+                    f"game {number}: no game_assigned {spec.stuck_s:.0f} s after its seek "
+                    f"{posted.seek_id} (paired at once: {posted.paired})"
+                    + await self._seek_listed(posted.seek_id)
+                )
+                return
             self.worker.figures.seek_ms.append(_now_ms() - sent)
-            await self.play(game)
+            self.doing = f"game {number}: playing {game.game_id}"
+            if not await self.play(game):  # reported stuck by play
+                self._gave_up(None)
+                return
             self.worker.figures.seek_games += 1
+        self.doing = ""
         self.worker.figures.seekers_done += 1
-        self.worker.say(seekers_done=self.worker.figures.seekers_done)
+        self._said_seekers()
 
-    async def play(self, game: Assignment) -> None:
-        """Random legal moves after a think time; after ``plies`` plies the side to
-        move resigns.  Every move's round trip (request to its reply) is timed."""
-        figures = self.worker.figures
+    async def _seek_listed(self, seek_id: str) -> str:
+        """Whether the matchmaker still lists ``seek_id`` (for a stuck report)."""
         try:
-            table = await self.conn.open_table(game)
+            seeks = await self.conn.call(ListSeeks(), SeeksList, REPLY_S)
         except (NoAnswer, Refused) as exc:
-            figures.errors.append(f"{self.spec.name} open {game.game_id}: {exc}")
+            return f"; list_seeks: {exc}"
+        mine = [s.seek_id for s in seeks.seeks if s.player == self.spec.name]
+        listed = "still listed" if seek_id in mine else f"not listed (its open seeks: {mine})"
+        pushes = f"; other pushes: {self.other_pushes[-3:]}" if self.other_pushes else ""
+        return f"; the seek is {listed}, {len(seeks.seeks)} seeks open{pushes}"
+
+    def _gave_up(self, what: str | None) -> None:
+        self.doing = ""
+        if what is not None:
+            self._stuck(what)
+        self.worker.figures.seekers_stuck += 1
+        self._said_seekers()
+
+    def _said_seekers(self) -> None:
+        figures = self.worker.figures
+        self.worker.say(seekers_done=figures.seekers_done, seekers_stuck=figures.seekers_stuck)
+
+    async def play(self, game: Assignment) -> bool:
+        """Random legal moves after a think time; after ``plies`` plies the side to
+        move resigns.  Every move's round trip (request to its reply) is timed.  A
+        game whose state does not change for ``stuck_s`` is given up (reported
+        stuck with where it stood); False then, or when it could not be opened."""
+        figures = self.worker.figures
+        table = await self._open(game)
+        if table is None:
             figures.games_unfinished += 1
-            return
+            return False
         board = create_game(game.variant, **dict(game.options))
         sent: dict[int, float] = {}
-        asked_ply = -1  # the ply whose move is in flight (or was answered)
+        asked_ply = -1  # the ply whose move (or resignation) is in flight or was answered
+        last_seq, changed = -1, time.monotonic()
+        last_request = "nothing"
+        finished = False
         try:
             while True:
                 for news in table.poll():
-                    if isinstance(news, Answered) and isinstance(news.request, MoveRequest):
-                        at = sent.pop(news.request.id, None)
+                    if not isinstance(news, Answered):
+                        continue
+                    request = news.request
+                    at = sent.pop(request.id, None)
+                    if isinstance(news.reply, ErrorReply):
+                        code = news.reply.code
+                        last_request = f"{request.T} refused ({code})"
+                        if isinstance(request, MoveRequest):
+                            figures.move_refused[code] = figures.move_refused.get(code, 0) + 1
+                        if isinstance(request, MoveRequest | Resign):
+                            asked_ply = -1  # send again at the next news
+                    elif isinstance(request, MoveRequest | Resign):
+                        last_request = f"{request.T} answered {news.reply.T}"
                         if isinstance(news.reply, MoveAccepted) and at is not None:
                             figures.move_ms.append(_now_ms() - at)
-                        elif isinstance(news.reply, ErrorReply):
-                            code = news.reply.code
-                            figures.move_refused[code] = figures.move_refused.get(code, 0) + 1
-                            asked_ply = -1  # send again at the next news
                 state = table.state
                 if state.finished:
+                    finished = True
+                    break
+                now = time.monotonic()
+                if state.seq != last_seq:
+                    last_seq, changed = state.seq, now
+                elif now - changed > self.worker.spec.stuck_s:
+                    self._stuck(
+                        f"game {game.game_id} ({'Swiss' if game.tournament_id else 'seek'}) "
+                        f"unchanged for {now - changed:.0f} s: ply {len(state.moves)}, "
+                        f"status {state.status}, seat {table.seat} of to-move {state.to_move}, "
+                        f"seq {state.seq}, link {'up' if table.link_up else 'down'}, "
+                        f"last request: {last_request}, unanswered: "
+                        f"{[r.T for r in table.unanswered.values()]}"
+                    )
                     break
                 if len(state.moves) < board.ply:  # a takeback cannot happen here: rebuild
                     board = create_game(game.variant, **dict(game.options))
@@ -296,28 +410,54 @@ class Player:
                 ply = len(state.moves)
                 if state.status == "active" and state.to_move == table.seat and asked_ply != ply:
                     asked_ply = ply
-                    await self._move(table, board, ply, sent)
+                    last_request = await self._move(table, board, ply, sent)
                 await table.wait(1.0)
         finally:
             table.close()
+        if not finished:
+            figures.games_unfinished += 1
+            return False
         figures.games_played += 1
         if game.tournament_id is not None:
             figures.swiss_games += 1
+        return True
 
-    async def _move(self, table: RemoteTable, board: Any, ply: int, sent: dict[int, float]) -> None:
+    async def _open(self, game: Assignment) -> RemoteTable | None:
+        """The game's table; a join or snapshot not answered in time (a busy referee)
+        is asked again, for up to ``stuck_s``; None (reported stuck) after that."""
+        deadline = time.monotonic() + self.worker.spec.stuck_s
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                return await self.conn.open_table(game)
+            except NoAnswer as exc:
+                if time.monotonic() >= deadline:
+                    self._stuck(f"game {game.game_id}: not opened after {tries} tries ({exc})")
+                    return None
+            except Refused as exc:
+                self.worker.figures.errors.append(f"{self.spec.name} open {game.game_id}: {exc}")
+                self._stuck(f"game {game.game_id}: join refused ({exc})")
+                return None
+            await asyncio.sleep(1.0)
+
+    async def _move(self, table: RemoteTable, board: Any, ply: int, sent: dict[int, float]) -> str:
+        """Send this ply's move (or the resignation after ``plies``); what was sent."""
         spec = self.worker.spec
         token = table.token or ""
         if ply >= spec.plies:
-            table.send(Resign(game_id=table.game_id, token=token))
-            return
+            request_id = table.send(Resign(game_id=table.game_id, token=token))
+            sent[request_id] = _now_ms()
+            return f"resign at ply {ply}, unanswered"
         think = spec.think_ms * (0.5 + self.rng.random())
         await asyncio.sleep(think / 1000.0)
         moves = board.legal_moves()
         if not moves:
-            return
+            return f"no legal move at ply {ply}"
         move = board.move_text(self.rng.choice(moves))
         request_id = table.send(MoveRequest(game_id=table.game_id, token=token, ply=ply, move=move))
         sent[request_id] = _now_ms()
+        return f"move {move} at ply {ply}, unanswered"
 
     async def close(self) -> None:
         for task in list(self.games):
@@ -375,6 +515,9 @@ class Worker:
             if not line or line[0] == "stop":
                 break
             await self.command(line)
+        for player in self.players:
+            if player.doing:
+                player._stuck(f"{player.doing}, still at the stop")
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)

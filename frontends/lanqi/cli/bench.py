@@ -659,6 +659,18 @@ def _configure_crowd(sub: Any) -> None:
         help="give up after this many seconds of games (default 900)",
     )
     crowd.add_argument(
+        "--stuck-s",
+        type=float,
+        default=120.0,
+        help="a player waiting longer than this for an assignment or its game's next event"
+        " gives up and is reported stuck (default 120)",
+    )
+    crowd.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the services' data directories and every process's log (the folder is said)",
+    )
+    crowd.add_argument(
         "--double",
         action="store_true",
         help="run again with twice the players until a run breaks (or --max-players)",
@@ -693,7 +705,9 @@ def _run_crowd(args: argparse.Namespace) -> int:
             watchers=args.watchers,
             insecure=args.insecure,
             timeout_s=args.timeout,
+            stuck_s=args.stuck_s,
             seed=args.seed,
+            keep=args.keep,
         )
     except ValueError as exc:
         print(f"lanqi bench crowd: {exc}", file=sys.stderr)

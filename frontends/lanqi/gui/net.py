@@ -265,6 +265,8 @@ class ChallengeSent:
 @dataclass(frozen=True, slots=True)
 class LobbyState:
     players: tuple[PlayerInfo, ...] = ()
+    #: players in all (a lobby of more than a page: ``players`` is its first page)
+    players_total: int = 0
     seeks: tuple[SeekInfo, ...] = ()
     tournaments: tuple[TournamentInfo, ...] = ()
     standings: tuple[Standings, ...] = ()
@@ -821,7 +823,9 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
     def _refresh(self, client: BlockingConnection) -> None:
         self._dirty = False
         self._last_refresh = time.monotonic()
-        players = client.call(ListPlayers(), PlayersList).players
+        # the first page (online players first); ``total`` says if there are more
+        page = client.call(ListPlayers(), PlayersList)
+        players = page.players
         seeks = client.call(ListSeeks(), SeeksList).seeks
         tournaments = client.call(ListTournaments(), TournamentsList).tournaments
         standings = []
@@ -852,6 +856,7 @@ class LobbyAgent(_Agent[commands.LobbyCommand]):
         self._my_seeks = [s for s in self._my_seeks if s in live]
         self._state = LobbyState(
             players=tuple(players),
+            players_total=page.total if page.total is not None else len(players),
             seeks=tuple(seeks),
             tournaments=tuple(tournaments),
             standings=tuple(standings),

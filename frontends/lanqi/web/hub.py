@@ -431,7 +431,7 @@ class Hub:
 
     async def _read_lobby(self) -> dict[str, Any]:
         info = await self._server_info()
-        players = await self.ask(ListPlayers())
+        players = await self.ask(ListPlayers())  # the first page: online players first
         seeks = await self.ask(ListSeeks())
         events = await self.ask(ListTournaments())
         games: list[dict[str, Any]] = []
@@ -467,7 +467,8 @@ class Hub:
         }
 
     async def ratings(self, name: str) -> dict[str, float]:
-        reply = await self.ask(ListPlayers())
+        # by name: the lobby may hold more players than one page names
+        reply = await self.ask(ListPlayers(name=name))
         if isinstance(reply, PlayersList):
             for player in reply.players:
                 if player.name == name:

@@ -106,6 +106,7 @@ from lanqi.protocol import (
     SeekInfo,
     SeeksList,
     ServerInfo,
+    SharedReply,
     StartTournament,
     Unlock,
     Welcome,
@@ -115,6 +116,8 @@ from lanqi.protocol import (
     encode,
     encode_event,
     error_for,
+    packed_list,
+    packed_struct,
     termination_label,
 )
 from lanqi.protocol.endpoints import (
@@ -154,8 +157,15 @@ MAX_EARLY_RESULTS = 256
 #: walks every client, and a crowd turns the loop thousands of times a second
 #: (``lanqi bench crowd``; docs/bench.md)
 PRESENCE_CHECK_MS = 500.0
-#: players one ``list_players`` names (the protocol's limit)
-MAX_LISTED_PLAYERS = 1000
+#: pages of the lobby's players kept encoded (offset, limit) until the list changes
+MAX_SHARED_PAGES = 16
+#: the lobby's player list is built again after a change, but at most this often:
+#: less than the GUI's wait after lobby news before it reads the list again (0.2 s),
+#: so the list a GUI reads after news always holds that news
+LIST_REBUILD_MS = 150.0
+#: a seek withdrawn because its player fell silent (shown offline) is put back when
+#: the same connection is heard from again within this long (``_put_back_seeks``)
+SEEK_KEPT_MS = 300_000.0
 
 
 @dataclass(slots=True)
@@ -202,6 +212,21 @@ class _Client:
     online: bool = True
 
 
+@dataclass(frozen=True, slots=True)
+class _PlayersList:
+    """The lobby's players as of ``version`` (store changes, presence version),
+    built at ``built_at`` (ms): online ones first, each by name, with its encoding;
+    by name; how many are online; the pages asked for so far (offset, limit), each
+    encoded once."""
+
+    version: tuple[int, int]
+    built_at: float
+    entries: list[tuple[PlayerInfo, bytes]]
+    by_name: dict[str, tuple[PlayerInfo, bytes]]
+    online: int
+    pages: dict[tuple[int, int], tuple[PlayersList, SharedReply]] = field(default_factory=dict)
+
+
 def _now_ms() -> float:
     return time.monotonic() * 1000.0
 
@@ -229,6 +254,8 @@ class MatchmakerService:
         self.clients: dict[str, _Client] = {}  # player id -> client
         self.by_identity: dict[bytes, str] = {}  # router identity -> player id
         self.seeks: dict[str, OpenSeek] = {}
+        #: seeks withdrawn while their player was shown offline, by player id: (when, seek)
+        self._withdrawn: dict[str, list[tuple[float, OpenSeek]]] = {}
         self.challenges: dict[str, OpenChallenge] = {}
         self.guard = Guard(
             trusted=LOCAL_ADDRESSES | frozenset(config.trusted_addresses),
@@ -263,7 +290,12 @@ class MatchmakerService:
         #: changes to who is online (a client added, gone, shown on- or offline)
         self._presence_version = 0
         #: the lobby's player list as of (store changes, presence version)
-        self._players_list: tuple[tuple[int, int], list[PlayerInfo]] | None = None
+        self._players_list: _PlayersList | None = None
+        #: the players and their ratings as of the store's changes (by name)
+        self._records: tuple[int, list[tuple[PlayerRecord, dict[str, float]]]] | None = None
+        #: each player's list entry and its encoding, by (player id, online), kept
+        #: while the entry stays the same
+        self._entries: dict[tuple[str, bool], tuple[PlayerInfo, bytes]] = {}
         #: orders whose create_game is unanswered (or waits to be sent again), by game id
         self._in_flight: dict[str, GameOrder] = {}
         #: orders to send again after an ``internal`` answer: (when, order)
@@ -455,7 +487,7 @@ class MatchmakerService:
                 self.router.send_multipart([identity, *answer], zmq.NOBLOCK)
                 continue
             reply = self.handle(identity, frames[1:], address)
-            self.router.send_multipart([identity, *encode(reply)])
+            self.router.send_multipart([identity, *self._encode_reply(reply)])
 
     def handle(self, identity: bytes, frames: list[bytes], address: str = "") -> Message:
         """Decode and dispatch one client request from ``address`` (its IP address;
@@ -518,6 +550,7 @@ class MatchmakerService:
                     TOPIC_LOBBY,
                     LobbyPresence(player=self._name(player_id), online=True),
                 )
+                self._put_back_seeks(client.player_id, now)
 
     def players_online(self) -> int:
         """How many players are online in the lobby.  Safe to ask from another thread
@@ -578,6 +611,8 @@ class MatchmakerService:
         old = self.clients.get(record.player_id)
         if old is not None and old.identity != identity:
             self.by_identity.pop(old.identity, None)
+        if old is None or old.identity != identity:  # a new connection: it knows no seek ids
+            self._withdrawn.pop(record.player_id, None)
         previous = self.by_identity.get(identity)
         if previous is not None and previous != record.player_id:
             self.clients.pop(previous, None)  # this connection now speaks for another player
@@ -626,6 +661,7 @@ class MatchmakerService:
     def sign_out(self, player_id: str) -> None:
         """Forget a player's connection: its requests get ``no_session`` from now on."""
         client = self.clients.pop(player_id, None)
+        self._withdrawn.pop(player_id, None)
         if client is not None:
             self.by_identity.pop(client.identity, None)
             self._presence_version += 1
@@ -651,28 +687,76 @@ class MatchmakerService:
 
     def _list_players(self, request: ListPlayers, identity: bytes, now: float) -> Message:
         # Every GUI in the lobby asks again after each piece of lobby news: a crowd's
-        # hellos would have the list built (a query per player) hundreds of times a
-        # second.  It is built once per state of the store and of presence instead.
-        version = (self.store.changes, self._presence_version)
-        if self._players_list is None or self._players_list[0] != version:
+        # hellos would have the list built (a query per player) and encoded hundreds
+        # of times a second.  The players are read from the store once per change to
+        # it, each entry is encoded once per state (online or not), and a page once
+        # per change; each request is handed that page (see _encode_reply).
+        listed = self._lobby_players(now)
+        if request.name is not None:
+            found = listed.by_name.get(request.name)
+            chosen = [found[0]] if found is not None else []
+            online = int(bool(chosen) and chosen[0].online)
+            return PlayersList(re=request.id, players=chosen, total=len(chosen), online=online)
+        page = listed.pages.get((request.offset, request.limit))
+        if page is None:
+            entries = listed.entries[request.offset : request.offset + request.limit]
+            template = PlayersList(
+                players=[info for info, _ in entries],
+                total=len(listed.entries),
+                online=listed.online,
+            )
+            shared = SharedReply.of(template, {"players": packed_list([b for _, b in entries])})
+            if len(listed.pages) >= MAX_SHARED_PAGES:
+                listed.pages.clear()
+            page = listed.pages[(request.offset, request.limit)] = (template, shared)
+        return dataclasses.replace(page[0], re=request.id)
+
+    def _encode_reply(self, reply: Message) -> list[bytes]:
+        """A reply's frames: a page of the lobby's players as encoded once for all."""
+        listed = self._players_list
+        if isinstance(reply, PlayersList) and listed is not None:
+            for template, shared in listed.pages.values():
+                if template.players is reply.players:
+                    return shared.frames(reply.re)
+        return encode(reply)
+
+    def _lobby_players(self, now: float) -> _PlayersList:
+        """Every player, online ones first, each by name: built again after a change,
+        but not within LIST_REBUILD_MS of the last build (a crowd's hellos change it
+        a thousand times in a few seconds; each build reads every player)."""
+        listed = self._players_list
+        if listed is not None and now - listed.built_at < LIST_REBUILD_MS:
+            return listed
+        if self._records is None or self._records[0] != self.store.changes:
             ratings = self.store.all_ratings()
-            players = []
-            for record in self.store.players()[:MAX_LISTED_PLAYERS]:
-                client = self.clients.get(record.player_id)
-                players.append(
-                    PlayerInfo(
-                        player_id=record.player_id,
-                        name=record.name,
-                        kind="bot" if record.kind == "bot" else "human",  # hello allows only these
-                        online=bool(client and client.online),
-                        ratings={
-                            variant: round(rating, 1)
-                            for variant, rating in ratings.get(record.player_id, {}).items()
-                        },
-                    )
-                )
-            self._players_list = (version, players)
-        return PlayersList(re=request.id, players=self._players_list[1])
+            self._records = (
+                self.store.changes,
+                [(r, ratings.get(r.player_id, {})) for r in self.store.players()],  # by name
+            )
+        version = (self.store.changes, self._presence_version)
+        if self._players_list is not None and self._players_list.version == version:
+            return self._players_list
+        here: list[tuple[PlayerInfo, bytes]] = []
+        away: list[tuple[PlayerInfo, bytes]] = []
+        for record, rating in self._records[1]:
+            client = self.clients.get(record.player_id)
+            online = bool(client and client.online)
+            info = PlayerInfo(
+                player_id=record.player_id,
+                name=record.name,
+                kind="bot" if record.kind == "bot" else "human",  # hello allows only these
+                online=online,
+                ratings={variant: round(value, 1) for variant, value in rating.items()},
+            )
+            entry = self._entries.get((record.player_id, online))
+            if entry is None or entry[0] != info:  # new, or its name, kind or ratings changed
+                entry = self._entries[(record.player_id, online)] = (info, packed_struct(info))
+            (here if online else away).append(entry)
+        entries = here + away
+        self._players_list = _PlayersList(
+            version, now, entries, {info.name: (info, b) for info, b in entries}, len(here)
+        )
+        return self._players_list
 
     def _check_seek(self, seek: Seek) -> Seek:
         """The seek with its options in normal form (so equal games compare equal)."""
@@ -691,9 +775,17 @@ class MatchmakerService:
 
     def _seek(self, request: CreateSeek, identity: bytes, now: float) -> Message:
         player = self._poster(identity, now)
-        request = dataclasses.replace(request, seek=self._check_seek(request.seek))
+        seek = self._check_seek(request.seek)
+        seek_id, paired = self._place_seek(player.player_id, seek, now)
+        return SeekCreated(re=request.id, seek_id=seek_id, paired=paired)
+
+    def _place_seek(
+        self, player_id: str, seek: Seek, now: float, seek_id: str | None = None
+    ) -> tuple[str, bool]:
+        """Pair ``seek`` with the oldest open seek of another player that fits (its id,
+        True), or open it (under ``seek_id`` if given: a seek put back; its id, False)."""
         for open_seek in list(self.seeks.values()):
-            if open_seek.player_id != player.player_id and compatible(open_seek.seek, request.seek):
+            if open_seek.player_id != player_id and compatible(open_seek.seek, seek):
                 del self.seeks[open_seek.seek_id]
                 self.publish(
                     TOPIC_LOBBY,
@@ -702,19 +794,34 @@ class MatchmakerService:
                         player=self._name(open_seek.player_id),
                     ),
                 )
-                seat_theirs, _ = seats_for(open_seek.seek, request.seek, secrets.randbelow(2))
-                ids = [open_seek.player_id, player.player_id]
+                seat_theirs, _ = seats_for(open_seek.seek, seek, secrets.randbelow(2))
+                ids = [open_seek.player_id, player_id]
                 if seat_theirs == 1:
                     ids.reverse()
-                self._order(request.seek, ids, now)
-                return SeekCreated(re=request.id, seek_id=open_seek.seek_id, paired=True)
-        seek_id = uuid.uuid4().hex[:12]
-        self.seeks[seek_id] = OpenSeek(seek_id, player.player_id, request.seek, now)
+                self._order(seek, ids, now)
+                return open_seek.seek_id, True
+        seek_id = seek_id or uuid.uuid4().hex[:12]
+        self.seeks[seek_id] = OpenSeek(seek_id, player_id, seek, now)
         self.publish(
             TOPIC_LOBBY,
-            LobbySeekAdded(seek_id=seek_id, player=player.name, seek=request.seek),
+            LobbySeekAdded(seek_id=seek_id, player=self._name(player_id), seek=seek),
         )
-        return SeekCreated(re=request.id, seek_id=seek_id, paired=False)
+        return seek_id, False
+
+    def _put_back_seeks(self, player_id: str, now: float) -> None:
+        """The player is heard from again on the connection it was silent on: the
+        seeks withdrawn while it was shown offline (for at most SEEK_KEPT_MS) are
+        placed again, under their ids, as if just posted (a ``game_assigned`` follows
+        one that now pairs)."""
+        for withdrawn_at, seek in self._withdrawn.pop(player_id, []):
+            if now - withdrawn_at <= SEEK_KEPT_MS:
+                _, paired = self._place_seek(player_id, seek.seek, now, seek.seek_id)
+                log.info(
+                    "%s is back: seek %s %s",
+                    self._name(player_id),
+                    seek.seek_id,
+                    "paired" if paired else "open again",
+                )
 
     def _cancel_seek(self, request: CancelSeek, identity: bytes, now: float) -> Message:
         player = self.player_of(identity)
@@ -879,6 +986,7 @@ class MatchmakerService:
     def _drop_lobby_posts(self, player_id: str) -> None:
         """Withdraw a player's open seeks and challenges (a mute, a removal)."""
         name = self._name(player_id)
+        self._withdrawn.pop(player_id, None)
         for seek in [s for s in self.seeks.values() if s.player_id == player_id]:
             del self.seeks[seek.seek_id]
             self.publish(TOPIC_LOBBY, LobbySeekRemoved(seek_id=seek.seek_id, player=name))
@@ -1159,19 +1267,28 @@ class MatchmakerService:
         self.director.tick(now)
 
     def _check_presence(self, now: float) -> None:
-        """Show players silent for the presence timeout offline; drop their seeks."""
+        """Show players silent for the presence timeout offline; withdraw their seeks
+        (kept to be put back if the same connection is heard from again)."""
         for client in self.clients.values():
             if client.online and now - client.last_seen > self.config.presence_timeout_ms:
                 client.online = False
                 self._presence_version += 1
                 name = self._name(client.player_id)
                 self.publish(TOPIC_LOBBY, LobbyPresence(player=name, online=False))
-                for seek in [s for s in self.seeks.values() if s.player_id == client.player_id]:
+                withdrawn = [s for s in self.seeks.values() if s.player_id == client.player_id]
+                for seek in withdrawn:
                     del self.seeks[seek.seek_id]
                     self.publish(
                         TOPIC_LOBBY,
                         LobbySeekRemoved(seek_id=seek.seek_id, player=name),
                     )
+                    self._withdrawn.setdefault(client.player_id, []).append((now, seek))
+                log.info(
+                    "%s silent for %.0f s: shown offline, %d seeks withdrawn",
+                    name,
+                    (now - client.last_seen) / 1000,
+                    len(withdrawn),
+                )
 
     def reconciled(self) -> bool:
         return len(self._reconciled) == len(self.config.referees)

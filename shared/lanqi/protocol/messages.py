@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_FIRST_MOVE_MS",
     "MAX_CHAT_HISTORY",
     "MAX_CHAT_LEN",
+    "MAX_LISTED_PLAYERS",
     "MAX_MOVES",
     "AbortGame",
     "AcceptChallenge",
@@ -798,6 +799,10 @@ class Seek(Struct):
     color: str = field(default="any", metadata=limit(8))
 
 
+#: players one ``players`` reply names at most (a page; ``list_players`` pages on)
+MAX_LISTED_PLAYERS = 1000
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerInfo(Struct):
     player_id: str = field(metadata=ID)
@@ -937,14 +942,31 @@ class Ping(Request):
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ListPlayers(Request):
+    """A page of the lobby's players: online ones first, then the others, each by
+    name; ``offset`` players skipped, at most ``limit`` named.  ``name``: only that
+    player (none if nobody has the name).  The defaults ask for the first page, as
+    the request without fields always did."""
+
     T = "list_players"
+    name: str | None = field(default=None, metadata=limit(40, omit_empty=True))
+    offset: int = field(default=0, metadata=limit(omit_empty=True))
+    limit: int = field(
+        default=MAX_LISTED_PLAYERS,
+        metadata=limit(min_value=1, max_value=MAX_LISTED_PLAYERS, omit_empty=True),
+    )
 
 
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlayersList(Reply):
+    """One page of players; ``total``: how many the request's ``name`` names in all
+    (every player without one), ``online``: how many of those are online (both None
+    from a server older than paging, which names at most the first 1000)."""
+
     T = "players"
-    players: list[PlayerInfo] = field(default_factory=list, metadata=limit(1000))
+    players: list[PlayerInfo] = field(default_factory=list, metadata=limit(MAX_LISTED_PLAYERS))
+    total: int | None = None
+    online: int | None = None
 
 
 @register

@@ -13,7 +13,7 @@ from collections.abc import Hashable, Sequence
 import pygame
 
 from lanqi.gui import commands, theme
-from lanqi.gui.net import LobbyLink, Note, Refused
+from lanqi.gui.net import LobbyLink, LobbyState, Note, Refused
 from lanqi.gui.scenes.base import Host, Scene, ToMenu, ToSeat, ToWatch
 from lanqi.gui.sessions import parse_time_control
 from lanqi.gui.terms import describe_seek, describe_time
@@ -51,10 +51,6 @@ def _status(status: str) -> str:
     """A tournament's state in words (``open``, ``running``, ``finished``)."""
     key = f"tournament.{status}"
     return tr(key) if key in CATALOGUE else status
-
-
-def _playing(player: PlayerInfo, games: Sequence[GameSummary]) -> bool:
-    return any(player.name in g.players for g in games)
 
 
 def player_status(player: PlayerInfo, games: Sequence[GameSummary]) -> str:
@@ -101,6 +97,8 @@ class LobbyScene(Scene):
         self.message_plain = False
         self._challenge_key: tuple[str, ...] = ()
         self.narrow = False
+        #: what the player list's rows were made from (see _fill_players)
+        self._players_key: tuple[LobbyState, str, str] | None = None
 
     @property
     def link(self) -> LobbyLink | None:
@@ -431,30 +429,7 @@ class LobbyScene(Scene):
 
     def _fill(self, link: LobbyLink) -> None:
         state = link.state
-        state_players = list(state.players)
-        statuses = [player_status(p, state.games) for p in state_players]
-        self.players.set_rows(
-            [
-                (
-                    ("● " if p.online else "○ ")
-                    + p.name
-                    + (f" ({tr('you_mark')})" if p.name == link.name else ""),
-                    status,
-                    f"{p.ratings.get(self.variant, 1500.0):.0f}",  # in the game picked
-                )
-                for p, status in zip(state_players, statuses, strict=True)
-            ]
-        )
-        self.players.colors = {
-            i: (
-                theme.ACCENT
-                if _playing(p, state.games)
-                else theme.TEXT
-                if p.online
-                else theme.TEXT_DIM
-            )
-            for i, (p, status) in enumerate(zip(state_players, statuses, strict=True))
-        }
+        self._fill_players(state, link.name)
         yours = en("lobby.yours") if self.narrow else tr("lobby.yours")
         seeks = self._seek_rows()
         self.seeks.set_rows(
@@ -505,6 +480,44 @@ class LobbyScene(Scene):
         self.standings.set_rows(rows)
         self._board_result(link)
         self._challenges(link)
+
+    def _players_shown(self) -> str:
+        """`` 1000/2500`` when the list is the first page of a bigger lobby, else ""."""
+        link = self.link
+        if link is None:
+            return ""
+        shown, total = len(link.state.players), link.state.players_total
+        return f" {shown}/{total}" if total > shown else ""
+
+    def _fill_players(self, state: LobbyState, me: str) -> None:
+        """The player list's rows: made again only when the lobby, the game picked
+        or the name changes (a lobby of a thousand players and a few hundred games is
+        too much to go through at every frame)."""
+        key = (state, self.variant, me)
+        if self._players_key is not None and all(
+            a is b for a, b in zip(key, self._players_key, strict=True)
+        ):
+            return
+        self._players_key = key
+        at_game = {name: game for game in state.games for name in game.players}
+        rows: list[tuple[str, str, str]] = []
+        colors: dict[int, theme.Color] = {}
+        for i, p in enumerate(state.players):
+            game = at_game.get(p.name)
+            rows.append(
+                (
+                    ("● " if p.online else "○ ")
+                    + p.name
+                    + (f" ({tr('you_mark')})" if p.name == me else ""),
+                    player_status(p, [game] if game is not None else []),
+                    f"{p.ratings.get(self.variant, 1500.0):.0f}",  # in the game picked
+                )
+            )
+            colors[i] = (
+                theme.ACCENT if game is not None else theme.TEXT if p.online else theme.TEXT_DIM
+            )
+        self.players.set_rows(rows)
+        self.players.colors = colors
 
     def _own_board_game(self, link: LobbyLink) -> tuple[str, int, int, str] | None:
         """Your game of the current round on a physical board in the tournament
@@ -626,7 +639,7 @@ class LobbyScene(Scene):
             at = (w - 270, self._challenge_y(i) + 13)
             draw_text(surface, text, at, size, theme.ACCENT, anchor="midright", max_width=room)
         titles = {
-            "players": tr("lobby.players"),
+            "players": tr("lobby.players") + self._players_shown(),
             "seeks": tr("lobby.seeks"),
             "games": tr("lobby.games"),
             "tournaments": tr("lobby.tournaments"),
