@@ -1210,6 +1210,17 @@ class MatchmakerStore:
             )
             return cur.rowcount > 0
 
+    def entrant_names(self, tournament_id: str) -> list[str]:
+        """The names of the tournament's entrants (withdrawn ones included) in seed
+        order, in one query (a lobby that lists tournaments asks for them often)."""
+        rows = self._conn.execute(
+            "SELECT coalesce(p.name, e.player_id) FROM entrants e "
+            "LEFT JOIN players p ON p.player_id = e.player_id "
+            "WHERE e.tournament_id = ? ORDER BY e.seed",
+            (tournament_id,),
+        ).fetchall()
+        return [str(r[0]) for r in rows]
+
     def entrants(self, tournament_id: str) -> list[EntrantRecord]:
         """The tournament's entrants (withdrawn ones included) in seed order."""
         rows = self._conn.execute(
