@@ -122,6 +122,12 @@ OFF_LOOP_PLAYERS = 24
 PAIRING_GATE_ENV = "LANQI_TEST_PAIRING_GATE"
 #: the longest note a ``tour_event`` carries
 MAX_NOTE = 300
+#: A tournament's result news (``TourResult``: the round and the whole standings) is
+#: published at most this often: the first result after a quiet spell at once, those
+#: that follow within it as one news at its end (or before the tournament's next
+#: news).  Standings per result cost O(players^2): with a 256-player Swiss the 128
+#: results at a round's end stalled the matchmaker for 16-28 s (lanqi bench crowd).
+RESULT_NEWS_MS = 1000.0
 #: the notations a tournament's PGN can be written in (ICCS is what most other
 #: xiangqi tools read; WXF and Chinese are for people)
 EXPORT_NOTATIONS = ("wxf", "iccs", "chinese")
@@ -302,6 +308,10 @@ class Director:
         #: what the director should know about the next round: ``pairing round N...``
         #: while it is paired off the loop, or why it cannot be paired
         self._notes: dict[str, str] = {}
+        #: when each tournament's last result news went out (monotonic ms), and the
+        #: tournaments with results not told yet (see RESULT_NEWS_MS)
+        self._result_news_at: dict[str, float] = {}
+        self._result_news_due: set[str] = set()
 
     # ------------------------------------------------------------ helpers
 
@@ -475,7 +485,25 @@ class Director:
         return before
 
     def _publish(self, event: TournamentEvent) -> None:
+        if event.tournament_id in self._result_news_due and not isinstance(event, TourResult):
+            self._result_news(event.tournament_id)  # the results come before what follows
         self.host.publish(tour_topic(event.tournament_id), event)
+
+    def _result_news(self, tournament_id: str) -> None:
+        """Publish the tournament's round and standings as they stand now."""
+        self._result_news_due.discard(tournament_id)
+        self._result_news_at[tournament_id] = time.monotonic() * 1000
+        record = self.store.tournament(tournament_id)
+        if record is not None:
+            pairings = self.store.pairings(tournament_id, record.round)
+            self._publish(
+                TourResult(
+                    tournament_id=tournament_id,
+                    round=record.round,
+                    pairings=[self._pairing_info(p) for p in pairings],
+                    standings=self._standing_rows(record),
+                )
+            )
 
     # ------------------------------------------------------------ requests
 
@@ -1308,7 +1336,11 @@ class Director:
                 self.advance(record.tournament_id, 0.0)
 
     def tick(self, now: float) -> None:
-        """Retry tournaments whose game creation failed; apply rounds paired off the loop."""
+        """Retry tournaments whose game creation failed; apply rounds paired off the loop;
+        publish result news held back (:data:`RESULT_NEWS_MS`)."""
+        for tournament_id in list(self._result_news_due):
+            if time.monotonic() * 1000 - self._result_news_at[tournament_id] >= RESULT_NEWS_MS:
+                self._result_news(tournament_id)
         for tournament_id, when in list(self._retry_at.items()):
             if now >= when:
                 del self._retry_at[tournament_id]
@@ -1342,17 +1374,11 @@ class Director:
         return warning
 
     def result_recorded(self, tournament_id: str) -> None:
-        record = self.store.tournament(tournament_id)
-        if record is not None:
-            pairings = self.store.pairings(tournament_id, record.round)
-            self._publish(
-                TourResult(
-                    tournament_id=tournament_id,
-                    round=record.round,
-                    pairings=[self._pairing_info(p) for p in pairings],
-                    standings=self._standing_rows(record),
-                )
-            )
+        last = self._result_news_at.get(tournament_id)
+        if last is None or time.monotonic() * 1000 - last >= RESULT_NEWS_MS:
+            self._result_news(tournament_id)
+        else:  # told at the end of the spell (tick), or before the next news
+            self._result_news_due.add(tournament_id)
         self.advance(tournament_id, 0.0)
 
     def game_started(self, game: GameRecord) -> None:
