@@ -73,7 +73,13 @@ class Attacker:
     def finish(self) -> dict[str, Any]:
         """Close its stdin (it stops) and read what it got."""
         self.process.send_signal(signal.SIGCONT)
-        out, err = self.process.communicate(timeout=30)
+        try:
+            out, err = self.process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            out, err = self.process.communicate()
+            stuck = f"{self.mode} attacker did not stop in 30 s: {err[-500:]}"
+            raise AssertionError(stuck) from None
         assert self.process.returncode == 0, f"{self.mode} attacker failed: {err}"
         result: dict[str, Any] = json.loads(out.splitlines()[-1])
         return result
@@ -113,7 +119,14 @@ class Attackers:
         pass  # each answered once when it started
 
     def finish(self) -> dict[str, dict[str, Any]]:
-        return {a.mode + str(i): a.finish() for i, a in enumerate(self.attackers)}
+        """Each one's results; every attacker is stopped even when one fails."""
+        try:
+            return {a.mode + str(i): a.finish() for i, a in enumerate(self.attackers)}
+        finally:
+            for attacker in self.attackers:
+                if attacker.process.poll() is None:
+                    attacker.process.kill()
+                    attacker.process.wait()
 
 
 def start_attacker(server: LanqiProcess, mode: str, source: str, *names: str) -> Attacker:
