@@ -140,7 +140,8 @@ def main(argv: list[str]) -> int:
         dealer.send_multipart(encode(request))
         sent += 1
     elapsed = time.monotonic() - start
-    while dealer.poll(DRAIN_MS):
+    most = time.monotonic() + PAUSE_MOST_S  # a backlog is not read for ever
+    while time.monotonic() < most and dealer.poll(DRAIN_MS):
         counts[kind(dealer.recv_multipart())] += 1
         answered += 1
     result = {

@@ -125,7 +125,8 @@ MAX_NOTE = 300
 #: A tournament's result news (``TourResult``: the round and the whole standings) is
 #: published at most this often: the first result after a quiet spell at once, those
 #: that follow within it as one news at its end (or before the tournament's next
-#: news).  Standings per result cost O(players^2): with a 256-player Swiss the 128
+#: news); the result that completes a round is told at once, with that round's
+#: pairings.  Standings per result cost O(players^2): with a 256-player Swiss the 128
 #: results at a round's end stalled the matchmaker for 16-28 s (lanqi bench crowd).
 RESULT_NEWS_MS = 1000.0
 #: the notations a tournament's PGN can be written in (ICCS is what most other
@@ -1375,11 +1376,21 @@ class Director:
 
     def result_recorded(self, tournament_id: str) -> None:
         last = self._result_news_at.get(tournament_id)
-        if last is None or time.monotonic() * 1000 - last >= RESULT_NEWS_MS:
+        if (
+            last is None
+            or time.monotonic() * 1000 - last >= RESULT_NEWS_MS
+            or self._round_complete(tournament_id)  # told with its round, before the next
+        ):
             self._result_news(tournament_id)
         else:  # told at the end of the spell (tick), or before the next news
             self._result_news_due.add(tournament_id)
         self.advance(tournament_id, 0.0)
+
+    def _round_complete(self, tournament_id: str) -> bool:
+        record = self.store.tournament(tournament_id)
+        if record is None or not record.round:
+            return False  # no round to tell
+        return all(p.result is not None for p in self.store.pairings(tournament_id, record.round))
 
     def game_started(self, game: GameRecord) -> None:
         assert game.tournament_id is not None
