@@ -14,7 +14,9 @@ machine, as the server sees it) and runs on the machine's last core only (anothe
 machine brings its own processor); prints ``ready`` after its first answer, goes on
 until its stdin is closed, then prints one JSON line: how many answers of each kind
 (``welcome``, ``seek_created``, ``snapshot`` or the error code) it got, how many
-requests it sent and how many went unanswered, and how long it ran.  Stopped
+requests it sent and how many went unanswered, how many it could not send (shut out:
+no connection and its queue full), how many of its connections the server refused in
+the handshake, and how long it ran.  Stopped
 (SIGSTOP) and resumed (SIGCONT), it goes on at its rate, without a burst to catch up.
 On SIGUSR1 it stops sending, reads the answers still under way until none has come
 for QUIET_MS (what it sent before is answered or dropped: the server is quiet; at
@@ -34,6 +36,7 @@ from collections import Counter
 from typing import Any
 
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 from lanqi.matchmaker.claims import ALPHABET, CODE_LENGTH
 from lanqi.protocol import (
@@ -76,6 +79,15 @@ def kind(frames: list[bytes]) -> str:
     return reply.code if isinstance(reply, ErrorReply) else reply.T
 
 
+def refused_handshakes(monitor: zmq.Socket[bytes]) -> int:
+    """How many of its connections the server refused in the handshake (shut out)."""
+    refused = 0
+    while monitor.poll(0):
+        event = recv_monitor_message(monitor)
+        refused += event["event"] == zmq.EVENT_HANDSHAKE_FAILED_AUTH
+    return refused
+
+
 def main(argv: list[str]) -> int:
     mode, source, endpoint, server_key, *names = argv
     cores = os.sched_getaffinity(0)
@@ -85,6 +97,7 @@ def main(argv: list[str]) -> int:
     dealer = context.socket(zmq.DEALER)
     dealer.setsockopt(zmq.LINGER, 0)
     curve_client(dealer, server_key.encode("ascii"), KeyPair.ephemeral())
+    monitor = dealer.get_monitor_socket(zmq.EVENT_HANDSHAKE_FAILED_AUTH)
     host_port = endpoint.removeprefix("tcp://")
     dealer.connect(f"tcp://{source}:0;{host_port}")
     done = threading.Event()
@@ -104,7 +117,7 @@ def main(argv: list[str]) -> int:
     rate = SYNC_RATE if mode == "syncs" else RATE
     start = time.monotonic()
     paced = start  # when the pace started (again)
-    n = sent = answered = 0
+    n = sent = answered = unsent = 0
     while not done.is_set():
         if pausing.is_set():
             most = time.monotonic() + PAUSE_MOST_S
@@ -137,7 +150,11 @@ def main(argv: list[str]) -> int:
             request = Sync(game_id=names[0])
         else:
             request = CreateSeek(seek=seek)
-        dealer.send_multipart(encode(request))
+        try:
+            dealer.send_multipart(encode(request), zmq.NOBLOCK)
+        except zmq.Again:  # shut out: no connection, and its queue is full
+            unsent += 1
+            continue
         sent += 1
     elapsed = time.monotonic() - start
     most = time.monotonic() + PAUSE_MOST_S  # a backlog is not read for ever
@@ -148,8 +165,11 @@ def main(argv: list[str]) -> int:
         "counts": counts,
         "requests": sent,
         "unanswered": sent - answered,
+        "unsent": unsent,
+        "refused_handshakes": refused_handshakes(monitor),
         "seconds": elapsed,
     }
+    monitor.close(linger=0)
     print(json.dumps(result), flush=True)
     dealer.close()
     context.term()

@@ -173,7 +173,7 @@ def test_a_lockout_outlives_a_restart(lanqi: Lanqi, zmq_context: zmq.Context[Any
     for _ in range(3):
         with pytest.raises(MatchmakerRefused, match="bad_claim"):
             guesser.hello("kim", claim="WRONG2")
-    before = lockouts(director)["kim"]
+    before = lockouts(director)[("name", "kim")]
     assert before.locks == 1 and before.retry_s > 500
     for client in (director, guesser):
         client.close()
@@ -184,7 +184,7 @@ def test_a_lockout_outlives_a_restart(lanqi: Lanqi, zmq_context: zmq.Context[Any
     director = MatchmakerClient(server.lobby, server.events, context=zmq_context)
     owner = MatchmakerClient(server.lobby, server.events, context=zmq_context)
     try:
-        after = lockouts(director)["kim"]
+        after = lockouts(director)[("name", "kim")]
         assert after.locks == 1 and 0 < after.retry_s <= before.retry_s
         with pytest.raises(MatchmakerRefused, match="locked_out"):
             owner.hello("kim", claim=code)
@@ -199,7 +199,7 @@ def test_a_lockout_outlives_a_restart(lanqi: Lanqi, zmq_context: zmq.Context[Any
     director = MatchmakerClient(server.lobby, server.events, context=zmq_context)
     owner = MatchmakerClient(server.lobby, server.events, context=zmq_context)
     try:
-        assert "kim" not in lockouts(director)
+        assert ("name", "kim") not in lockouts(director)
         assert owner.hello("kim", claim=code).name == "kim"
     finally:
         director.close()

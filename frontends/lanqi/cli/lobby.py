@@ -1,8 +1,10 @@
 """``lanqi lobby ACTION``: the director keeps order in the lobby.
 
 - ``lockouts``: the names and addresses with wrong claim codes held against them,
-  and how long each is locked out (``TARGET KIND FAILURES LOCKS WAIT_S`` lines);
-- ``unlock NAME|ADDRESS``: forget them (a player who mistyped their code);
+  and the addresses shut out for flooding (kind ``flood``), and how long each is
+  locked out (``TARGET KIND FAILURES LOCKS WAIT_S`` lines);
+- ``unlock NAME|ADDRESS``: forget them (a player who mistyped their code), or let a
+  shut-out address connect again;
 - ``mute NAME`` / ``mute --off NAME``: the player may not post seeks or challenges;
 - ``remove NAME`` / ``remove --off NAME``: the player is signed out, their seeks and
   challenges are withdrawn and their ``hello`` is refused until ``--off``.
@@ -20,7 +22,7 @@ from lanqi.cli.director import director_client, director_flags, director_key
 EXAMPLES = """examples:
   lanqi lobby lockouts               # ann name 0 1 27 (locked out for 27 s more)
   lanqi lobby unlock ann             # ann may type her claim code again
-  lanqi lobby unlock 10.0.0.23       # so may that machine
+  lanqi lobby unlock 10.0.0.23       # so may that machine (or it may connect again)
   lanqi lobby mute troll             # no seeks or challenges from troll
   lanqi lobby remove troll           # out of the lobby; --off lets troll back
 """
@@ -28,10 +30,14 @@ EXAMPLES = """examples:
 #: action -> (what it does, an example)
 ACTIONS = {
     "lockouts": (
-        "the names and addresses with wrong claim codes: TARGET KIND FAILURES LOCKS WAIT_S",
+        "the names and addresses with wrong claim codes, and those shut out for flooding"
+        " (kind flood): TARGET KIND FAILURES LOCKS WAIT_S",
         "lanqi lobby lockouts",
     ),
-    "unlock": ("forget the wrong claim codes of a name or an address", "lanqi lobby unlock ann"),
+    "unlock": (
+        "forget the wrong claim codes of a name or an address, or lift a shut-out",
+        "lanqi lobby unlock ann",
+    ),
     "mute": ("no seeks or challenges from a player (--off: again)", "lanqi lobby mute troll"),
     "remove": (
         "sign a player out and refuse their hello (--off: let them back)",

@@ -128,6 +128,7 @@ from lanqi.protocol.endpoints import (
 )
 from lanqi.security import KeyPair, KnownServers, server_keys
 from lanqi.security.known import KNOWN_SERVERS_FILE
+from lanqi.server.gate import ShutOut
 from lanqi.server.limits import LOCAL_ADDRESSES, ConnectionCap, Limits, RequestBuckets, Verdict
 from lanqi.server.sockets import SecureSockets, bind_tcp
 from lanqi.tournament.model import TournamentError
@@ -267,7 +268,10 @@ class MatchmakerService:
         self.caps: list[ConnectionCap] = []
         #: the requests each address may send (checked before a request is decoded)
         self.requests = RequestBuckets(
-            config.limits.requests_per_address, config.limits.request_burst, self.guard.trusted
+            config.limits.requests_per_address,
+            config.limits.request_burst,
+            self.guard.trusted,
+            shut_out=config.limits.shut_out_first_s > 0,
         )
         #: the address of the client whose request is being handled ("" unknown)
         self._peer = ""
@@ -480,6 +484,9 @@ class MatchmakerService:
             verdict = self.requests.take(address, time.monotonic())
             if verdict is Verdict.DROP:
                 continue
+            if verdict is Verdict.SHUT_OUT:
+                self._shut_out(address)
+                continue
             frames = [part.bytes for part in parts]
             identity = frames[0]
             if verdict is Verdict.REFUSE:
@@ -488,6 +495,11 @@ class MatchmakerService:
                 continue
             reply = self.handle(identity, frames[1:], address)
             self.router.send_multipart([identity, *self._encode_reply(reply)])
+
+    def _shut_out(self, address: str) -> None:
+        """``address`` floods: shut it out (:mod:`lanqi.server.gate`)."""
+        assert self.security is not None
+        self.security.gate.shut_out_flood(address, self.requests, self.caps, self.config.limits)
 
     def handle(self, identity: bytes, frames: list[bytes], address: str = "") -> Message:
         """Decode and dispatch one client request from ``address`` (its IP address;
@@ -928,25 +940,39 @@ class MatchmakerService:
 
     def _lockouts(self, request: ListLockouts, identity: bytes, now: float) -> Message:
         self._authorise(request.director_key)
-        return LockoutsList(
-            re=request.id,
-            lockouts=[
-                Lockout(
-                    kind=kind,
-                    target=target[:64],
-                    failures=s.failures,
-                    locks=s.locks,
-                    retry_s=s.retry_s(now),
-                )
-                for kind, target, s in self.guard.lockouts(now)
-            ][:1000],
-        )
+        clock = time.monotonic()
+        lockouts = [
+            Lockout(
+                kind=kind,
+                target=target[:64],
+                failures=s.failures,
+                locks=s.locks,
+                retry_s=s.retry_s(now),
+            )
+            for kind, target, s in self.guard.lockouts(now)
+        ] + [
+            Lockout(
+                kind="flood",
+                target=address[:64],
+                failures=shut.dropped,
+                locks=shut.times,
+                retry_s=shut.retry_s(clock),
+            )
+            for address, shut in self._gate_shut_outs(clock)
+        ]
+        return LockoutsList(re=request.id, lockouts=lockouts[:1000])
+
+    def _gate_shut_outs(self, now: float) -> list[tuple[str, ShutOut]]:
+        return self.security.gate.shut_outs(now) if self.security is not None else []
 
     def _unlock(self, request: Unlock, identity: bytes, now: float) -> Message:
         self._authorise(request.director_key)
-        if not self.guard.unlock(request.target):
+        unlocked = self.guard.unlock(request.target)
+        lifted = self.security is not None and self.security.gate.lift(request.target)
+        if not (unlocked or lifted):
             raise MatchmakerError(
-                "not_locked", f"no wrong claim codes held against {request.target!r}"
+                "not_locked",
+                f"no wrong claim codes or flood held against {request.target!r}",
             )
         log.info("director unlocked %s", request.target)
         return Ok(re=request.id)

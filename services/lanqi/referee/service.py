@@ -33,7 +33,6 @@ from typing import Any
 
 import zmq
 import zmq.auth
-from zmq.auth.thread import ThreadAuthenticator
 
 from lanqi.gamestate import GameState
 from lanqi.protocol import (
@@ -173,7 +172,6 @@ class RefereeService:
         self.router: zmq.Socket[bytes] | None = None
         self.pub: zmq.Socket[bytes] | None = None
         self.security: SecureSockets | None = None
-        self._auth: ThreadAuthenticator | None = None
         #: the CURVE key (Z85 text) of each connection in the batch being handled
         self._peer_keys: dict[bytes, str] = {}
         #: the IP address of each connection in the batch being handled ("" unknown)
@@ -189,7 +187,10 @@ class RefereeService:
         #: the requests each address may send (checked before a request is decoded;
         #: the services of ``--allow-key``, the matchmakers, are not limited)
         self.requests = RequestBuckets(
-            limits.requests_per_address, limits.request_burst, self.trusted
+            limits.requests_per_address,
+            limits.request_burst,
+            self.trusted,
+            shut_out=limits.shut_out_first_s > 0,
         )
         self.endpoint = ""
         self.pub_endpoint = ""
@@ -231,12 +232,8 @@ class RefereeService:
         self.security = SecureSockets(
             self.context, keys, service="referee", key_port=self.config.key_port
         )
-        if self.config.allow_keys:
-            if keys is None:
-                raise ValueError("--allow-key needs CURVE: it cannot go with --insecure")
-            self._auth = ThreadAuthenticator(self.context)
-            self._auth.start()  # every client key passes; create_game checks its own
-            self._auth.configure_curve(domain="*", location=zmq.auth.CURVE_ALLOW_ANY)
+        if self.config.allow_keys and keys is None:
+            raise ValueError("--allow-key needs CURVE: it cannot go with --insecure")
         router = self.context.socket(zmq.ROUTER)
         router.setsockopt(zmq.LINGER, 0)
         router.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
@@ -339,9 +336,6 @@ class RefereeService:
                 socket.close(linger=0)
         if self.security is not None:
             self.security.close()
-        if self._auth is not None:
-            self._auth.stop()
-            self._auth = None
         self.store.close()
         self._waker.close()
         self._wake_fd.close()
@@ -478,11 +472,18 @@ class RefereeService:
             except zmq.Again:
                 break
             address = str(frames[-1].get("Peer-Address") or "")
-            key = str(frames[-1].get("User-Id")) if self._auth is not None else ""
+            # the gate names each CURVE connection by its client key (User-Id)
+            key = str(frames[-1].get("User-Id") or "") if self.config.allow_keys else ""
             verdict = Verdict.SERVE
             if not key or key.encode("ascii") not in self.config.allow_keys:
                 verdict = self.requests.take(address, time.monotonic())
             if verdict is Verdict.DROP:
+                continue
+            if verdict is Verdict.SHUT_OUT:
+                assert self.security is not None
+                self.security.gate.shut_out_flood(
+                    address, self.requests, self.caps, self.config.limits
+                )
                 continue
             identity = frames[0].bytes
             if verdict is Verdict.REFUSE:
@@ -490,8 +491,7 @@ class RefereeService:
                 self.router.send_multipart([identity, *answer], zmq.NOBLOCK)
                 continue
             self._peer_addresses[identity] = address
-            if self._auth is not None:
-                # the ZAP handler names each connection by its client key (User-Id)
+            if self.config.allow_keys:
                 self._peer_keys[identity] = key
             batch.append([identity, *(frame.bytes for frame in frames[1:])])
         if batch:

@@ -100,6 +100,10 @@ class Limits:
     #: (a token bucket: ``request_burst`` tokens, ``requests_per_address`` back a second)
     requests_per_address: float = 100.0
     request_burst: int = 1000
+    #: an address with more requests dropped in one second than ``requests_per_address``
+    #: is shut out (its connections closed and refused) this long, twice as long each
+    #: next time, at most ``lock_max_s`` (0: never shut out)
+    shut_out_first_s: float = 60.0
 
     @classmethod
     def parse(cls, specs: Sequence[str], base: Limits | None = None) -> Limits:
@@ -177,6 +181,8 @@ class Verdict(enum.Enum):
     REFUSE = "refuse"
     #: read and forget: no answer
     DROP = "drop"
+    #: read and forget, and shut the address out: it floods (:mod:`lanqi.server.gate`)
+    SHUT_OUT = "shut_out"
 
 
 @dataclass(slots=True)
@@ -184,7 +190,11 @@ class RequestBuckets:
     """A token bucket per address: ``burst`` requests at once, ``rate`` a second over
     time (a rate of 0: no limit).  Over it, one request per REFUSE_EVERY_S is
     refused (the client learns why) and the others are dropped (a flood costs the
-    service a read each, not an answer each).
+    service a read each, not an answer each).  When more than ``rate`` requests of an
+    address are dropped within one second (it sends at least twice its limit) and
+    ``shut_out`` is on, the verdict is SHUT_OUT, once: the service shuts the address
+    out (:mod:`lanqi.server.gate`), and its bucket is left empty until the shut-out
+    ends (:meth:`emptied`), so a flood that comes back gets no burst.
 
     >>> buckets = RequestBuckets(rate=10.0, burst=2)
     >>> [buckets.take("10.0.0.9", now).value for now in (0.0, 0.0, 0.0, 0.05, 0.1, 0.125)]
@@ -205,6 +215,10 @@ class RequestBuckets:
     refused_at: dict[str, float] = field(default_factory=dict)
     #: requests dropped (not answered), per address
     dropped: Counter[str] = field(default_factory=Counter)
+    #: whether a flood gets the SHUT_OUT verdict
+    shut_out: bool = False
+    #: each address's requests dropped in its current second: (second's start, count)
+    _second: dict[str, tuple[float, int]] = field(default_factory=dict)
 
     def take(self, address: str, now: float) -> Verdict:
         """Count one request from ``address`` at ``now`` (monotonic seconds)."""
@@ -230,7 +244,18 @@ class RequestBuckets:
             self.refused_at[address] = now
             return Verdict.REFUSE
         self.dropped[address] += 1
+        start, count = self._second.get(address, (now, 0))
+        if now - start >= 1.0:
+            start, count = now, 0
+        self._second[address] = (start, count + 1)
+        if self.shut_out and count + 1 > self.rate:
+            del self._second[address]
+            return Verdict.SHUT_OUT
         return Verdict.DROP
+
+    def emptied(self, address: str, until: float) -> None:
+        """Leave ``address``'s bucket empty until ``until`` (a shut-out's end)."""
+        self.tokens[address] = (0.0, until)
 
     def refusal(self, address: str, frames: Sequence[bytes]) -> list[bytes]:
         """The frames of the ``rate_limited`` answer to a refused request: the limit,
@@ -249,6 +274,7 @@ class RequestBuckets:
             if tokens + (now - then) * self.rate >= self.burst:
                 del self.tokens[address]
                 self.refused_at.pop(address, None)
+                self._second.pop(address, None)
 
 
 class ConnectionCap:
@@ -325,6 +351,19 @@ class ConnectionCap:
                 conn.shutdown(stdsocket.SHUT_RDWR)
         if now >= self._next_check:
             self._check()
+
+    def shut(self, address: str) -> int:
+        """Shut every connection of ``address`` now (it is shut out); how many."""
+        fds = [fd for fd, peer in self._by_fd.items() if peer[0] == address]
+        fds += [fd for _, fd, peer in self._held if peer[0] == address]
+        self._held = [held for held in self._held if held[2][0] != address]
+        shut = 0
+        for fd in fds:
+            with contextlib.suppress(OSError), stdsocket.socket(fileno=os.dup(fd)) as conn:
+                if str(conn.getpeername()[0]) == address:
+                    conn.shutdown(stdsocket.SHUT_RDWR)
+                    shut += 1
+        return shut
 
     def _forget(self, fd: int) -> None:
         peer = self._by_fd.pop(fd, None)

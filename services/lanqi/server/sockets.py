@@ -8,6 +8,7 @@ from typing import Any
 import zmq
 
 from lanqi.security import KEY_PORT_OFFSET, KeyPair, KeyResponder, curve_server
+from lanqi.server.gate import ZAP_DOMAIN, Gate
 
 __all__ = ["SecureSockets", "bind_tcp"]
 
@@ -27,7 +28,8 @@ def bind_tcp(socket: zmq.Socket[Any], host: str, port: int) -> str:
 
 class SecureSockets:
     """A service's CURVE: its key pair (None: ``--insecure``) set on the sockets it
-    binds, and its key port, bound beside the request port.
+    binds, and its key port, bound beside the request port; and the context's
+    :class:`~lanqi.server.gate.Gate`, which judges every connection to those sockets.
 
     ``key_port`` None: the request port + :data:`KEY_PORT_OFFSET` (with request port
     0, a free port whose neighbour is free too), where clients given only the
@@ -46,14 +48,17 @@ class SecureSockets:
         self.keys = keys
         self.key_port = key_port
         self.responder = KeyResponder(context, keys, service=service, name=name)
+        self.gate = Gate.open(context)
 
     @property
     def key_endpoint(self) -> str:
         return self.responder.endpoint
 
     def server(self, socket: zmq.Socket[Any]) -> None:
-        """Make ``socket`` a CURVE server with the service's keys (before binding it)."""
+        """Make ``socket`` a CURVE server with the service's keys, its connections judged
+        by the gate (before binding it)."""
         curve_server(socket, self.keys)
+        socket.setsockopt_string(zmq.ZAP_DOMAIN, ZAP_DOMAIN)
 
     def bind_requests(self, router: zmq.Socket[Any], host: str, port: int) -> str:
         """Bind the request ROUTER and the key port; returns the request endpoint."""
@@ -82,3 +87,4 @@ class SecureSockets:
 
     def close(self) -> None:
         self.responder.close()
+        self.gate.close()

@@ -1435,12 +1435,15 @@ class ReclaimName(Request):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Lockout(Struct):
-    """Wrong claim codes held against a name or a client address."""
+    """Wrong claim codes held against a name or a client address, or a client
+    address shut out for flooding."""
 
-    #: ``name`` (a player's name) or ``address`` (a client's IP address)
+    #: ``name`` (a player's name), ``address`` (a client's IP address) or ``flood``
+    #: (a client's IP address shut out for flooding)
     kind: str = field(metadata=limit(8))
     target: str = field(metadata=limit(64))
-    #: wrong codes since the last lock-out (or since the first)
+    #: wrong codes since the last lock-out (or since the first); ``flood``: its
+    #: requests dropped over the request limit
     failures: int = field(metadata=limit(min_value=0))
     #: lock-outs so far (each one twice as long as the last)
     locks: int = field(metadata=limit(min_value=0))

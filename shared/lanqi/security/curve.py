@@ -19,6 +19,11 @@ from lanqi.security.known import address_of
 
 __all__ = ["HandshakeWatch", "Link", "confirm", "curve_client", "curve_server", "refusal"]
 
+#: the ZAP status a server's gate refuses a shut-out (flooding) address with
+#: (lanqi.server.gate): ZeroMQ sends it to the client, whose monitor sees
+#: EVENT_HANDSHAKE_FAILED_AUTH with this value, and does not reconnect that socket
+#: (a 300 would close the connection without a word, and the client would try again)
+SHUT_OUT_STATUS = 400
 #: how long a key-port check of an ambiguous handshake failure waits for an answer
 CONFIRM_TIMEOUT_MS = 2000
 
@@ -161,8 +166,9 @@ def refusal(endpoint: str, link: Link, event: int, value: int) -> str | None:
     where = address_of(endpoint)
     if event == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
         return (
-            f"{where} refused this client's key (it takes only the keys it was given:"
-            " see `lanqi referee --allow-key`)"
+            f"{where} refused this machine: it takes no connection from an address shut"
+            " out for sending far more requests than a client needs (the director can"
+            " lift it: `lanqi lobby unlock ADDRESS`), nor a client key it was not given"
         )
     if value != zmq.PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH:
         return None
