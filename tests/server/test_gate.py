@@ -11,10 +11,9 @@ import pytest
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
-from lanqi.security import KeyPair
+from lanqi.security import HandshakeRefused, KeyPair
 from lanqi.security.curve import (
     SHUT_OUT_STATUS,
-    HandshakeRefused,
     HandshakeWatch,
     Link,
     curve_client,
