@@ -28,6 +28,7 @@ import logging
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -180,8 +181,8 @@ class MatchSeat(Bot):
         if self.start_error is not None:
             raise _StartFailureError(failure_reason(self.start_error)) from self.start_error
         with self.lock:
-            theirs = [n for n in self.notes if n.seat != self.seat]
-        if theirs and theirs[-1].offers_draw:  # told before it searches (UCCI: go draw)
+            theirs = self._last_note(lambda n: n.seat != self.seat)
+        if theirs is not None and theirs.offers_draw:  # told before it searches (UCCI: go draw)
             self.inner.on_draw_offer(state)
         self.idle.clear()
         try:
@@ -192,8 +193,8 @@ class MatchSeat(Bot):
         finally:
             self.idle.set()
         with self.lock:  # the referee's latency: the last move's hand-over to this ask
-            before = [n for n in self.notes if n.ply == ply - 1]
-        latency = (began - before[0].answered_at) * 1000 if before else None
+            before = self._last_note(lambda n: n.ply == ply - 1)
+        latency = (began - before.answered_at) * 1000 if before is not None else None
         info = played.info
         self._note(
             MoveNote(
@@ -226,16 +227,26 @@ class MatchSeat(Bot):
             self.idle.set()
 
     def _note(self, note: MoveNote) -> None:
-        with self.lock:
-            self.notes[:] = [n for n in self.notes if n.ply < note.ply]
-            self.notes.append(note)
+        with self.lock:  # the notes are in ply order: a ply played again replaces the rest
+            notes = self.notes
+            while notes and notes[-1].ply >= note.ply:
+                notes.pop()
+            notes.append(note)
+
+    def _last_note(self, wanted: Callable[[MoveNote], bool]) -> MoveNote | None:
+        """The latest note that is ``wanted`` (the caller holds the lock): looked for
+        from the end, where the notes of the last plies are."""
+        for note in reversed(self.notes):
+            if wanted(note):
+                return note
+        return None
 
     def on_draw_offer(self, state: SeatView) -> bool:
         """Accept only when this engine offered a draw with its own last move (UCCI's
         ``bestmove ... draw``): both engines' last moves then say draw."""
         with self.lock:
-            mine = [n for n in self.notes if n.seat == self.seat]
-        return bool(mine) and mine[-1].offers_draw
+            mine = self._last_note(lambda n: n.seat == self.seat)
+        return mine is not None and mine.offers_draw
 
     def on_game_end(self, state: SeatView, result: str, termination: str) -> None:
         self.inner.on_game_end(state, result, termination)
