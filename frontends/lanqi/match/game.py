@@ -520,6 +520,9 @@ class _SeatPlayer(GamePlayer):
                 self._step(table, own=False)
                 if not table.has_news:
                     break
+        except Exception:  # a refused sync, say: the game's thread meets it and acts
+            log.debug("game %s: left to the seat's thread", table.game_id, exc_info=True)
+            table.wake()
         finally:
             self._step_lock.release()
         return True
