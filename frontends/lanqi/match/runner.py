@@ -328,10 +328,6 @@ class Match:
     def _play_all(self, pool: _Pool, link: RefereeLink, finished: set[int]) -> None:
         specs = (spec for spec in self.schedule() if spec.number not in finished)
         running: set[concurrent.futures.Future[Played]] = set()
-        #: games counted whose records are not written yet: written once the next
-        #: games have started (a record replays its game: that was most of the gap
-        #: between two games)
-        unwritten: list[Played] = []
         with concurrent.futures.ThreadPoolExecutor(
             max_workers=self.config.concurrency, thread_name_prefix="match"
         ) as executor:
@@ -342,23 +338,16 @@ class Match:
                         if spec is None:
                             break
                         running.add(executor.submit(self._play_one, spec, pool, link))
-                    while unwritten:
-                        self._keep(unwritten.pop(0))
                     if not running:
                         break
                     done, running = concurrent.futures.wait(
                         running, return_when=concurrent.futures.FIRST_COMPLETED
                     )
                     for future in done:
-                        played = future.result()
-                        self._tally(played)
-                        unwritten.append(played)
+                        self._record(future.result())
             except KeyboardInterrupt:
                 self.interrupt()  # the running games end now, so the pool can shut down
                 raise
-            finally:
-                while unwritten:  # counted: written too, whatever ended the loop
-                    self._keep(unwritten.pop(0))
 
     def _play_one(self, spec: GameSpec, pool: _Pool, link: RefereeLink) -> Played:
         config = self.config
@@ -383,9 +372,7 @@ class Match:
 
     # ------------------------------------------------------------ results
 
-    def _tally(self, played: Played) -> None:
-        """Count a finished game and say so (an SPRT decision stops the scheduling
-        here, before another game starts)."""
+    def _record(self, played: Played) -> None:
         config = self.config
         self.summary.games.append(played)
         self._count(played.spec, played.result, played.termination)
@@ -397,10 +384,6 @@ class Match:
         )
         if len(config.engines) == 2:
             self._two_engine_lines()
-
-    def _keep(self, played: Played) -> None:
-        """Write a counted game's records, then the match's state (for ``-resume``)."""
-        config = self.config
         self._write(played)
         if played.termination != STOPPED:  # a stopped game is played again on resume
             spec = played.spec
