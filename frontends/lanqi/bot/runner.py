@@ -196,7 +196,8 @@ class GamePlayer(threading.Thread):
         #: the link to the referee is down (said once, and once when it is back)
         self._link_lost = False
         #: one turn of the game's loop at a time (:meth:`_step`): the game's thread, or
-        #: the thread that made the move this seat waits for (:meth:`_try_step`)
+        #: (a match seat in process, ``lanqi.match.game``) the thread that made the move
+        #: this seat waits for
         self._step_lock = threading.Lock()
         self._over = False  # the game's loop has ended (nothing may step it again)
         self._table: ThreadTable | None = None
@@ -325,8 +326,8 @@ class GamePlayer(threading.Thread):
         news, then do what the game now asks (start, answer an offer, think, send
         the move).  True when the game is over for this player.
 
-        ``own``: run by the game's thread.  Another thread (:meth:`_try_step`: the
-        thread that has just made the move this seat waits for) does only what
+        ``own``: run by the game's thread.  Another thread (a match seat in process:
+        the thread that has just made the move this seat waits for) does only what
         cannot block for long: a start, the end and a stop are left to the game's
         thread, which is woken for them."""
         a = self.assignment
