@@ -178,22 +178,19 @@ def off_the_last_core(pids: Sequence[int]) -> Iterator[None]:
                 os.sched_setaffinity(task, was)
 
 
-def compare(
-    table: Table, attack: Attack, what: str, apart: Sequence[int] = (), bar: bool = True
-) -> Measured:
+def compare(table: Table, attack: Attack, what: str, apart: Sequence[int] = ()) -> Measured:
     """The game's moves in pairs of blocks of BLOCK moves, one block with the attack
     stopped, one with it running, in turn (ABBA), so that a change in the machine's
     load hits both alike; the p99 of each compared.  While the ratio is over
     P99_RATIO more moves are taken (up to ROUNDS times BLOCKS pairs): on a machine
     shared with other jobs one stall can be the p99 of 500 moves.  The processes
     ``apart`` (the server's) and this one are kept off the attackers' core
-    (:func:`off_the_last_core`) while the moves are measured.  Without ``bar`` the
-    ratio is measured once and printed, not asserted."""
+    (:func:`off_the_last_core`) while the moves are measured."""
     with off_the_last_core(apart):
-        return _compare(table, attack, what, bar)
+        return _compare(table, attack, what)
 
 
-def _compare(table: Table, attack: Attack, what: str, bar: bool) -> Measured:
+def _compare(table: Table, attack: Attack, what: str) -> Measured:
     result = Measured(quiet=[], attacked=[])
     started = False
 
@@ -216,9 +213,9 @@ def _compare(table: Table, attack: Attack, what: str, bar: bool) -> Measured:
                 (result.quiet if quiet else result.attacked).extend(table.play(BLOCK, aim))
             attack.resume()
             print(result.line(what))
-            if result.ratio <= P99_RATIO or not bar:
+            if result.ratio <= P99_RATIO:
                 break
     finally:
         attack.resume()
-    assert result.ratio <= P99_RATIO or not bar, result.line(what)
+    assert result.ratio <= P99_RATIO, result.line(what)
     return result
