@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 import zmq
-import zmq.auth
 
 from lanqi.gamestate import GameState
 from lanqi.protocol import (
@@ -229,11 +228,11 @@ class RefereeService:
     def bind(self) -> None:
         """Open the sockets (port 0 picks a free port) and recover stored games."""
         keys = self.config.key_pair()
+        if self.config.allow_keys and keys is None:
+            raise ValueError("--allow-key needs CURVE: it cannot go with --insecure")
         self.security = SecureSockets(
             self.context, keys, service="referee", key_port=self.config.key_port
         )
-        if self.config.allow_keys and keys is None:
-            raise ValueError("--allow-key needs CURVE: it cannot go with --insecure")
         router = self.context.socket(zmq.ROUTER)
         router.setsockopt(zmq.LINGER, 0)
         router.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
