@@ -107,44 +107,44 @@ def _wait_thinking(pid: int) -> None:
         time.sleep(0.005)
 
 
-#: a stand-in for an engine: starts the engine given, copies lines both ways, appends the
-#: number of moves of every ``position`` line it passes on to the log (argv[1]), and ends
-#: when the engine does
+#: a stand-in for an engine: starts the engine given (argv[3:]), copies lines both ways
+#: and ends when the engine does.  Once the file ``argv[1].armed`` exists, at the first
+#: position in the middle of a game (6 to 19 moves: with -maxmoves 60 that game cannot
+#: end before the engine's next turn) it SIGKILLs the engine, once in the match (it
+#: leaves ``argv[1].killed``): with argv[2] ``thinking`` instead of passing on ``go`` (the
+#: runner waits for a ``bestmove`` that never comes), with ``waiting`` just after passing
+#: on its ``bestmove`` (dead while the opponent thinks: nobody is talking to it)
 RELAY = """
-import os, subprocess, sys, threading
-log = open(sys.argv[1], "a", buffering=1)
-engine = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+import os, signal, subprocess, sys, threading
+base, mode = sys.argv[1], sys.argv[2]
+engine = subprocess.Popen(sys.argv[3:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+mid_game = False
+def due():
+    return mid_game and os.path.exists(base + ".armed") and not os.path.exists(base + ".killed")
+def kill():
+    open(base + ".killed", "w").close()
+    os.kill(engine.pid, signal.SIGKILL)
 def back():
     for line in engine.stdout:
         sys.stdout.write(line)
         sys.stdout.flush()
+        if mode == "waiting" and line.startswith("bestmove") and due():
+            kill()
     os._exit(engine.wait())  # the engine died: so does its stand-in
 threading.Thread(target=back, daemon=True).start()
 for line in sys.stdin:
     if line.startswith("position"):
         words = line.split()
         moves = len(words) - words.index("moves") - 1 if "moves" in words else 0
-        log.write(f"{engine.pid} {moves}\\n")
+        mid_game = 6 <= moves < 20
+    if mode == "thinking" and line.startswith("go") and due():
+        kill()
+        continue
     engine.stdin.write(line)
     engine.stdin.flush()
 engine.stdin.close()
 sys.exit(engine.wait())
 """
-
-
-def _wait_mid_game(log: Path, plies: range) -> int:
-    """Wait for the relay to pass on a position with a number of moves in ``plies``; the
-    engine's pid.  Early in a game (-maxmoves 60) the game cannot end before that
-    engine's next turn, so an engine killed then dies in the middle of a game."""
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        lines = log.read_text().splitlines() if log.exists() else []
-        for line in lines:
-            pid, moves = map(int, line.split())
-            if moves in plies:
-                return pid
-        time.sleep(0.005)
-    raise AssertionError(f"no position with {plies} moves in {log}")
 
 
 def _kill(proc: subprocess.Popen[str]) -> None:
@@ -249,25 +249,28 @@ def test_a_record_written_after_the_last_autosave_is_not_duplicated(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("moment", ["thinking", "waiting"])
 def test_kill_9_of_an_engine_loses_that_game_as_a_crash_and_the_match_goes_on(
-    fsf: str, tmp_path: Path
+    fsf: str, tmp_path: Path, moment: str
 ) -> None:
-    log = tmp_path / "positions.log"
+    base = tmp_path / "relay"
     argv = _argv(fsf, tmp_path)
-    argv[argv.index(f"cmd={fsf}")] = f"cmd={sys.executable} -c {shlex.quote(RELAY)} {log} {fsf}"
+    relay = f"{sys.executable} -c {shlex.quote(RELAY)} {base} {moment} {fsf}"
+    argv[argv.index(f"cmd={fsf}")] = f"cmd={relay}"
     proc = _start(argv, tmp_path)
     try:
         _wait_for_games(proc, tmp_path / "state.json", 1)
-        log.write_text("")  # positions of the games after the first
-        os.kill(_wait_mid_game(log, range(6, 20)), signal.SIGKILL)
+        Path(f"{base}.armed").touch()  # in a game after the first
         out, _ = proc.communicate(timeout=600)
     finally:
         _kill(proc)
     assert proc.returncode == 0, out
+    assert Path(f"{base}.killed").exists()
     data = _state(tmp_path / "state.json")
     assert data is not None
     crashed = [g for g in data["games"] if "crash" in g["termination"]]
-    assert len(crashed) == 1, data["games"]  # lost as a crash, not played again
+    assert len(crashed) == 1, data["games"]  # lost as a crash, not played on nor again
+    assert crashed[0]["number"] > 1
     assert "Time losses: 0, disconnects: 1 (A 1)" in out
     _check_whole(tmp_path, out)
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import logging
+import os
 import random
+import signal
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -261,6 +264,27 @@ def test_crash_then_a_fresh_engine(make: Callable[..., GomocupEngine], procs: An
     assert info.value.exit_code == 5
     assert procs.reaped(pid)
     bot.on_game_start(_state([], game_id="g2"))
+    assert bot.restarts == 1 and bot.process.pid != pid
+    assert bot.choose_move(_state([], game_id="g2")) == "h8"
+
+
+def test_killed_between_its_moves_the_game_is_lost_not_played_on(
+    make: Callable[..., GomocupEngine], procs: Any
+) -> None:
+    bot = make()
+    assert bot.choose_move(_state([])) == "h8"
+    pid = bot.process.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while bot.process.running:
+        assert time.monotonic() < deadline, "the killed engine is still running"
+        time.sleep(0.005)
+    with pytest.raises(EngineCrashed, match="exited while it waited for its turn") as info:
+        bot.choose_move(_state(["h8", "a1"]))
+    assert info.value.exit_code == -signal.SIGKILL and procs.reaped(pid)
+    assert bot.restarts == 0
+    bot.on_game_start(_state([], game_id="g2"))  # the next game gets a fresh engine
     assert bot.restarts == 1 and bot.process.pid != pid
     assert bot.choose_move(_state([], game_id="g2")) == "h8"
 

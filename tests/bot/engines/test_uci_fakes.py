@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -153,6 +155,33 @@ def test_crash_mid_game_then_a_fresh_engine(make: Callable[..., UciEngine], proc
     assert info.value.exit_code == 3
     assert "segmentation fault (pretend)" in str(info.value)
     assert procs.reaped(old_pid)
+    bot.on_game_start(SeatView.start("xiangqi"))  # the next game gets a fresh engine
+    assert bot.restarts == 1 and bot.process.pid != old_pid
+    assert bot.choose_move(SeatView.start("xiangqi")) == _first_legal(SeatView.start("xiangqi"))
+
+
+def _wait_dead(bot: UciEngine | Any) -> None:
+    deadline = time.monotonic() + 10
+    while bot.process.running:
+        assert time.monotonic() < deadline, "the killed engine is still running"
+        time.sleep(0.005)
+
+
+def test_killed_on_the_opponents_time_the_game_is_lost_not_played_on(
+    make: Callable[..., UciEngine], procs: Any
+) -> None:
+    bot = make()
+    bot.on_game_start(SeatView.start("xiangqi"))
+    moves = [bot.choose_move(SeatView.start("xiangqi"))]
+    moves.append(SeatView.start("xiangqi", moves=moves).legal_moves()[0])
+    old_pid = bot.process.pid
+    assert old_pid is not None
+    os.kill(old_pid, signal.SIGKILL)  # between its moves: it owes nothing, nobody asked it
+    _wait_dead(bot)
+    with pytest.raises(EngineCrashed, match="exited while it waited for its turn") as info:
+        bot.choose_move(SeatView.start("xiangqi", moves=moves))
+    assert info.value.exit_code == -signal.SIGKILL and procs.reaped(old_pid)
+    assert bot.restarts == 0  # not restarted to play the rest of that game
     bot.on_game_start(SeatView.start("xiangqi"))  # the next game gets a fresh engine
     assert bot.restarts == 1 and bot.process.pid != old_pid
     assert bot.choose_move(SeatView.start("xiangqi")) == _first_legal(SeatView.start("xiangqi"))

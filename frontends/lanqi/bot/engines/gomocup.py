@@ -337,6 +337,12 @@ class GomocupEngine(Bot):
         starts for the next game or move).
         """
         board = self._board_of(state)
+        if not self._broken and self._game_id == state.game_id:
+            try:  # died by itself in the middle of this game: lost as a crash, not replayed
+                self.process.check_alive("its turn")
+            except EngineCrashed:
+                self._fail()
+                raise
         self._ensure_running()
         try:
             if self._game_id != state.game_id or self._size != board.size:

@@ -525,6 +525,12 @@ class EngineProcess:
                 return lines
             lines.append(item)
 
+    def check_alive(self, what: str) -> None:
+        """Raise :class:`EngineCrashed` (how it ended, reaped) if the engine has died
+        by itself since it was last spoken to, e.g. killed while it waited for ``what``."""
+        if self._proc is not None and _exited(self._proc):
+            raise self._crashed(f"{self.name} exited while it waited for {what}")
+
     def _crashed(self, message: str) -> EngineCrashed:
         """Reap a dead (or deaf) engine and describe how it ended."""
         proc = self._proc

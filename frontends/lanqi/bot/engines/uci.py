@@ -440,6 +440,18 @@ class XiangqiEngine(Bot):
             self._broken = False
             self._start()
 
+    def _check_not_died(self) -> None:
+        """An engine that died by itself in the middle of a game (killed while the
+        opponent thought, say) loses that game as a crash: it is not restarted
+        quietly to play on.  One this adapter stopped (``_broken``) is restarted."""
+        if self._broken:
+            return
+        try:
+            self.process.check_alive("its turn")
+        except EngineCrashed:
+            self._fail()
+            raise
+
     def _fail(self) -> None:
         """The engine crashed or hung: kill it now, start a fresh one next time."""
         self._broken = True
@@ -542,6 +554,7 @@ class XiangqiEngine(Bot):
         else:
             hit = False
         self._settle()
+        self._check_not_died()
         self._ensure_running()
         wait_s = self.wait_limit_ms(state) / 1000
         try:
