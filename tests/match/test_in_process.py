@@ -153,3 +153,67 @@ def test_an_illegal_move_is_refused_by_the_referees_rules(service: RefereeServic
     finally:
         table.close()
         other.close()
+
+
+def test_held_back_wake_ups_come_only_for_news_left_unread(service: RefereeService) -> None:
+    created = service.handle_local(
+        CreateGame(variant="xiangqi", players=["A", "B"], admin_key=KEY), "test"
+    )
+    assert isinstance(created, GameCreated)
+    game_id, tokens = created.game_id, created.tokens
+    red = InProcessTable(service, game_id, 0, tokens[0]).open()
+    black = InProcessTable(service, game_id, 1, tokens[1]).open()
+    try:
+        red.poll(), black.poll()
+        with black.holding_wakes():  # red's move: black's thread is not woken yet
+            red.send(MoveRequest(game_id=game_id, token=tokens[0], ply=0, move="h2e2"))
+            assert not black.block(0)
+        assert black.block(0)  # left unread: woken now
+        red.poll()
+        with red.holding_wakes():  # black's move, read by the thread that holds: no wake-up
+            black.send(MoveRequest(game_id=game_id, token=tokens[1], ply=1, move="h9g7"))
+            assert [type(n) for n in red.poll()] == [MoveMade]
+        assert not red.block(0)
+        assert list(red.state.moves) == ["h2e2", "h9g7"]
+    finally:
+        red.close()
+        black.close()
+
+
+class _Thinking(RandomBot):
+    """A random mover that takes a few milliseconds per move, like an engine's search."""
+
+    def play(self, state: SeatView) -> PlayResult:
+        threading.Event().wait(0.005)
+        return super().play(state)
+
+
+def test_a_move_is_sent_from_the_engines_thread(
+    service: RefereeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    senders: list[str] = []
+    handle_local = service.handle_local
+
+    def handled(request: Any, sender: str) -> Any:
+        if isinstance(request, MoveRequest):
+            senders.append(threading.current_thread().name)
+        return handle_local(request, sender)
+
+    monkeypatch.setattr(service, "handle_local", handled)
+    with BlockingConnection(name="match") as conn:
+        played, _ = play_game(
+            GameSpec(number=1, round=1, seats=(0, 1), opening=None, pair=0),
+            variant="xiangqi",
+            options={},
+            names=("A", "B"),
+            bots=(_Thinking(seed=3), _Thinking(seed=4)),
+            time_control=TimeControl(),
+            rules=Adjudication(maxmoves=20),
+            link=_link(service),
+            stop=threading.Event(),
+            connection=conn,
+        )
+    assert len(senders) == len(played.moves) > 10
+    # the engine's worker sends the move (a game's thread only when it was busy then)
+    from_workers = [name for name in senders if not name.startswith("game-")]
+    assert len(from_workers) >= len(senders) // 2, senders

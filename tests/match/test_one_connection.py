@@ -6,6 +6,7 @@ feed.  (The private referee is reached in process: ``test_in_process.py``.)"""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -103,4 +104,7 @@ def test_a_match_creates_watches_plays_and_adjudicates_over_one_connection(
     adjudicated = [r for r in sent if isinstance(r, Adjudicate)]
     assert {r.game_id for r in adjudicated} == ended, sent
     assert all(r.admin_key for r in adjudicated), adjudicated
+    # a table's close lets its feed go on the connection's loop, soon after: what the
+    # loop runs after the closes (a barrier, not a wait) comes after them
+    conn.run(asyncio.sleep(0))
     assert not conn.connection.feeds  # every game's feed let go once it ended

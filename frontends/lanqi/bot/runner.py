@@ -195,6 +195,19 @@ class GamePlayer(threading.Thread):
         self._asked: dict[int, Request] = {}
         #: the link to the referee is down (said once, and once when it is back)
         self._link_lost = False
+        #: one turn of the game's loop at a time (:meth:`_step`): the game's thread, or
+        #: (a match seat in process, ``lanqi.match.game``) the thread that made the move
+        #: this seat waits for
+        self._step_lock = threading.Lock()
+        self._over = False  # the game's loop has ended (nothing may step it again)
+        self._table: ThreadTable | None = None
+        #: the game loop's own state (read and changed only under ``_step_lock``)
+        self._game_started = False
+        self._thinking: concurrent.futures.Future[PlayResult] | None = None
+        self._thinking_ply = -1
+        self._told_ply = -1
+        self._answered_offer = False
+        self._seen_at = time.monotonic()
 
     def state(self, view: gamestate.GameState) -> SeatView:
         a = self.assignment
@@ -290,64 +303,110 @@ class GamePlayer(threading.Thread):
         return conn.open_table(self.assignment)
 
     def _play(self, table: ThreadTable) -> None:
-        a = self.assignment
-        started = False
-        thinking: concurrent.futures.Future[PlayResult] | None = None
-        thinking_ply = -1
-        told_ply = -1
-        answered_offer = False
+        self._game_started = False
+        self._thinking = None
+        self._thinking_ply = -1
+        self._told_ply = -1
+        self._answered_offer = False
         self._chat_lines = 0  # of this game's chat (it only grows)
-        seen_at = time.monotonic()  # when the last news came in
-        while not self.stop_event.is_set():
-            news = table.poll(0.0)
-            if news:
-                seen_at = time.monotonic()
-            for item in news:
-                self._hear(table, item)
-            if self.error is not None:
-                return
-            view = table.state
-            table.quiet = self._quiet_ms(view) / 1000
-            if view.finished:
-                # what a record says: the reason (``crash``) when there is one
-                ending = termination_label(view.termination, view.reason)
-                self.result, self.termination = view.result, ending
-                self._log_end(view)
-                self.bot.on_game_end(self.state(view), view.result or "*", ending)
-                return
-            if not started and view.status == "active":
-                started = True
-                self.bot.on_game_start(self.state(view))
-            my_turn = self._see_turn(view, seen_at)
-            if started and not my_turn and view.status == "active" and view.ply != told_ply:
-                told_ply = view.ply  # the opponent's turn: the bot may ponder (in its worker)
-                if self.bot.ponders:
-                    self._worker.submit(self._opponent_turn, self.state(view))
-            if view.draw_offer == 1 - a.seat and not answered_offer:
-                answered_offer = True
-                accept = self.bot.on_draw_offer(self.state(view))
-                kind = AcceptDraw if accept else DeclineDraw
-                self._ask(table, kind(game_id=a.game_id, token=a.token))
-            if view.draw_offer is None:
-                answered_offer = False
-            self._hear_chat(table, view)
-            # The move sent for this ply was answered, but its event is not in yet (or
-            # it is not answered yet): the turn is over (an event that came first, a
-            # chat line, a presence, an offer, must not start a second search).
-            sent = view.seq < self._sent_seq or self._in_flight is not None
-            if my_turn and thinking is None and not sent:
-                state = self.state(view)
-                if state.board.outcome() is None:
-                    self._move_deadline = state.deadline
-                    thinking = self._worker.submit(self.bot.play, state)
-                    thinking.add_done_callback(lambda f: _decided(f, table))
-                    thinking_ply = view.ply
-                # else the game is over by rule; the referee's "ended" is on its way
-            if thinking is not None and thinking.done():
-                move_future, thinking = thinking, None
-                if thinking_ply == view.ply and my_turn:
-                    self._send_move(table, move_future)
-            table.block(IDLE_POLL_MS / 1000)
+        self._seen_at = time.monotonic()  # when the last news came in
+        self._table = table
+        try:
+            while not self.stop_event.is_set():
+                with self._step_lock:
+                    if self._step(table, own=True):
+                        return
+                table.block(IDLE_POLL_MS / 1000)
+        finally:
+            with self._step_lock:
+                self._over = True
+
+    def _step(self, table: ThreadTable, *, own: bool) -> bool:
+        """One turn of the game's loop (the caller holds ``_step_lock``): read the
+        news, then do what the game now asks (start, answer an offer, think, send
+        the move).  True when the game is over for this player.
+
+        ``own``: run by the game's thread.  Another thread (a match seat in process:
+        the thread that has just made the move this seat waits for) does only what
+        cannot block for long: a start, the end and a stop are left to the game's
+        thread, which is woken for them."""
+        a = self.assignment
+        if not own and self.stop_event.is_set():
+            table.wake()
+            return False
+        news = table.poll(0.0)
+        if news:
+            self._seen_at = time.monotonic()
+        for item in news:
+            self._hear(table, item)
+        view = table.state
+        if not own and (
+            self.error is not None
+            or view.finished
+            or (not self._game_started and view.status == "active")
+        ):
+            table.wake()  # the game's thread ends or starts it
+            return False
+        if self.error is not None:
+            return True
+        table.quiet = self._quiet_ms(view) / 1000
+        if view.finished:
+            # what a record says: the reason (``crash``) when there is one
+            ending = termination_label(view.termination, view.reason)
+            self.result, self.termination = view.result, ending
+            self._log_end(view)
+            self.bot.on_game_end(self.state(view), view.result or "*", ending)
+            return True
+        if not self._game_started and view.status == "active":
+            self._game_started = True
+            self.bot.on_game_start(self.state(view))
+        my_turn = self._see_turn(view, self._seen_at)
+        if (
+            self._game_started
+            and not my_turn
+            and view.status == "active"
+            and view.ply != self._told_ply
+        ):
+            self._told_ply = view.ply  # the opponent's turn: the bot may ponder (in its worker)
+            if self.bot.ponders:
+                self._worker.submit(self._opponent_turn, self.state(view))
+        if view.draw_offer == 1 - a.seat and not self._answered_offer:
+            self._answered_offer = True
+            accept = self.bot.on_draw_offer(self.state(view))
+            kind = AcceptDraw if accept else DeclineDraw
+            self._ask(table, kind(game_id=a.game_id, token=a.token))
+        if view.draw_offer is None:
+            self._answered_offer = False
+        self._hear_chat(table, view)
+        # The move sent for this ply was answered, but its event is not in yet (or
+        # it is not answered yet): the turn is over (an event that came first, a
+        # chat line, a presence, an offer, must not start a second search).
+        sent = view.seq < self._sent_seq or self._in_flight is not None
+        if my_turn and self._thinking is None and not sent:
+            state = self.state(view)
+            if not self._over_by_rule(state):
+                self._move_deadline = state.deadline
+                asked = self._thinking = self._worker.submit(self.bot.play, state)
+                self._thinking_ply = view.ply
+                asked.add_done_callback(lambda f: self._decided(f, table))
+            # else the game is over by rule; the referee's "ended" is on its way
+        thinking = self._thinking
+        if thinking is not None and thinking.done():
+            self._thinking = None
+            if self._thinking_ply == view.ply and my_turn:
+                self._send_move(table, thinking)
+        return False
+
+    def _over_by_rule(self, state: SeatView) -> bool:
+        """Has the game ended by the rules on ``state``'s board (the referee's
+        ``ended`` then is on its way: the bot is not asked)?"""
+        return state.board.outcome() is not None
+
+    def _decided(self, future: concurrent.futures.Future[PlayResult], table: ThreadTable) -> None:
+        """The bot's move is ready (in the worker's thread): note when, and wake the
+        game's thread to send it."""
+        future.done_at = time.monotonic()  # type: ignore[attr-defined]
+        table.wake()
 
     def _ask(self, table: ThreadTable, request: Request) -> int:
         """Send ``request``; its refusal is handled by :meth:`_refused_answer`."""
@@ -561,12 +620,6 @@ class GamePlayer(threading.Thread):
             table.send(Sync(game_id=a.game_id))
             return
         self.error = f"{refusal.code}: {refusal.msg}"
-
-
-def _decided(future: concurrent.futures.Future[PlayResult], table: ThreadTable) -> None:
-    """The bot's move is ready: note when, and wake the game's thread."""
-    future.done_at = time.monotonic()  # type: ignore[attr-defined]
-    table.wake()
 
 
 @dataclass(slots=True)

@@ -22,11 +22,13 @@ the reason).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import datetime as dt
 import logging
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +69,9 @@ POLL_S = 0.1
 JOIN_TIMEOUT_S = 10.0
 #: the reason of a game the match stopped (interrupted: not scored)
 STOPPED = "match stopped"
+#: turns of a seat's loop run at most from another thread in one go (a move sent,
+#: then its answer read)
+FOREIGN_STEPS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,8 +181,8 @@ class MatchSeat(Bot):
         if self.start_error is not None:
             raise _StartFailureError(failure_reason(self.start_error)) from self.start_error
         with self.lock:
-            theirs = [n for n in self.notes if n.seat != self.seat]
-        if theirs and theirs[-1].offers_draw:  # told before it searches (UCCI: go draw)
+            theirs = self._last_note(lambda n: n.seat != self.seat)
+        if theirs is not None and theirs.offers_draw:  # told before it searches (UCCI: go draw)
             self.inner.on_draw_offer(state)
         self.idle.clear()
         try:
@@ -188,8 +193,8 @@ class MatchSeat(Bot):
         finally:
             self.idle.set()
         with self.lock:  # the referee's latency: the last move's hand-over to this ask
-            before = [n for n in self.notes if n.ply == ply - 1]
-        latency = (began - before[0].answered_at) * 1000 if before else None
+            before = self._last_note(lambda n: n.ply == ply - 1)
+        latency = (began - before.answered_at) * 1000 if before is not None else None
         info = played.info
         self._note(
             MoveNote(
@@ -222,16 +227,26 @@ class MatchSeat(Bot):
             self.idle.set()
 
     def _note(self, note: MoveNote) -> None:
-        with self.lock:
-            self.notes[:] = [n for n in self.notes if n.ply < note.ply]
-            self.notes.append(note)
+        with self.lock:  # the notes are in ply order: a ply played again replaces the rest
+            notes = self.notes
+            while notes and notes[-1].ply >= note.ply:
+                notes.pop()
+            notes.append(note)
+
+    def _last_note(self, wanted: Callable[[MoveNote], bool]) -> MoveNote | None:
+        """The latest note that is ``wanted`` (the caller holds the lock): looked for
+        from the end, where the notes of the last plies are."""
+        for note in reversed(self.notes):
+            if wanted(note):
+                return note
+        return None
 
     def on_draw_offer(self, state: SeatView) -> bool:
         """Accept only when this engine offered a draw with its own last move (UCCI's
         ``bestmove ... draw``): both engines' last moves then say draw."""
         with self.lock:
-            mine = [n for n in self.notes if n.seat == self.seat]
-        return bool(mine) and mine[-1].offers_draw
+            mine = self._last_note(lambda n: n.seat == self.seat)
+        return mine is not None and mine.offers_draw
 
     def on_game_end(self, state: SeatView, result: str, termination: str) -> None:
         self.inner.on_game_end(state, result, termination)
@@ -376,6 +391,8 @@ def play_game(
         )
         for seat in (0, 1)
     ]
+    if link.local is not None:
+        players[0].partner, players[1].partner = players[1], players[0]
     try:
         for player in players:
             player.start()
@@ -443,17 +460,72 @@ def _create(
 
 class _SeatPlayer(GamePlayer):
     """The runner's game player, losing with the real reason when its bot fails; on
-    an in-process referee (``local``) its table needs no connection."""
+    an in-process referee (``local``) its table needs no connection, and a move is
+    handed over in the engine's thread: the thread that has the engine's answer
+    sends it to the referee and starts the other seat's turn (:meth:`_decided`)."""
 
     def __init__(self, *args: Any, local: InProcessReferee | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.local = local
+        #: the other seat's player (in process): its turn starts from this seat's move
+        self.partner: _SeatPlayer | None = None
 
     def open_table(self, conn: BlockingConnection) -> ThreadTable:
         if self.local is None:
             return super().open_table(conn)
         a = self.assignment
         return InProcessTable(self.local, a.game_id, a.seat, a.token).open()
+
+    def _decided(self, future: concurrent.futures.Future[PlayResult], table: ThreadTable) -> None:
+        """The engine's move is ready, in its worker's thread.  Over the wire the
+        game's thread is woken to send it.  In process this thread sends it (the
+        referee checks, stores and publishes it before the send returns), then runs
+        the other seat's turn (its view, its engine's search started in its worker),
+        with both game threads' wake-ups held back: two thread hand-offs fewer per
+        move.  Whatever this thread cannot do at once (a game thread is in its loop
+        just then; the game ended) is left to the game's thread, woken as before."""
+        future.done_at = time.monotonic()  # type: ignore[attr-defined]
+        partner = self.partner
+        theirs = partner._table if partner is not None else None
+        if not isinstance(table, InProcessTable):
+            table.wake()
+            return
+        with contextlib.ExitStack() as held:
+            held.enter_context(table.holding_wakes())
+            if isinstance(theirs, InProcessTable):
+                held.enter_context(theirs.holding_wakes())
+            if not self._try_step(table):
+                table.wake()
+                return
+            if partner is not None and isinstance(theirs, InProcessTable):
+                partner._try_step(theirs)
+
+    def _over_by_rule(self, state: SeatView) -> bool:
+        """In process the referee's events are all in when the seat reads its turn
+        (its ``ended`` with the move that ends a game): nothing to guess."""
+        if self.local is not None:
+            return False
+        return super()._over_by_rule(state)
+
+    def _try_step(self, table: InProcessTable) -> bool:
+        """One turn of this seat's loop in the calling thread, and again while it
+        leaves news (the answer to the move it sent) unread; False when the game's
+        thread is in its loop (the held wake-ups then tell it)."""
+        if not self._step_lock.acquire(blocking=False):
+            return False
+        try:
+            if self._over or self._table is not table:
+                return True
+            for _ in range(FOREIGN_STEPS):
+                self._step(table, own=False)
+                if not table.has_news:
+                    break
+        except Exception:  # a refused sync, say: the game's thread meets it and acts
+            log.debug("game %s: left to the seat's thread", table.game_id, exc_info=True)
+            table.wake()
+        finally:
+            self._step_lock.release()
+        return True
 
     def _send_move(self, table: ThreadTable, future: concurrent.futures.Future[PlayResult]) -> None:
         error = future.exception() if future.done() else None

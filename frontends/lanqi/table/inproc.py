@@ -21,11 +21,13 @@ and the seat heartbeats while the table is open.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import itertools
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from typing import Protocol
 
 from lanqi.client.connection import Refused
@@ -83,6 +85,10 @@ class InProcessTable:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._wake = threading.Event()
+        #: wake-ups held back (:meth:`holding_wakes`): how many holders, and one is owed
+        self._hold_lock = threading.Lock()
+        self._held = 0
+        self._owed = False
         #: news not polled yet, each with the game as it makes it (None: no change)
         self._news: deque[tuple[TableNews, GameState | None]] = deque()
         self._state: GameState | None = None
@@ -137,7 +143,7 @@ class InProcessTable:
             self._seen = seen
             self._stale = False
             self._note_turn(seen)
-        self._wake.set()
+        self._signal()
         return None
 
     # ------------------------------------------------------------ the port
@@ -192,12 +198,14 @@ class InProcessTable:
                 self._seen = from_snapshot(reply)  # the game starts again from it
                 self._note_turn(self._seen)
             self._news.append((answered, self._seen))
-        self._wake.set()
+        self._signal()
         return request_id
 
     def poll(self, now: float = 0.0) -> list[TableNews]:
         """Everything since the last poll, oldest first; a seat's heartbeat when due."""
         self._wake.clear()  # first: news put after this wakes block() again
+        with self._hold_lock:
+            self._owed = False
         token = self._token
         if token is not None and not self._closed:
             moment = time.monotonic()
@@ -228,8 +236,36 @@ class InProcessTable:
         return self._wake.wait(timeout)
 
     def wake(self) -> None:
-        """Make :meth:`block` return now (from any thread)."""
+        """Make :meth:`block` return now (from any thread; once no one holds the
+        wake-ups back, :meth:`holding_wakes`)."""
+        self._signal()
+
+    def _signal(self) -> None:
+        with self._hold_lock:
+            if self._held:
+                self._owed = True
+                return
         self._wake.set()
+
+    @contextlib.contextmanager
+    def holding_wakes(self) -> Iterator[None]:
+        """Hold back the wake-ups of the table's thread while a thread that will read
+        the news itself runs (the seat's move sent from its engine's thread, the
+        other seat's turn started from there): a wake-up that finds nothing to do
+        still costs a thread switch at the moment the next engine should start.
+        At the end, whatever is left unread (or a :meth:`wake` asked for) wakes it."""
+        with self._hold_lock:
+            self._held += 1
+        try:
+            yield
+        finally:
+            with self._hold_lock:
+                self._held -= 1
+                wake = not self._held and (self._owed or bool(self._news) or self._stale)
+                if not self._held:
+                    self._owed = False
+            if wake:
+                self._wake.set()
 
     async def wait(self, timeout: float | None = None) -> None:
         if self._news:
@@ -252,13 +288,13 @@ class InProcessTable:
                     seen = self._seen = _folded(seen, event)
                 except CannotFollow:  # a snapshot follows (its thread takes it)
                     self._stale = True
-                    self._wake.set()
+                    self._signal()
                     return
                 self._note_turn(seen)
             else:
                 seen = None
             self._news.append((event, seen))
-        self._wake.set()
+        self._signal()
 
     def _note_turn(self, state: GameState) -> None:
         """News of ``state`` came now: note when this seat's turn began."""

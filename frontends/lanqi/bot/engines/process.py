@@ -459,15 +459,26 @@ class EngineProcess:
 
     def send(self, line: str) -> None:
         """Send one line.  Raises :class:`EngineCrashed` if the engine is gone."""
+        self.send_lines([line])
+
+    def send_lines(self, lines: Sequence[str]) -> None:
+        """Send these lines in one write (a move's ``position`` and ``go``: one
+        system call, so the thread gives up the interpreter lock once, not once a
+        line, on its way to the engine).  Raises :class:`EngineCrashed` if the
+        engine is gone."""
         proc = self._proc
         if proc is None or proc.stdin is None:
             raise EngineCrashed(f"{self.name} is not running")
-        if "\n" in line or "\r" in line:
-            raise ValueError(f"one line at a time, not {line!r}")
+        for line in lines:
+            if "\n" in line or "\r" in line:
+                raise ValueError(f"one line at a time, not {line!r}")
         self.resume()
-        log.debug("%s >> %s", self._label, line)
+        if log.isEnabledFor(logging.DEBUG):
+            for line in lines:
+                log.debug("%s >> %s", self._label, line)
+        ending = self.line_ending
         try:
-            proc.stdin.write((line + self.line_ending).encode("utf-8"))
+            proc.stdin.write("".join(line + ending for line in lines).encode("utf-8"))
             proc.stdin.flush()
         except (BrokenPipeError, ConnectionResetError, ValueError, OSError) as exc:
             raise self._crashed(f"{self.name} stopped reading its input ({exc})") from exc

@@ -377,6 +377,11 @@ class XiangqiEngine(Bot):
         #: the runner's thread (game start and end) and the bot's worker (moves and
         #: pondering) both talk to the engine; this keeps the ponder hand-over whole
         self._ponder_lock = threading.Lock()
+        #: the last line written to the engine: its start, its moves and their words in
+        #: the engine's coordinates (a move's ``position`` adds only the new ones)
+        self._sent_start = ""
+        self._sent_moves: list[xiangqi.Move] = []
+        self._sent_words: list[str] = []
         self._start()
 
     # -- protocol hooks (subclasses) --------------------------------------------
@@ -561,10 +566,8 @@ class XiangqiEngine(Bot):
             if not hit:
                 self.last_info = SearchInfo()
                 self._best_so_far = None
-                for command in self._position_commands(board, banned):
-                    self.process.send(command)
                 self.last_go = self._go_command(state, board, banned)
-                self.process.send(self.last_go)
+                self.process.send_lines([*self._position_commands(board, banned), self.last_go])
             reply = self._await_bestmove(state, board, wait_s)
         except (EngineTimeout, EngineCrashed):
             self._fail()
@@ -572,13 +575,15 @@ class XiangqiEngine(Bot):
         if self.pause_waiting and not self._owes_bestmove:
             self.process.pause()  # until the next command: the opponent's turn is its own
         move = self._read_bestmove(reply, board)
-        expected = self._expected_reply(reply, board, move)
-        if self.ponder:
-            self._expected = expected
+        expected = self._expected_move(reply, move)
+        if self.ponder and expected is not None:
+            line = _Line.of(board)
+            line.moves.append(move)
+            self._expected = line, expected
         draw, resign = self._bestmove_words(reply)
         return PlayResult(
             move,
-            ponder=expected[1] if expected is not None else None,
+            ponder=expected,
             info=self.last_info,
             offer_draw=draw,
             resign=resign,
@@ -668,12 +673,10 @@ class XiangqiEngine(Bot):
             self._fail()
         return False
 
-    def _expected_reply(
-        self, reply: str, board: xiangqi.Board, move: str
-    ) -> tuple[_Line, str] | None:
-        """The line after ``move`` and the reply the engine expects to it: the word
-        after ``ponder`` in its ``bestmove``, else the second move of its principal
-        variation when that begins with ``move``."""
+    def _expected_move(self, reply: str, move: str) -> str | None:
+        """The reply the engine expects to ``move``: the word after ``ponder`` in its
+        ``bestmove``, else the second move of its principal variation when that
+        begins with ``move``."""
         tokens = reply.split()
         expected: str | None = None
         if "ponder" in tokens[2:-1]:
@@ -682,11 +685,7 @@ class XiangqiEngine(Bot):
         pv = self.last_info.pv
         if expected is None and len(pv) >= 2 and pv[0] == move:
             expected = pv[1]
-        if expected is None:
-            return None
-        line = _Line.of(board)
-        line.moves.append(move)
-        return line, expected
+        return expected
 
     def _await_bestmove(self, state: SeatView, board: xiangqi.Board, wait_s: float) -> str:
         """Wait for ``bestmove``; on a clock, say ``stop`` shortly before the state's
@@ -828,22 +827,47 @@ class XiangqiEngine(Bot):
 
     def _read_bestmove(self, reply: str, board: xiangqi.Board) -> str:
         tokens = reply.split()
-        fen = board.fen()
         if tokens[0] == "nobestmove" or len(tokens) < 2 or tokens[1] in _NO_MOVE:
-            raise IllegalEngineMove("the engine gave no move", reply=reply, move="", position=fen)
+            raise IllegalEngineMove(
+                "the engine gave no move", reply=reply, move="", position=board.fen()
+            )
         text = tokens[1]
         try:
             iccs = self._from_engine(text.lower())
             move = xiangqi.Move.from_iccs(iccs)
         except (ValueError, InvalidMoveError) as exc:
             raise IllegalEngineMove(
-                f"unreadable engine move {text!r}: {exc}", reply=reply, move=text, position=fen
+                f"unreadable engine move {text!r}: {exc}",
+                reply=reply,
+                move=text,
+                position=board.fen(),
             ) from None
         if not board.is_legal(move):
             raise IllegalEngineMove(
-                f"illegal engine move {text!r} (ICCS {iccs})", reply=reply, move=text, position=fen
+                f"illegal engine move {text!r} (ICCS {iccs})",
+                reply=reply,
+                move=text,
+                position=board.fen(),
             )
         return str(move)
+
+    def _engine_moves(self, board: xiangqi.Board) -> list[str]:
+        """``board``'s moves since its start, in the engine's coordinates: the words
+        of the line sent last, with only the moves since then converted (a game's
+        ``position`` grows by two moves a turn; converting all of them again was a
+        tenth of a millisecond a move late in a game)."""
+        stack, known = board.move_stack, len(self._sent_moves)
+        if (
+            board.start_fen != self._sent_start
+            or len(stack) < known
+            or stack[:known] != self._sent_moves
+        ):
+            self._sent_start, self._sent_moves, self._sent_words = board.start_fen, [], []
+            known = 0
+        for move in stack[known:]:
+            self._sent_moves.append(move)
+            self._sent_words.append(self._to_engine(str(move)))
+        return self._sent_words
 
 
 def _parse_info(tokens: list[str], convert: Callable[[str], str]) -> SearchInfo | None:
@@ -957,7 +981,7 @@ class UciEngine(XiangqiEngine):
     def _position_commands(self, board: xiangqi.Board, banned: list[str]) -> list[str]:
         command = f"position fen {board.start_fen}"
         if board.move_stack:
-            command += " moves " + " ".join(self._to_engine(str(m)) for m in board.move_stack)
+            command += " moves " + " ".join(self._engine_moves(board))
         return [command]
 
     def _go_command(self, state: SeatView, board: xiangqi.Board, banned: list[str]) -> str:
