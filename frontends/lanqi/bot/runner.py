@@ -393,7 +393,9 @@ class GamePlayer(threading.Thread):
         thinking = self._thinking
         if thinking is not None and thinking.done():
             self._thinking = None
-            if self._thinking_ply == view.ply and my_turn:
+            # a move goes only for the turn it was asked for; a failure (a crash, a
+            # hang) always resigns, whatever happened meanwhile: never asked again
+            if (self._thinking_ply == view.ply and my_turn) or thinking.exception() is not None:
                 self._send_move(table, thinking)
         return False
 
