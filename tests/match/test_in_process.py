@@ -13,6 +13,7 @@ import pytest
 import zmq
 
 from lanqi.bot.base import PlayResult, SeatView
+from lanqi.bot.engines import UciEngine
 from lanqi.bot.simple import RandomBot
 from lanqi.client.connection import BlockingConnection
 from lanqi.match.config import Adjudication
@@ -217,3 +218,43 @@ def test_a_move_is_sent_from_the_engines_thread(
     # the engine's worker sends the move (a game's thread only when it was busy then)
     from_workers = [name for name in senders if not name.startswith("game-")]
     assert len(from_workers) >= len(senders) // 2, senders
+
+
+FISCHER = TimeControl(kind="fischer", base_ms=60_000, increment_ms=100)
+
+
+@pytest.mark.parametrize("clock", [TimeControl(), FISCHER])
+def test_each_engine_searches_before_the_referee_has_the_move(
+    service: RefereeService, fsf: str, clock: TimeControl
+) -> None:
+    """From each side's second move on, an engine's search starts from the opponent's
+    thread as soon as its move is read (start_early); the referee's turn then finds it
+    running: every early search is the position played, none is thrown away."""
+    engines = (UciEngine(fsf, nodes=300), UciEngine(fsf, nodes=300))
+    try:
+        with BlockingConnection(name="match") as conn:
+            played, _ = play_game(
+                GameSpec(number=1, round=1, seats=(0, 1), opening=None, pair=0),
+                variant="xiangqi",
+                options={},
+                names=("A", "B"),
+                bots=engines,
+                time_control=clock,
+                rules=Adjudication(maxmoves=30),
+                link=_link(service),
+                stop=threading.Event(),
+                connection=conn,
+            )
+        row = service.store.game(played.game_id)
+        assert row is not None and list(row.moves) == played.moves
+        hits = sum(engine.early_hits for engine in engines)
+        assert sum(engine.early_misses for engine in engines) == 0
+        # all but each side's first move, the moves after a draw offer and the move
+        # after which the game ended (that one's early search was dropped)
+        assert len(played.moves) - 3 <= hits <= len(played.moves) - 2, (hits, played.moves)
+        # its note times the engine from its go: the hand-over before it is %lat
+        late = [n.latency_ms for n in played.notes if n.latency_ms is not None]
+        assert late and all(value >= 0 for value in late)
+    finally:
+        for engine in engines:
+            engine.close()

@@ -189,11 +189,19 @@ class MatchSeat(Bot):
             began = time.perf_counter()
             played = self.inner.play(state)
             answered = time.perf_counter()
-            spent = round((answered - began) * 1000)
         finally:
             self.idle.set()
         with self.lock:  # the referee's latency: the last move's hand-over to this ask
             before = self._last_note(lambda n: n.ply == ply - 1)
+        # the engine's own moments when it has them: its go (written before this ask
+        # when its search started early) and its bestmove (read before its checks)
+        early = getattr(self.inner, "search_began", None)
+        if isinstance(early, float) and before is not None and before.answered_at < early < began:
+            began = early
+        got = getattr(self.inner, "bestmove_at", None)
+        if isinstance(got, float) and began <= got <= answered:
+            answered = got
+        spent = round((answered - began) * 1000)
         latency = (began - before.answered_at) * 1000 if before is not None else None
         info = played.info
         self._note(
@@ -212,6 +220,15 @@ class MatchSeat(Bot):
             )
         )
         return played
+
+    def start_early(self, state: SeatView) -> bool:
+        """Start the engine's search of ``state`` before the referee has committed the
+        opponent's move that it ends with (the adapters' ``start_early``): not for a
+        book move, nor before the engine's game started.  True if started."""
+        start = getattr(self.inner, "start_early", None)
+        if start is None or len(state.moves) < len(self.book) or not self.started:
+            return False
+        return self.start_error is None and bool(start(state))
 
     @property
     def ponders(self) -> bool:
@@ -393,6 +410,8 @@ def play_game(
     ]
     if link.local is not None:
         players[0].partner, players[1].partner = players[1], players[0]
+        for player in players:
+            player.hook_moves(True)
     try:
         for player in players:
             player.start()
@@ -415,6 +434,7 @@ def play_game(
         for player in players:
             if player.is_alive():
                 player.join(JOIN_TIMEOUT_S)
+            player.hook_moves(False)
         watch.close()
     final = watch.state
     with lock:
@@ -499,6 +519,80 @@ class _SeatPlayer(GamePlayer):
                 return
             if partner is not None and isinstance(theirs, InProcessTable):
                 partner._try_step(theirs)
+
+    def hook_moves(self, on: bool) -> None:
+        """In process: have this seat's engine say its move the moment it has read and
+        checked it (:meth:`_move_found`); ``on=False`` after the game (the engine
+        plays other games after this one)."""
+        inner = getattr(self.bot, "inner", None)
+        if inner is not None and hasattr(inner, "move_found"):
+            inner.move_found = self._move_found if on else None
+
+    def _move_found(self, state: SeatView, move: str, draw: bool, resign: bool) -> None:
+        """This seat's engine has its move for ``state`` (in its thread, before the
+        move goes anywhere): the other seat's engine starts searching the position
+        after it now (:meth:`_head_start`)."""
+        partner = self.partner
+        theirs = partner._table if partner is not None else None
+        if partner is not None and isinstance(theirs, InProcessTable) and not (draw or resign):
+            partner._head_start(theirs, state, move)
+
+    def _head_start(self, table: InProcessTable, before: SeatView, move: str) -> None:
+        """The opponent has ``move`` for ``before`` (its view of the game): start this
+        seat's search of the position after it now, so that the referee's work on
+        that move is done while the engine thinks.  The referee still decides: this
+        seat's turn comes as ever, and its engine's ``play`` then finds the search
+        running (or, another position or the game over, stops it).  Only on a
+        Fischer clock or none, after each side's first move, and only if this seat's
+        loop is free just now."""
+        a = self.assignment
+        tc, theirs = a.time_control.for_seat(a.seat), a.time_control.for_seat(1 - a.seat)
+        start = getattr(self.bot, "start_early", None)
+        if start is None or tc.kind not in ("none", "fischer"):
+            return
+        if not self._step_lock.acquire(blocking=False):
+            return
+        try:
+            view = table.state
+            ply = len(before.moves)
+            if (
+                self._over
+                or self._table is not table
+                or not self._game_started
+                or self._thinking is not None
+                or view.status != "active"
+                or view.ply != ply
+                or ply < 2
+                or view.draw_offer is not None
+                or view.to_move == a.seat
+            ):
+                return
+            board = before.board.copy()  # its checks of the move come along: no new search
+            board.push(board.parse_move(move))
+            state = SeatView(
+                game_id=a.game_id,
+                variant=a.variant,
+                options=dict(a.options),
+                seat=a.seat,
+                board=board,
+                moves=[*before.moves, move],
+                start_fen=before.start_fen,
+                remaining_ms=before.remaining_ms,
+                increment_ms=tc.increment_ms,
+                per_move_ms=tc.per_move_ms,
+                opponent_increment_ms=theirs.increment_ms,
+            )
+            state.opponent = a.players[1 - a.seat] if len(a.players) == 2 else ""
+            state.rated = a.rated
+            if state.remaining_ms is not None:
+                clock = state.remaining_ms[a.seat]
+                margin = self.clock_sense.margin_ms(clock, per_move=False)
+                state.deadline = time.monotonic() + (clock - margin) / 1000
+            start(state)
+        except Exception:  # nothing started: the turn asks the engine as ever
+            log.debug("game %s: no early start", a.game_id, exc_info=True)
+        finally:
+            self._step_lock.release()
 
     def _over_by_rule(self, state: SeatView) -> bool:
         """In process the referee's events are all in when the seat reads its turn

@@ -224,15 +224,20 @@ class Match:
         return self.summary
 
     def _probe(self, pool: _Pool) -> None:
-        """Start each engine once before the first game: start-up errors end the match
-        at once, in one line.  The probes play the first games."""
-        for index, engine in enumerate(self.config.engines):
-            try:
-                bot = pool.start(engine)
-            except (EngineError, OSError, ValueError) as exc:
+        """Start each engine once before the first game, all at once (each handshake
+        waits on its own engine): start-up errors end the match at once, in one line
+        (the first engine's in the command line's order).  The probes play the first
+        games."""
+        engines = self.config.engines
+        with concurrent.futures.ThreadPoolExecutor(max_workers=len(engines)) as starters:
+            started = [starters.submit(pool.start, engine) for engine in engines]
+            concurrent.futures.wait(started)
+        for index, (engine, future) in enumerate(zip(engines, started, strict=True)):
+            exc = future.exception()
+            if isinstance(exc, EngineError | OSError | ValueError):
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
                 raise EngineStartError(f"engine {engine.name!r} did not start: {first}") from exc
-            pool.add_spare(index, bot)
+            pool.add_spare(index, future.result())
 
     @contextlib.contextmanager
     def _referee(self) -> Iterator[RefereeLink]:

@@ -311,8 +311,10 @@ class RefereeService:
         return GameSession.restore(setup, timed_events(), now, self.config.liveness, reading)
 
     def stop(self) -> None:
-        """Ask the loop to finish its turn and return."""
+        """Ask the loop to finish its turn and return (woken now: it may be waiting)."""
         self._stopping = True
+        with contextlib.suppress(BlockingIOError, OSError):
+            self._waker.send(b"s")
 
     @property
     def public_key(self) -> str | None:

@@ -263,6 +263,19 @@ class _Ponder:
     banned: list[str]
 
 
+@dataclass(slots=True)
+class _Early:
+    """A search started before its turn: of the position of ``key`` (the start and
+    the moves, cheap to take and compare), with ``banned`` moves left out."""
+
+    key: tuple[str, tuple[xiangqi.Move, ...]]
+    banned: list[str]
+
+    @staticmethod
+    def key_of(board: xiangqi.Board) -> tuple[str, tuple[xiangqi.Move, ...]]:
+        return board.start_fen, tuple(board.move_stack)
+
+
 def _less_time(state: SeatView, spent_ms: float) -> SeatView:
     """``state`` with ``spent_ms`` gone from the mover's clock (or its time per move)."""
     spent = round(spent_ms)
@@ -357,21 +370,38 @@ class XiangqiEngine(Bot):
         self.engine_name = self.process.name
         self.engine_author = ""
         self.engine_options: dict[str, EngineOption] = {}
-        self.last_info = SearchInfo()
+        #: the search's ``info`` lines that may carry a depth or a pv, newest last: read
+        #: when asked for (:attr:`last_info`), not as they come, so the ``bestmove``
+        #: behind a burst of them is not kept waiting
+        self._info_lines: list[str] = []
+        self._pv_lines: list[str] = []
+        self._info = SearchInfo()
+        self._best: str | None = None
         #: The last ``go`` line sent (for logs and tests).
         self.last_go = ""
         #: Engine restarts after a crash or a hang.
         self.restarts = 0
         self._banned: list[str] = []
         self._broken = False
-        #: the first move of the engine's latest principal variation in this search
-        self._best_so_far: str | None = None
         #: the engine was stopped and a move played for it: its late ``bestmove`` is due
         self._owes_bestmove = False
         #: after a move: the line it made and the reply the engine expects (to ponder on)
         self._expected: tuple[_Line, str] | None = None
         #: the search running on the opponent's time
         self._pondering: _Ponder | None = None
+        #: a search started before its turn was committed (:meth:`start_early`)
+        self._early: _Early | None = None
+        #: early starts that :meth:`play` then found running on its position, and not
+        self.early_hits = 0
+        self.early_misses = 0
+        #: when the current search's ``go`` was written and its ``bestmove`` read
+        #: (``time.perf_counter``)
+        self.search_began: float | None = None
+        self.bestmove_at: float | None = None
+        #: called by :meth:`play` with its state, the move and the ``bestmove``'s draw
+        #: and resign words as soon as the move is read and found legal (before its
+        #: ``info`` is read): a match starts the other engine's search from it
+        self.move_found: Callable[[SeatView, str, bool, bool], None] | None = None
         #: the game ended: no pondering until the next starts
         self._game_over = False
         #: the runner's thread (game start and end) and the bot's worker (moves and
@@ -549,9 +579,12 @@ class XiangqiEngine(Bot):
         board = self._board_of(state)
         with self._ponder_lock:
             pondering, self._pondering = self._pondering, None
+            early, self._early = self._early, None
             self._expected = None
         banned = self._banned_moves(board)
-        if pondering is not None:
+        if early is not None:
+            hit = self._end_early(early, board, banned)
+        elif pondering is not None:
             began = time.monotonic()
             hit = self._end_pondering(pondering, board, banned)
             if not hit:  # the wait for the stopped search came off this move's time
@@ -564,23 +597,27 @@ class XiangqiEngine(Bot):
         wait_s = self.wait_limit_ms(state) / 1000
         try:
             if not hit:
-                self.last_info = SearchInfo()
-                self._best_so_far = None
-                self.last_go = self._go_command(state, board, banned)
-                self.process.send_lines([*self._position_commands(board, banned), self.last_go])
+                self._send_search(state, board, banned)
             reply = self._await_bestmove(state, board, wait_s)
+            self.bestmove_at = time.perf_counter()
         except (EngineTimeout, EngineCrashed):
             self._fail()
             raise
         if self.pause_waiting and not self._owes_bestmove:
             self.process.pause()  # until the next command: the opponent's turn is its own
         move = self._read_bestmove(reply, board)
+        draw, resign = self._bestmove_words(reply)
+        found = self.move_found
+        if found is not None:
+            try:
+                found(state, move, draw, resign)
+            except Exception:  # the hook's failure is not the engine's
+                log.exception("%s: the move_found hook failed", self.engine_name)
         expected = self._expected_move(reply, move)
         if self.ponder and expected is not None:
             line = _Line.of(board)
             line.moves.append(move)
             self._expected = line, expected
-        draw, resign = self._bestmove_words(reply)
         return PlayResult(
             move,
             ponder=expected,
@@ -588,6 +625,64 @@ class XiangqiEngine(Bot):
             offer_draw=draw,
             resign=resign,
         )
+
+    def _send_search(self, state: SeatView, board: xiangqi.Board, banned: list[str]) -> None:
+        """``position`` and ``go`` in one write."""
+        self.last_info = SearchInfo()
+        self._best_so_far = None
+        self.last_go = self._go_command(state, board, banned)
+        self.process.send_lines([*self._position_commands(board, banned), self.last_go])
+        self.search_began = time.perf_counter()
+
+    def start_early(self, state: SeatView) -> bool:
+        """Start the search for ``state`` (the opponent's move on its board, not yet
+        committed by the referee) now, from the calling thread: the next
+        :meth:`play` of that same position only waits for its ``bestmove``; any
+        other position, or the game's end, stops it first (its answer is dropped).
+        Not while pondering or owing an answer.  True when the search started; an
+        engine found dead is left for :meth:`play` to report (lost as a crash)."""
+        if self.ponder:
+            return False
+        board = self._board_of(state)
+        with self._ponder_lock:
+            if (
+                self._game_over
+                or self._pondering is not None
+                or self._early is not None
+                or self._owes_bestmove
+                or self._broken
+                or self._banned
+                or not self.process.running
+            ):
+                return False
+            banned = self._banned_for(board, [])
+            try:
+                self._send_search(state, board, banned)
+            except EngineCrashed:
+                return False  # play() finds it dead: the game is lost as a crash
+            self._early = _Early(_Early.key_of(board), banned)
+        return True
+
+    def _end_early(self, early: _Early, board: xiangqi.Board | None, banned: list[str]) -> bool:
+        """An early search of ``board`` (with these ``banned``) goes on as this move's
+        (True); any other is ended and its ``bestmove`` dropped (``stop`` unless that
+        ``bestmove`` is in already: a search that ends by itself may have ended)."""
+        if self._broken or not self.process.running:
+            return False
+        if board is not None and early.key == _Early.key_of(board) and early.banned == banned:
+            self.early_hits += 1
+            return True
+        if board is not None:
+            self.early_misses += 1
+        log.debug("%s: stopping the search started early (another position)", self.engine_name)
+        try:
+            if not any(self._is_bestmove(line) for line in self.process.pending_lines()):
+                self.process.send("stop")
+                self._expect_bestmove(self.timeout_margin_ms / 1000)
+        except (EngineTimeout, EngineCrashed) as exc:
+            log.warning("%s did not end its early search: %s", self.engine_name, exc)
+            self._fail()
+        return False
 
     def _bestmove_words(self, reply: str) -> tuple[bool, bool]:
         """Whether ``bestmove`` offers a draw and whether it resigns (UCI: never)."""
@@ -643,10 +738,14 @@ class XiangqiEngine(Bot):
             self._stop_pondering()
 
     def _stop_pondering(self) -> None:
-        """End a ponder search that can no longer come true (the caller holds the lock)."""
+        """End a ponder search, or one started early, that can no longer come true (the
+        caller holds the lock)."""
         pondering, self._pondering = self._pondering, None
         if pondering is not None:
             self._end_pondering(pondering, None, [])
+        early, self._early = self._early, None
+        if early is not None:
+            self._end_early(early, None, [])
 
     def _end_pondering(
         self, pondering: _Ponder, board: xiangqi.Board | None, banned: list[str]
@@ -814,16 +913,53 @@ class XiangqiEngine(Bot):
         return word in ("bestmove", "nobestmove")
 
     def _on_search_line(self, line: str) -> None:
-        tokens = line.split()
-        if not tokens or tokens[0] != "info":
-            if tokens:
+        if not line.startswith("info"):
+            if line.strip():
                 log.debug("%s: ignoring %r", self.engine_name, line)
             return
-        info = _parse_info(tokens, self._from_engine)
-        if info is not None:
-            self.last_info = info
-            if info.pv:
-                self._best_so_far = info.pv[0]
+        if "depth" in line or "pv" in line:
+            lines = self._info_lines
+            lines.append(line)
+            if "pv" in line:
+                self._pv_lines.append(line)
+                if len(self._pv_lines) > _KEPT_INFO:
+                    del self._pv_lines[:-_KEPT_INFO]
+            if len(lines) > _KEPT_INFO:
+                del lines[:-_KEPT_INFO]
+
+    @property
+    def last_info(self) -> SearchInfo:
+        """The search's latest ``info`` with a depth or a pv (score, depth, nodes, pv)."""
+        lines = self._info_lines
+        for line in reversed(lines):
+            info = _parse_info(line.split(), self._from_engine)
+            if info is not None:
+                self._info = info
+                break
+        lines.clear()
+        return self._info
+
+    @last_info.setter
+    def last_info(self, info: SearchInfo) -> None:
+        self._info_lines.clear()
+        self._info = info
+
+    @property
+    def _best_so_far(self) -> str | None:
+        """The first move of the engine's latest principal variation in this search."""
+        lines = self._pv_lines
+        for line in reversed(lines):
+            info = _parse_info(line.split(), self._from_engine)
+            if info is not None and info.pv:
+                self._best = info.pv[0]
+                break
+        lines.clear()
+        return self._best
+
+    @_best_so_far.setter
+    def _best_so_far(self, move: str | None) -> None:
+        self._pv_lines.clear()
+        self._best = move
 
     def _read_bestmove(self, reply: str, board: xiangqi.Board) -> str:
         tokens = reply.split()
@@ -868,6 +1004,10 @@ class XiangqiEngine(Bot):
             self._sent_moves.append(move)
             self._sent_words.append(self._to_engine(str(move)))
         return self._sent_words
+
+
+#: ``info`` lines kept unread per search (the newest that reads is the one used)
+_KEPT_INFO = 8
 
 
 def _parse_info(tokens: list[str], convert: Callable[[str], str]) -> SearchInfo | None:

@@ -526,10 +526,18 @@ class Board:
         board.halfmove_clock = self.halfmove_clock
         board.fullmove_number = self.fullmove_number
         board._hash = self._hash
+        # what this position's move generation found holds for the copy (keyed by
+        # the position; the lists are replaced, never changed in place)
+        board._pseudo_hash, board._pseudo_cache = self._pseudo_hash, self._pseudo_cache
+        board._cache_hash, board._cache_codes = self._cache_hash, self._cache_codes
+        board._any_hash, board._any_legal = self._any_hash, self._any_legal
+        board._checked, board._checked_legal = self._checked, self._checked_legal
         if stack:
             board._undo = self._undo.copy()
             board.move_stack = self.move_stack.copy()
             board._start_fen = self._start_fen
+            board._history_version = self._history_version  # the same history
+            board._outcome_key, board._outcome_value = self._outcome_key, self._outcome_value
         else:
             board._start_fen = None if board.fen() == STARTING_FEN else board.fen()
         return board
