@@ -13,6 +13,7 @@ import pytest
 
 from lanqi.bot.base import SeatView
 from lanqi.bot.engines import UciEngine
+from lanqi.games import xiangqi
 
 Fake = Callable[..., list[str]]
 Log = Callable[[], list[str]]
@@ -74,7 +75,7 @@ def test_another_position_drops_the_early_answer(
     assert move == actual.legal_moves()[0] == "a1a0" != guessed.legal_moves()[0]
     searches = _searches(fake_log()[before:])
     # stopped if its answer was not in yet; then the position at hand searched
-    start = actual.board.start_fen
+    start = xiangqi.STARTING_FEN
     assert searches[-2:] == [f"position fen {start} moves a0a1 a9a8", "go movetime 1000"]
     assert searches[:-2] in ([], ["stop"]), searches
     assert (bot.early_hits, bot.early_misses) == (0, 1)
