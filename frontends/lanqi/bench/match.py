@@ -642,9 +642,10 @@ def format_summary(report: MatchBenchReport) -> list[str]:
         )
     if q.lat_ms:
         lines.append(
-            f"lanqi's referee share (PGN %lat): p50 {percentile(q.lat_ms, 0.5):.2f} ms, "
-            f"p99 {percentile(q.lat_ms, 0.99):.2f} ms of the overhead above "
-            f"({len(q.lat_ms)} moves); the rest is its engine adapters"
+            f"lanqi's own share (PGN %lat, bestmove read to the next go written): "
+            f"p50 {percentile(q.lat_ms, 0.5):.2f} ms, p99 {percentile(q.lat_ms, 0.99):.2f} ms "
+            f"of the overhead above ({len(q.lat_ms)} moves); the rest is pipes and its "
+            "reader threads"
         )
     if d.plies:
         lines.append(

@@ -76,20 +76,25 @@ def _escape(value: str) -> str:
 
 def _width(text: str) -> int:
     """Display columns: Chinese characters and full-width digits take two."""
+    if text.isascii():
+        return len(text)
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def _wrap(units: list[str], width: int = LINE_WIDTH) -> str:
     lines: list[str] = []
-    line = ""
+    line: list[str] = []
+    used = 0  # the line's display columns so far
     for unit in units:
-        if line and _width(line) + 1 + _width(unit) > width:
-            lines.append(line)
-            line = unit
+        size = _width(unit)
+        if line and used + 1 + size > width:
+            lines.append(" ".join(line))
+            line, used = [unit], size
         else:
-            line = f"{line} {unit}" if line else unit
+            used += size + 1 if line else size
+            line.append(unit)
     if line:
-        lines.append(line)
+        lines.append(" ".join(line))
     return "\n".join(lines)
 
 
