@@ -1,5 +1,6 @@
 """A bot that plays all evening keeps a bounded memory of its games: the runner keeps
-the players of its last ``FINISHED_KEPT`` games, and those hold no position."""
+the players of its last ``FINISHED_KEPT`` games, and those hold no position, no table
+(every move of the game) and no search."""
 
 from __future__ import annotations
 
@@ -48,3 +49,4 @@ def test_a_runner_keeps_its_last_games_only_and_no_boards(
     kept = runners[0].finished
     assert len(kept) == 2, f"{len(kept)} finished players kept after {runners[0].games_finished}"
     assert all(p._board is None and not p._board_moves for p in kept)  # no position held
+    assert all(p._table is None and p._thinking is None and not p._asked for p in kept)

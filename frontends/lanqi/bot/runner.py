@@ -320,6 +320,10 @@ class GamePlayer(threading.Thread):
         finally:
             with self._step_lock:
                 self._over = True
+                # a finished player is kept a while by its runner (FINISHED_KEPT): not
+                # its game's table (every move of the game) nor its last search
+                self._table, self._thinking = None, None
+                self._asked.clear()
 
     def _step(self, table: ThreadTable, *, own: bool) -> bool:
         """One turn of the game's loop (the caller holds ``_step_lock``): read the
