@@ -209,20 +209,24 @@ class GamePlayer(threading.Thread):
         self._answered_offer = False
         self._seen_at = time.monotonic()
 
-    def state(self, view: gamestate.GameState) -> SeatView:
+    def seat_view(
+        self,
+        board: Game[Any],
+        moves: list[str],
+        start_fen: str | None,
+        remaining: tuple[int, int] | None,
+    ) -> SeatView:
+        """This seat's view of a position (its clocks as given, no deadline yet)."""
         a = self.assignment
         tc, theirs = a.time_control.for_seat(a.seat), a.time_control.for_seat(1 - a.seat)
-        remaining = None
-        if tc.kind != "none" and len(view.clock.remaining_ms) == 2:
-            remaining = (view.clock.remaining_ms[0], view.clock.remaining_ms[1])
         state = SeatView(
             game_id=a.game_id,
             variant=a.variant,
             options=dict(a.options),
             seat=a.seat,
-            board=self._board_at(view),
-            moves=list(view.moves),
-            start_fen=view.start_fen,
+            board=board,
+            moves=moves,
+            start_fen=start_fen,
             remaining_ms=remaining,
             increment_ms=tc.increment_ms,
             per_move_ms=tc.per_move_ms,
@@ -230,6 +234,15 @@ class GamePlayer(threading.Thread):
         )
         state.opponent = a.players[1 - a.seat] if len(a.players) == 2 else ""
         state.rated = a.rated
+        return state
+
+    def state(self, view: gamestate.GameState) -> SeatView:
+        a = self.assignment
+        tc = a.time_control.for_seat(a.seat)
+        remaining = None
+        if tc.kind != "none" and len(view.clock.remaining_ms) == 2:
+            remaining = (view.clock.remaining_ms[0], view.clock.remaining_ms[1])
+        state = self.seat_view(self._board_at(view), list(view.moves), view.start_fen, remaining)
         deadlines = []
         if remaining is not None:  # as if the clock ran (before a first move it does not)
             deadlines.append(self._deadline(remaining[a.seat], per_move=tc.kind == "per_move"))

@@ -546,7 +546,7 @@ class _SeatPlayer(GamePlayer):
         Fischer clock or none, after each side's first move, and only if this seat's
         loop is free just now."""
         a = self.assignment
-        tc, theirs = a.time_control.for_seat(a.seat), a.time_control.for_seat(1 - a.seat)
+        tc = a.time_control.for_seat(a.seat)
         start = getattr(self.bot, "start_early", None)
         if start is None or tc.kind not in ("none", "fischer"):
             return
@@ -569,21 +569,9 @@ class _SeatPlayer(GamePlayer):
                 return
             board = before.board.copy()  # its checks of the move come along: no new search
             board.push(board.parse_move(move))
-            state = SeatView(
-                game_id=a.game_id,
-                variant=a.variant,
-                options=dict(a.options),
-                seat=a.seat,
-                board=board,
-                moves=[*before.moves, move],
-                start_fen=before.start_fen,
-                remaining_ms=before.remaining_ms,
-                increment_ms=tc.increment_ms,
-                per_move_ms=tc.per_move_ms,
-                opponent_increment_ms=theirs.increment_ms,
+            state = self.seat_view(
+                board, [*before.moves, move], before.start_fen, before.remaining_ms
             )
-            state.opponent = a.players[1 - a.seat] if len(a.players) == 2 else ""
-            state.rated = a.rated
             if state.remaining_ms is not None:
                 clock = state.remaining_ms[a.seat]
                 margin = self.clock_sense.margin_ms(clock, per_move=False)
