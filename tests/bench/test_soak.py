@@ -16,11 +16,13 @@ import pytest
 
 from lanqi.bench.soak import (
     REFEREE_FINISHED_CACHE,
+    Judgement,
     ServiceSample,
     SoakConfig,
     SoakReport,
     SoakSample,
     format_sample,
+    format_verdict,
     judged_samples,
     read_samples,
     run_soak,
@@ -51,7 +53,14 @@ def test_the_lag_is_the_frames_a_checkpoint_has_not_copied_yet(tmp_path: Path) -
 
 
 def sample(
-    minute: float, games: int, *, rss: float, fds: int = 40, store: float = 1.0
+    minute: float,
+    games: int,
+    *,
+    rss: float,
+    fds: int = 40,
+    store: float = 1.0,
+    wal: float = 0.5,
+    lag: int = 100,
 ) -> SoakSample:
     service = ServiceSample(
         name="referee-1",
@@ -60,8 +69,8 @@ def sample(
         fds=fds,
         threads=4,
         store_mib=store,
-        wal_mib=0.5,
-        lag_frames=100,
+        wal_mib=wal,
+        lag_frames=lag,
         errors=0,
     )
     return SoakSample(
@@ -106,6 +115,39 @@ def test_the_verdict_flags_what_grows_after_the_warm_up_only(tmp_path: Path) -> 
     path.write_text("".join(s.to_json() + "\n" for s in samples), encoding="utf-8")
     assert read_samples(path) == samples
     assert "referee-1" in format_sample(samples[0], header=True)[1]
+
+
+#: the referee's checkpoint lag (frames) and WAL file (MiB) sampled every 30 s from
+#: minute 3 to 10 of a CI run's 10-minute soak (load 13-18): two saw-teeth, no trend,
+#: whose least-squares lines still rose 1,386 frames (allowed 1,000: that run failed)
+CI_LAG = [249, 1006, 1542, 126, 123, 396, 1116, 116, 2312, 592, 2181, 1954, 2988, 549, 1414]
+CI_WAL = [22.3, 26.4, 6.1, 10.2, 24.4, 4.0, 15.9, 10.8, 20.2, 13.8, 8.6, 7.7, 23.0, 4.0, 17.6]
+
+
+def test_a_saw_tooth_is_flat_and_the_same_teeth_on_a_climb_grow() -> None:
+    def judged(lag_per_min: float, wal_per_min: float) -> dict[str, Judgement]:
+        samples = [
+            sample(
+                3 + i / 2,
+                700 + 100 * i,
+                rss=60,
+                lag=round(lag + lag_per_min * i / 2),
+                wal=wal + wal_per_min * i / 2,
+            )
+            for i, (lag, wal) in enumerate(zip(CI_LAG, CI_WAL, strict=True))
+        ]
+        return {j.series: j for j in verdict(samples, warmup_minutes=3)}
+
+    flat = judged(0, 0)
+    lag, wal = flat["lag_frames"], flat["wal_mib"]
+    assert lag.growth > lag.allowed  # the line alone calls the teeth a climb
+    assert not lag.grows and not wal.grows  # their scatter says it is chance
+    assert lag.noise == pytest.approx(3 * 701, rel=0.01)
+    assert not flat["rss_mib"].grows and flat["rss_mib"].noise == 0  # no scatter
+    # a checkpoint falling behind by 600 frames a minute, a log file gaining 5 MiB
+    climbing = judged(600, 5)
+    assert climbing["lag_frames"].grows and climbing["wal_mib"].grows
+    assert "noise" in format_verdict(list(climbing.values()))[0]
 
 
 @pytest.mark.slow

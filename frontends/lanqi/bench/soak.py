@@ -46,8 +46,10 @@ The verdict (:func:`verdict`): for each service and series, the least-squares sl
 over the samples from the end of the warm-up (``warmup_minutes``, ten by default) to
 the end, and the growth that line gives over that span; a series *grows* when that
 growth exceeds its tolerance (:data:`TOLERANCES`: a share of its value at the end of
-the warm-up or an absolute floor, whichever is larger).  The store is judged per
-game finished (bytes of store per game), since it keeps every game by design.
+the warm-up or an absolute floor, whichever is larger) by more than the samples' own
+scatter could tilt the line (:data:`NOISE_ERRORS` standard errors of the growth).
+The store is judged per game finished (bytes of store per game), since it keeps
+every game by design.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import math
 import os
 import re
 import secrets
@@ -72,6 +75,7 @@ from typing import Any, TextIO
 from lanqi.bench.process import LOG_ERROR, ServiceProcess, ServiceStartError
 
 __all__ = [
+    "NOISE_ERRORS",
     "REFEREE_FINISHED_CACHE",
     "TOLERANCES",
     "Judgement",
@@ -85,6 +89,7 @@ __all__ = [
     "least_squares",
     "read_samples",
     "run_soak",
+    "slope_error",
     "verdict",
     "wal_lag",
     "warmup_games",
@@ -137,8 +142,9 @@ class Tolerance:
 #: The checkpoint lag is a saw-tooth: up to a second of commits on the referee, up to
 #: SQLite's 1,000-page automatic checkpoint on the matchmaker, so 1,000 frames more
 #: than at the end of the warm-up (or twice that value) is a checkpoint that stopped
-#: keeping up.  The write-ahead log's file only grows when a checkpoint could not
-#: restart it: 4 MiB.
+#: keeping up.  The write-ahead log's file is a saw-tooth too (the referee's between
+#: the 4 MiB it is cut back to and the 32 MiB at which its writer restarts it); it
+#: grows for good only when no checkpoint can restart it: 4 MiB.
 TOLERANCES: dict[str, Tolerance] = {
     "rss_mib": Tolerance(0.10, 5.0, "MiB"),
     "fds": Tolerance(0.10, 16.0, ""),
@@ -147,6 +153,16 @@ TOLERANCES: dict[str, Tolerance] = {
     "wal_mib": Tolerance(0.10, 4.0, "MiB"),
     "lag_frames": Tolerance(1.0, 1000.0, "frames"),
 }
+
+
+#: A series grows when its line rises more than its tolerance plus this many standard
+#: errors of that rise (:func:`slope_error`): the line through a saw-tooth sampled
+#: every 30 s tilts by chance (measured in the 10-minute soak at a load of 15-18: the
+#: referee's lag scattered 116-2,988 frames, a standard error of 520-1,020 frames over
+#: the 7 judged minutes; its WAL file 4-38 MiB, 6-9 MiB), while a leak or a stalled
+#: checkpoint climbs steadily, with little scatter about its line.  Three standard
+#: errors: a flat series is called growing less than once in a thousand judgements.
+NOISE_ERRORS = 3.0
 
 
 #: the series of a process's store (none for the house bots)
@@ -335,14 +351,34 @@ def least_squares(xs: Sequence[float], ys: Sequence[float]) -> float:
     >>> least_squares([0, 1, 2, 3], [1, 3, 5, 7])
     2.0
     """
+    return _fit(xs, ys)[0]
+
+
+def slope_error(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """The standard error of :func:`least_squares`'s slope, from the points' scatter
+    about their line (0 for fewer than three points).
+
+    >>> slope_error([0, 1, 2, 3], [1, 3, 5, 7])
+    0.0
+    >>> round(slope_error([0, 1, 2, 3], [0, 2, 0, 2]), 3)
+    0.566
+    """
+    return _fit(xs, ys)[1]
+
+
+def _fit(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
     n = len(xs)
     if n < 2:
-        return 0.0
+        return 0.0, 0.0
     mx, my = sum(xs) / n, sum(ys) / n
     sxx = sum((x - mx) ** 2 for x in xs)
     if sxx == 0:
-        return 0.0
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+        return 0.0, 0.0
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+    if n < 3:
+        return slope, 0.0
+    residuals = sum((y - my - slope * (x - mx)) ** 2 for x, y in zip(xs, ys, strict=True))
+    return slope, math.sqrt(residuals / (n - 2) / sxx)
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,6 +394,9 @@ class Judgement:
     growth: float  # what that line gives over the measured span
     allowed: float  # the tolerance over that span
     samples: int
+    #: NOISE_ERRORS standard errors of ``growth``: how far the samples' own scatter
+    #: could move the line (a saw-tooth's teeth, descriptors between two connections)
+    noise: float = 0.0
 
     @property
     def ratio(self) -> float | None:
@@ -365,7 +404,7 @@ class Judgement:
 
     @property
     def grows(self) -> bool:
-        return self.growth > self.allowed
+        return self.growth > self.allowed + self.noise
 
 
 def _series(sample: SoakSample, service: ServiceSample, name: str) -> float:
@@ -423,7 +462,7 @@ def verdict(
                 0.0,
             )
             xs, ys = [p[0] for p in points], [p[1] for p in points]
-            slope = least_squares(xs, ys)  # per minute
+            slope, error = _fit(xs, ys)  # per minute
             at_warmup = ys[0]
             judgements.append(
                 Judgement(
@@ -436,6 +475,7 @@ def verdict(
                     growth=slope * (xs[-1] - xs[0]),
                     allowed=max(tolerance.share * abs(at_warmup), tolerance.floor),
                     samples=len(points),
+                    noise=NOISE_ERRORS * error * (xs[-1] - xs[0]),
                 )
             )
     return judgements
@@ -479,10 +519,11 @@ def _number(value: float, *, sign: bool = False) -> str:
 
 
 def format_verdict(judgements: Sequence[Judgement]) -> list[str]:
-    """The verdict table: start, end of warm-up, end, ratio, slope, growth, allowed."""
+    """The verdict table: start, end of warm-up, end, ratio, slope, growth, allowed
+    (the tolerance) and noise (NOISE_ERRORS standard errors of the growth)."""
     lines = [
         f"{'service':<11} {'series':<15} {'start':>11} {'warm-up':>11} {'end':>11} {'ratio':>6} "
-        f"{'slope/h':>11} {'growth':>11} {'allowed':>8}  verdict"
+        f"{'slope/h':>11} {'growth':>11} {'allowed':>8} {'noise':>8}  verdict"
     ]
     for j in judgements:
         ratio = f"{j.ratio:.2f}" if j.ratio is not None else "-"
@@ -491,7 +532,8 @@ def format_verdict(judgements: Sequence[Judgement]) -> list[str]:
             f"{j.service:<11} {j.series:<15} {_number(j.start):>11} {_number(j.at_warmup):>11} "
             f"{_number(j.end):>11} {ratio:>6} {_number(j.slope_per_hour, sign=True):>11} "
             f"{_number(j.growth, sign=True):>11} "
-            f"{_number(j.allowed):>8}  {'GROWS' if j.grows else 'flat'} {unit}".rstrip()
+            f"{_number(j.allowed):>8} {_number(j.noise):>8}  "
+            f"{'GROWS' if j.grows else 'flat'} {unit}".rstrip()
         )
     return lines
 

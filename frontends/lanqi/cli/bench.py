@@ -742,7 +742,8 @@ def _configure_soak(sub: Any) -> None:
         "each process every minute (RSS, open descriptors, threads, store and write-ahead\n"
         "log size, checkpoint lag, ERROR records) with the load average, print a row per\n"
         "sample, and judge each series at the end by its least-squares slope after the\n"
-        "warm-up.  Exit code 1 when a series grows or something broke.  See docs/bench.md.",
+        "warm-up, against its tolerance and its own scatter.  Exit code 1 when a series\n"
+        "grows or something broke.  See docs/bench.md.",
         epilog=SOAK_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
